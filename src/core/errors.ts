@@ -1,0 +1,102 @@
+/**
+ * The error catalogue. Every error Chunkpad raises on purpose is a ChunkpadError with a code
+ * from this list and a message that tells the user what to do next. Faces map codes to exit
+ * codes, HTTP statuses or MCP tool errors; nothing below them prints.
+ */
+export const ERROR_CODES = {
+  // input and configuration
+  INVALID_ARGUMENT: "a command-line flag, API field or config value is invalid",
+  CONFIG_INVALID: "the config file cannot be read or does not validate",
+  FOLDER_NOT_FOUND: "the folder does not exist or is not a directory",
+  FOLDER_NOT_INDEXED: "the folder has not been added yet",
+  NOT_FOUND: "a document, chunk, conversation or reference does not exist",
+
+  // parsing (per file; a run reports them and goes on)
+  PARSE_UNSUPPORTED: "the file type is not supported",
+  PARSE_ENCRYPTED: "the document is encrypted and needs a password",
+  PARSE_WRONG_PASSWORD: "the password given does not open the document",
+  PARSE_MALFORMED: "the document is damaged or not what its extension says",
+  PARSE_EMPTY: "the document has no text",
+  PARSE_NO_TEXT_LAYER: "the document is scanned images with no text layer",
+  PARSE_ZIP_BOMB: "the archive expands past the safety limits",
+  PARSE_TOO_LARGE: "the file is larger than the configured size limit",
+  PARSE_TIMEOUT: "parsing took longer than the per-file time limit",
+  PARSE_FAILED: "the parser failed for another reason",
+
+  // chunk files
+  CHUNK_FILE_CONFLICT: "a chunk file was edited by hand and its source changed too",
+  CHUNK_FILE_INVALID: "a chunk file cannot be parsed",
+
+  // storage
+  DATABASE_ERROR: "the database could not be opened or written",
+  DATABASE_LOCKED: "another Chunkpad process holds the database",
+  SCHEMA_TOO_NEW: "the database was written by a newer Chunkpad",
+  VECTOR_UNAVAILABLE: "sqlite-vec could not be loaded; keyword search still works",
+
+  // models and embedding
+  MODEL_CONSENT_REQUIRED: "a model download needs the user's consent",
+  MODEL_NOT_DOWNLOADED: "the model is not in the local cache",
+  MODEL_DOWNLOAD_FAILED: "the model download failed",
+  MODEL_NOT_FOUND: "the hub or server has no such model",
+  MODEL_LOAD_FAILED: "the model files are present but could not be loaded",
+  EMBEDDING_MISMATCH: "the vectors in the database were made by another model or settings",
+  EMBEDDING_FAILED: "the embedding provider failed",
+
+  // LLM providers
+  LLM_AUTH: "the API key was rejected",
+  LLM_RATE_LIMITED: "the provider is rate limiting requests",
+  LLM_UNAVAILABLE: "the provider's server cannot be reached or is down",
+  LLM_MODEL_NOT_FOUND: "the provider has no such model",
+  LLM_CONTEXT_TOO_LONG: "the prompt is longer than the model's context window",
+  LLM_STREAM_INTERRUPTED: "the answer stream was cut off",
+  LLM_BAD_RESPONSE: "the provider answered with something unexpected",
+  LLM_NOT_CONFIGURED: "no LLM provider is configured",
+  KEYCHAIN_UNAVAILABLE: "no OS keychain is available",
+
+  // anything else
+  CANCELLED: "the operation was cancelled",
+  INTERNAL: "a bug in Chunkpad",
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ChunkpadErrorOptions {
+  cause?: unknown;
+  /** HTTP status from a provider, when there was one. */
+  statusCode?: number;
+  /** True when retrying the same call may succeed (408/409/429/5xx, network). */
+  isRetryable?: boolean;
+  /** Free-form details safe to show (never secrets). */
+  details?: Record<string, unknown>;
+}
+
+export class ChunkpadError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number | undefined;
+  readonly isRetryable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ChunkpadErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ChunkpadError";
+    this.code = code;
+    this.statusCode = options.statusCode;
+    this.isRetryable = options.isRetryable ?? false;
+    this.details = options.details;
+  }
+}
+
+export function isChunkpadError(value: unknown, code?: ErrorCode): value is ChunkpadError {
+  return value instanceof ChunkpadError && (code === undefined || value.code === code);
+}
+
+/** Status codes worth retrying, as the providers document them. */
+export function isRetryableStatus(statusCode: number): boolean {
+  return statusCode === 408 || statusCode === 409 || statusCode === 429 || statusCode >= 500;
+}
+
+/** A message for any thrown value, without a stack trace. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
