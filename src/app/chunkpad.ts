@@ -1,0 +1,159 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ChunkpadError } from "../core/errors.js";
+import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
+import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
+import { openMainStore, type MainStore } from "../store/main-store.js";
+import type { FolderSummary } from "../store/store-types.js";
+import { loadConfig, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig } from "./config.js";
+import { resolvePaths, type ChunkpadPaths } from "./paths.js";
+import { processFolder, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
+import { chunkTree, type ChunkTreeReport } from "./chunk-tree.js";
+import { createSearchService } from "./search-service.js";
+import type { SearchOptions, SearchReport } from "./search.js";
+import type { QueryEmbedderLoader } from "./search-vector.js";
+import type { EvaluateOptions, EvaluationReport } from "./evaluate.js";
+import { setReviewState, type ReviewOptions, type ReviewReport } from "./review.js";
+import { listChunkStates, type ChunkState } from "./review-states.js";
+
+export interface OpenChunkpadOptions {
+  /** Environment to read CHUNKPAD_HOME and XDG variables from; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Replaces the configured query embedder for search (tests, benchmarks). */
+  loadQueryEmbedder?: QueryEmbedderLoader;
+}
+
+export interface AddFolderOptions extends ProcessFolderOptions {
+  /** Chunk settings for this folder, remembered for later runs. */
+  chunking?: Partial<ChunkingOptions>;
+}
+
+export interface Chunkpad {
+  readonly paths: ChunkpadPaths;
+  readonly config: ChunkpadConfig;
+  processFolder(folderPath: string, options?: AddFolderOptions): Promise<ProcessReport>;
+  listFolders(): FolderSummary[];
+  chunkTree(folderPath: string): Promise<ChunkTreeReport>;
+  setConfig(key: string, value: string): ChunkpadConfig;
+  unsetConfig(key: string): ChunkpadConfig;
+  /** Keyword, vector or hybrid search; never downloads a model (falls back to keyword with a notice). */
+  search(query: string, options?: SearchOptions): Promise<SearchReport>;
+  /** Includes (true) or excludes chunks by ref, source file, folder of sources or glob. */
+  setIncluded(targets: readonly string[], included: boolean, options?: ReviewOptions): ReviewReport;
+  /** Per chunk of an added folder: included or excluded, embedded, modified since embedding, new. */
+  chunkStates(folderPath: string, relativePath?: string): ChunkState[];
+  /** Runs BEIR-style queries through search per mode and scores them against qrels. */
+  evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
+  close(): Promise<void>;
+}
+
+/** Opens Chunkpad's state (config, database) for one process; close it when done. */
+export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
+  const env = options.env ?? process.env;
+  const paths = resolvePaths({ env });
+  let config = loadConfig(paths.configPath);
+  let store: MainStore | undefined;
+  let runner: ParseRunner | undefined;
+
+  const getStore = () => (store ??= openMainStore({ path: paths.databasePath }));
+  const searchService = createSearchService({
+    getStore: () => getStore(),
+    getConfig: () => config,
+    paths,
+    env,
+    ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
+  });
+  const getRunner = () =>
+    (runner ??= createParseRunner({ workers: config.ingest.workers, timeoutMs: config.ingest.perFileTimeoutSeconds * 1000, maxHeapMb: 2048 }));
+
+  const folderChunking = (folder: IndexedFolder | undefined, overrides: Partial<ChunkingOptions> | undefined): ChunkingOptions => {
+    const saved = folder ? getStore().getFolderSettings(folder.id) : null;
+    const chunking = { ...config.chunking, ...(saved ?? {}), ...(overrides ?? {}) };
+    if (chunking.chunkOverlapTokens >= chunking.chunkSizeTokens) {
+      throw new ChunkpadError("INVALID_ARGUMENT", `The overlap (${chunking.chunkOverlapTokens} tokens) must be smaller than the chunk size (${chunking.chunkSizeTokens} tokens).`);
+    }
+    if (chunking.chunkSizeTokens < 32) throw new ChunkpadError("INVALID_ARGUMENT", `A chunk size of ${chunking.chunkSizeTokens} tokens is too small; use 32 or more (400 is the default).`);
+    return chunking;
+  };
+
+  return {
+    paths,
+    get config() {
+      return config;
+    },
+    async processFolder(folderPath, addOptions = {}) {
+      const existing = findFolder(getStore(), folderPath);
+      const chunking = folderChunking(existing, addOptions.chunking);
+      const report = await processFolder(
+        {
+          store: getStore(),
+          runner: getRunner(),
+          chunking,
+          limits: { maxDecompressedBytes: config.ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config.ingest.maxArchiveEntries },
+          maxFileSizeBytes: config.ingest.maxFileSizeMb * 1024 * 1024,
+          concurrency: config.ingest.workers,
+        },
+        folderPath,
+        addOptions,
+      );
+      if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
+        getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
+      }
+      return report;
+    },
+    listFolders() {
+      return getStore().listFolders();
+    },
+    async chunkTree(folderPath) {
+      const folder = findFolder(getStore(), folderPath);
+      if (!folder) throw notIndexed(folderPath);
+      return chunkTree(getStore(), folder);
+    },
+    setConfig(key, value) {
+      config = setConfigValue(config, key, value);
+      saveConfig(paths.configPath, config);
+      return config;
+    },
+    unsetConfig(key) {
+      config = unsetConfigValue(config, key);
+      saveConfig(paths.configPath, config);
+      return config;
+    },
+    search(query, searchOptions) {
+      return searchService.search(query, searchOptions);
+    },
+    setIncluded(targets, included, reviewOptions) {
+      return setReviewState(getStore(), targets, included, reviewOptions);
+    },
+    chunkStates(folderPath, relativePath) {
+      const folder = findFolder(getStore(), folderPath);
+      if (!folder) throw notIndexed(folderPath);
+      return listChunkStates(getStore(), folder.id, relativePath);
+    },
+    evaluate(evaluateOptions) {
+      return searchService.evaluate(evaluateOptions);
+    },
+    async close() {
+      await searchService.close();
+      await runner?.close();
+      runner = undefined;
+      store?.close();
+      store = undefined;
+    },
+  };
+}
+
+function findFolder(store: MainStore, folderPath: string): IndexedFolder | undefined {
+  const absolute = path.resolve(folderPath);
+  let real = absolute;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    // A folder that is gone can still be looked up by the path it was added with.
+  }
+  return store.getFolderByPath(real) ?? store.getFolderByPath(absolute) ?? undefined;
+}
+
+function notIndexed(folderPath: string): ChunkpadError {
+  return new ChunkpadError("FOLDER_NOT_INDEXED", `${folderPath} has not been added yet. Run "chunkpad add ${folderPath}" first, or "chunkpad folders" to list the folders you have added.`);
+}

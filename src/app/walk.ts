@@ -1,0 +1,104 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { CHUNKS_DIR_NAME } from "../chunkfiles/paths.js";
+
+export interface WalkedFile {
+  /** Relative to the root, forward slashes. */
+  relativePath: string;
+  absolutePath: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface WalkSkip {
+  relativePath: string;
+  reason: string;
+}
+
+export interface WalkResult {
+  files: WalkedFile[];
+  skipped: WalkSkip[];
+}
+
+export interface WalkOptions {
+  /** Lower-case extensions with the dot that some parser reads. */
+  supportedExtensions: ReadonlySet<string>;
+  maxFileSizeBytes: number;
+}
+
+/**
+ * Lists the documents under a folder: recursive, skipping `_chunks/`, hidden files and
+ * folders, and symlinks that leave the folder (or loop back into it). Files no parser reads,
+ * and files over the size limit, come back in `skipped` with the reason.
+ */
+export async function walkFolder(root: string, options: WalkOptions): Promise<WalkResult> {
+  const realRoot = await fs.realpath(root);
+  const files: WalkedFile[] = [];
+  const skipped: WalkSkip[] = [];
+  const visitedDirectories = new Set<string>([realRoot]);
+
+  const visit = async (directory: string, relativeDirectory: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(directory, { withFileTypes: true });
+    } catch (error) {
+      skipped.push({ relativePath: relativeDirectory || ".", reason: `cannot read folder: ${(error as Error).message}` });
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const relativePath = relativeDirectory ? `${relativeDirectory}/${entry.name}` : entry.name;
+      const absolutePath = path.join(directory, entry.name);
+      if (entry.name.startsWith(".")) continue;
+      if (!relativeDirectory && entry.name === CHUNKS_DIR_NAME) continue;
+
+      let stats;
+      let target = absolutePath;
+      if (entry.isSymbolicLink()) {
+        try {
+          target = await fs.realpath(absolutePath);
+        } catch {
+          skipped.push({ relativePath, reason: "broken symlink" });
+          continue;
+        }
+        if (target !== realRoot && !target.startsWith(realRoot + path.sep)) {
+          skipped.push({ relativePath, reason: "symlink leaves the folder" });
+          continue;
+        }
+      }
+      try {
+        stats = await fs.stat(target);
+      } catch (error) {
+        skipped.push({ relativePath, reason: `cannot read: ${(error as Error).message}` });
+        continue;
+      }
+
+      if (stats.isDirectory()) {
+        if (visitedDirectories.has(target)) {
+          skipped.push({ relativePath, reason: "symlink loops back into the folder" });
+          continue;
+        }
+        visitedDirectories.add(target);
+        await visit(target === absolutePath ? absolutePath : target, relativePath);
+        continue;
+      }
+      if (!stats.isFile()) continue;
+
+      const extension = path.extname(entry.name).toLowerCase();
+      if (!options.supportedExtensions.has(extension)) {
+        skipped.push({ relativePath, reason: extension ? `unsupported file type ${extension}` : "no file extension" });
+        continue;
+      }
+      if (stats.size > options.maxFileSizeBytes) {
+        const megabytes = (stats.size / 1024 / 1024).toFixed(1);
+        const limit = (options.maxFileSizeBytes / 1024 / 1024).toFixed(0);
+        skipped.push({ relativePath, reason: `too large (${megabytes} MB > ${limit} MB limit; raise ingest.maxFileSizeMb to include it)` });
+        continue;
+      }
+      files.push({ relativePath, absolutePath: target, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs) });
+    }
+  };
+
+  await visit(realRoot, "");
+  return { files, skipped };
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import type { Dirent } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { ChunkpadError } from "../core/errors.js";
+import type { ChunkDraft } from "../core/types.js";
+import { readChunkFileText, renderChunkFile } from "./format.js";
+import type { ChunkFileHeader, ParsedChunkFile } from "./format.js";
+import { hashText } from "./hash.js";
+import { CHUNK_FILE_EXTENSION, CHUNKS_DIR_NAME, chunksRootFor, sourcePathForChunkFile } from "./paths.js";
+
+/** One chunk file found on disk. */
+export interface ChunkFileInfo {
+  /** The source it stands for, relative to the folder root, with forward slashes. */
+  relativeSourcePath: string;
+  /** Absolute path of the chunk file. */
+  path: string;
+  mtimeMs: number;
+  size: number;
+}
+
+export interface ChunkFileContents extends ParsedChunkFile {
+  /** sha256 of the file's text: changes when anyone edits the file. */
+  fileHash: string;
+}
+
+export interface WrittenChunkFile {
+  /** sha256 of the text written; equal to readChunkFile(...).fileHash until someone edits it. */
+  fileHash: string;
+  bytes: number;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === "ENOENT";
+}
+
+/**
+ * Every chunk file under {root}/_chunks/, sorted by source path. Hidden entries (our own
+ * temporary files among them) and symlinks are skipped; a missing _chunks/ is no chunk files.
+ */
+export async function discoverChunkFiles(rootPath: string): Promise<ChunkFileInfo[]> {
+  const root = path.resolve(rootPath);
+  const found: ChunkFileInfo[] = [];
+  const walk = async (directory: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(directory, { withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(".")) continue;
+      const entryPath = path.join(directory, entry.name);
+      if (entry.isDirectory()) await walk(entryPath);
+      else if (entry.isFile() && entry.name.endsWith(CHUNK_FILE_EXTENSION) && entry.name.length > CHUNK_FILE_EXTENSION.length) {
+        try {
+          const stats = await fs.stat(entryPath);
+          found.push({ relativeSourcePath: sourcePathForChunkFile(root, entryPath), path: entryPath, mtimeMs: stats.mtimeMs, size: stats.size });
+        } catch (error) {
+          if (!isMissing(error)) throw error; // removed while we looked: not there
+        }
+      }
+    }
+  };
+  await walk(chunksRootFor(root));
+  return found.sort((a, b) => (a.relativeSourcePath < b.relativeSourcePath ? -1 : a.relativeSourcePath > b.relativeSourcePath ? 1 : 0));
+}
+
+export async function readChunkFile(filePath: string): Promise<ChunkFileContents> {
+  let text: string;
+  try {
+    text = await fs.readFile(filePath, "utf8");
+  } catch (error) {
+    if (isMissing(error)) {
+      throw new ChunkpadError("NOT_FOUND", `The chunk file ${filePath} does not exist; process the folder again to recreate it.`, { cause: error });
+    }
+    throw error;
+  }
+  return { ...readChunkFileText(text), fileHash: hashText(text) };
+}
+
+/**
+ * Writes a chunk file atomically: the text goes to a hidden temporary file in the same
+ * directory, which then replaces the target in one rename, so readers (and a crash) never see
+ * half a file. Creates missing directories.
+ */
+export async function writeChunkFile(filePath: string, chunks: readonly ChunkDraft[], header?: ChunkFileHeader): Promise<WrittenChunkFile> {
+  const text = renderChunkFile(chunks, header);
+  const directory = path.dirname(filePath);
+  await fs.mkdir(directory, { recursive: true });
+  const temporary = path.join(directory, `.${path.basename(filePath)}.${process.pid}.${randomUUID()}.tmp`);
+  try {
+    await fs.writeFile(temporary, text, { encoding: "utf8", flag: "wx" });
+    await fs.rename(temporary, filePath);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw error;
+  }
+  return { fileHash: hashText(text), bytes: Buffer.byteLength(text, "utf8") };
+}
+
+/** The _chunks/ directory a chunk file sits in: {rootPath}/_chunks, or its nearest ancestor so named. */
+function chunksRootAbove(filePath: string, rootPath: string | undefined): string | undefined {
+  if (rootPath !== undefined) return path.resolve(chunksRootFor(rootPath));
+  let directory = path.dirname(path.resolve(filePath));
+  while (path.basename(directory) !== CHUNKS_DIR_NAME) {
+    const parent = path.dirname(directory);
+    if (parent === directory) return undefined;
+    directory = parent;
+  }
+  return directory;
+}
+
+/**
+ * Deletes a chunk file and then the directories inside _chunks/ it leaves empty (never
+ * _chunks/ itself). Returns false when there was no such file. Pass the folder root when you
+ * have it; otherwise the nearest ancestor named _chunks bounds the pruning.
+ */
+export async function removeChunkFile(filePath: string, rootPath?: string): Promise<boolean> {
+  try {
+    await fs.unlink(filePath);
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+  const chunksRoot = chunksRootAbove(filePath, rootPath);
+  if (chunksRoot === undefined) return true;
+  let directory = path.dirname(path.resolve(filePath));
+  while (directory !== chunksRoot && directory.startsWith(chunksRoot + path.sep)) {
+    try {
+      await fs.rmdir(directory);
+    } catch {
+      break; // not empty (or not ours to remove): stop pruning
+    }
+    directory = path.dirname(directory);
+  }
+  return true;
+}

@@ -1,0 +1,16 @@
+export { discoverChunkFiles, readChunkFile, removeChunkFile, writeChunkFile } from "./discover.js";
+export type { ChunkFileContents, ChunkFileInfo, WrittenChunkFile } from "./discover.js";
+export { normalizeChunkContent, parseChunkFile, readChunkFileText, renderChunkFile } from "./format.js";
+export type { ChunkFileHeader, ParsedChunkFile } from "./format.js";
+export { hashBytes, hashText } from "./hash.js";
+export {
+  CHUNK_FILE_EXTENSION,
+  chunkFilePathFor,
+  CHUNKS_DIR_NAME,
+  chunksRootFor,
+  isChunkFilePath,
+  sourcePathForChunkFile,
+  trySourcePathForChunkFile,
+} from "./paths.js";
+export { buildChunkTree, formatChunkTree } from "./tree.js";
+export type { ChunkTreeEntry, ChunkTreeFile, ChunkTreeFolder, ChunkTreeNode } from "./tree.js";

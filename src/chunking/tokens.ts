@@ -1,0 +1,103 @@
+import { countTokens as countCl100k, decode as decodeCl100k, encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { segmentText } from "./segment.js";
+
+/**
+ * cl100k_base token counting. Documents may contain strings like "<|endoftext|>"; they are
+ * counted as ordinary text (the tokenizer would otherwise throw on them).
+ */
+const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * Byte-pair merging is quadratic in the length of one pre-token, and a run of text with no
+ * spaces (CJK, base64, a long rule of "=") is one pre-token: 32 kB takes seconds. Runs longer
+ * than this are counted in slices of this size, which is exact up to about one token per
+ * slice boundary. No chunk-sized text (about 2 kB) is affected.
+ */
+export const LONG_RUN_CHARS = 2000;
+const LONG_RUN = new RegExp(`\\S{${LONG_RUN_CHARS + 1},}`, "g");
+
+function countExact(text: string): number {
+  return text.length === 0 ? 0 : countCl100k(text, AS_PLAIN_TEXT);
+}
+
+/** Cuts at most LONG_RUN_CHARS long, never between the halves of a surrogate pair. */
+function countRun(run: string): number {
+  let total = 0;
+  let start = 0;
+  while (start < run.length) {
+    let end = Math.min(run.length, start + LONG_RUN_CHARS);
+    const code = run.charCodeAt(end - 1);
+    if (end < run.length && code >= 0xd800 && code <= 0xdbff) end--;
+    total += countExact(run.slice(start, end));
+    start = end;
+  }
+  return total;
+}
+
+/** Tokens of text in cl100k_base (the count used for chunk sizes). Linear in the text's length. */
+export function countTokens(text: string): number {
+  if (text.length <= LONG_RUN_CHARS) return countExact(text);
+  let total = 0;
+  let last = 0;
+  for (const match of text.matchAll(LONG_RUN)) {
+    total += countExact(text.slice(last, match.index)) + countRun(match[0]);
+    last = match.index + match[0].length;
+  }
+  return total + countExact(text.slice(last));
+}
+
+export function encodeTokens(text: string): number[] {
+  return encodeCl100k(text, AS_PLAIN_TEXT);
+}
+
+export function decodeTokens(tokens: readonly number[]): string {
+  return decodeCl100k(tokens);
+}
+
+/** A piece of a larger text: [start, end) offsets into it and its own token count. */
+export interface TextPiece {
+  start: number;
+  end: number;
+  tokens: number;
+}
+
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Splits text that has no better break (no spaces, no punctuation: a CJK run, a base64 blob,
+ * a long URL) into pieces of at most maxTokens tokens each, cutting only between graphemes so
+ * no character (or emoji sequence) is broken. Each piece is sized from the density of the
+ * one before and shrunk when it comes out too large, so the work stays linear.
+ */
+export function splitAtTokenLimit(text: string, maxTokens: number): TextPiece[] {
+  const limit = Math.max(1, Math.floor(maxTokens));
+  if (text.length === 0) return [];
+  if (text.length <= LONG_RUN_CHARS) {
+    const tokens = countExact(text);
+    if (tokens <= limit) return [{ start: 0, end: text.length, tokens }];
+  }
+
+  const boundaries: number[] = [];
+  for (const { index } of segmentText(graphemeSegmenter, text)) boundaries.push(index);
+  boundaries.push(text.length);
+  const graphemeCount = boundaries.length - 1;
+
+  const pieces: TextPiece[] = [];
+  let first = 0;
+  let size = limit; // graphemes; a first guess of one token each, corrected by measurement
+  while (first < graphemeCount) {
+    size = Math.max(1, Math.min(size, graphemeCount - first));
+    const start = boundaries[first] ?? 0;
+    const end = boundaries[first + size] ?? text.length;
+    const tokens = countTokens(text.slice(start, end));
+    if (tokens <= limit || size === 1) {
+      pieces.push({ start, end, tokens });
+      first += size;
+      // Aim a little under the limit at this piece's density.
+      size = tokens > 0 ? Math.floor((size * limit * 0.9) / tokens) : size * 2;
+    } else {
+      size = Math.floor((size * limit) / tokens) - 1;
+    }
+  }
+  return pieces;
+}

@@ -1,0 +1,61 @@
+import type { Command } from "commander";
+import type { ChunkTreeNode } from "../../index.js";
+import type { CliContext } from "../main.js";
+import { printJson } from "../io.js";
+import { formatChunkStates } from "./review.js";
+
+export function registerFolderCommands(program: Command, context: CliContext): void {
+  program
+    .command("folders")
+    .description("List the folders you have added, with document and chunk counts")
+    .option("--json", "print machine-readable output on stdout")
+    .action((flags: { json?: boolean }) => {
+      const folders = context.chunkpad().listFolders();
+      if (flags.json) return printJson(context.io, folders);
+      if (folders.length === 0) {
+        context.io.stdout.write('No folders yet. Add one with "chunkpad add <folder>".\n');
+        return;
+      }
+      for (const folder of folders) {
+        const when = folder.lastProcessedAt ? `processed ${folder.lastProcessedAt.replace("T", " ").slice(0, 19)}` : "never processed";
+        context.io.stdout.write(
+          `${folder.rootPath}\n  ${folder.documentCount} documents, ${folder.storedChunkCount} chunks (${folder.includedChunkCount} included, ${folder.embeddedChunkCount} embedded)` +
+            `${folder.failedCount ? `, ${folder.failedCount} failed` : ""}; ${when}\n`,
+        );
+      }
+    });
+
+  program
+    .command("chunks")
+    .description("Show the chunk-file tree of an added folder, with chunk counts")
+    .argument("<folder>", "a folder you have added")
+    .option("--chunks", "list every chunk: included or excluded, embedded, modified since embedding, or new")
+    .option("--json", "print machine-readable output on stdout")
+    .action(async (folder: string, flags: { json?: boolean; chunks?: boolean }) => {
+      if (flags.chunks) {
+        const states = context.chunkpad().chunkStates(folder);
+        if (flags.json) return printJson(context.io, states);
+        context.io.stdout.write(formatChunkStates(states));
+        return;
+      }
+      const report = await context.chunkpad().chunkTree(folder);
+      if (flags.json) return printJson(context.io, report);
+      context.io.stdout.write(`${report.chunksRootPath}  (${report.fileCount} files, ${report.chunkCount} chunks)\n`);
+      context.io.stdout.write(renderTree(report.tree.children, ""));
+    });
+}
+
+function renderTree(nodes: ChunkTreeNode[], indent: string): string {
+  let text = "";
+  nodes.forEach((node, index) => {
+    const last = index === nodes.length - 1;
+    const branch = last ? "└── " : "├── ";
+    if (node.type === "folder") {
+      text += `${indent}${branch}${node.name}/  (${node.fileCount} files, ${node.chunkCount} chunks)\n`;
+      text += renderTree(node.children, indent + (last ? "    " : "│   "));
+    } else {
+      text += `${indent}${branch}${node.name}  ${node.chunkCount} chunks${node.detail ? `  ${node.detail}` : ""}\n`;
+    }
+  });
+  return text;
+}

@@ -1,0 +1,42 @@
+import type { Readable, Writable } from "node:stream";
+import { InvalidArgumentError } from "commander";
+import { isChunkpadError, type ErrorCode } from "../index.js";
+
+/** The streams and environment the CLI talks to; tests pass their own. */
+export interface CliIo {
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean; columns?: number };
+  stdin: Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  env: NodeJS.ProcessEnv;
+}
+
+export function defaultIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+}
+
+/** Exit codes: 0 done, 1 the user can fix it (bad input, missing folder or model), 2 usage, 3 a bug or an outside failure. */
+export function exitCodeFor(error: unknown): number {
+  if (!isChunkpadError(error)) return 3;
+  const internal: ErrorCode[] = ["INTERNAL", "DATABASE_ERROR"];
+  return internal.includes(error.code) ? 3 : 1;
+}
+
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Reads all of stdin (for passwords and keys given through a pipe). */
+export async function readStdin(io: CliIo): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of io.stdin) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(parts).toString("utf8").replace(/\r?\n$/, "");
+}
+
+/** Parses a positive whole number flag, with a message naming the flag. */
+export function parseIntegerOption(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError(`${name} takes a whole number, not "${value}"`);
+    return number;
+  };
+}

@@ -1,0 +1,57 @@
+import { Command, CommanderError } from "commander";
+import { isChunkpadError, openChunkpad, type Chunkpad } from "../index.js";
+import { registerConfigCommand } from "./commands/config.js";
+import { registerFolderCommands } from "./commands/folders.js";
+import { registerProcessCommands } from "./commands/process.js";
+import { registerSearchCommand } from "./commands/search.js";
+import { registerReviewCommands } from "./commands/review.js";
+import { registerEvalCommand } from "./commands/eval.js";
+import { exitCodeFor, type CliIo, defaultIo } from "./io.js";
+
+export interface CliContext {
+  io: CliIo;
+  /** Set by a command whose run completed with problems worth a non-zero exit. */
+  exitCode: number;
+  /** Opens Chunkpad on first use, so `--help` never touches the disk. */
+  chunkpad(): Chunkpad;
+}
+
+const VERSION = "0.1.0";
+
+/** Runs the CLI and returns the process exit code. */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  let opened: Chunkpad | undefined;
+  const context: CliContext = { io, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env })) };
+
+  const program = new Command()
+    .name("chunkpad")
+    .description("Chat with your documents, locally: process a folder into editable chunk files, review, embed, search and ask.")
+    .version(VERSION)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+
+  registerProcessCommands(program, context);
+  registerFolderCommands(program, context);
+  registerConfigCommand(program, context);
+  registerSearchCommand(program, context);
+  registerReviewCommands(program, context);
+  registerEvalCommand(program, context);
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return context.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help" ? 0 : 2;
+    }
+    if (isChunkpadError(error)) {
+      io.stderr.write(`chunkpad: ${error.message}\n`);
+    } else {
+      io.stderr.write(`chunkpad: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+    return exitCodeFor(error);
+  } finally {
+    await opened?.close();
+  }
+}

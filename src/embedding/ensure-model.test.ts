@@ -1,0 +1,110 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ChunkpadError } from "../core/errors.js";
+import type { ModelStatus } from "../core/types.js";
+import { startHubServer, TINY_BERT_DIR, TINY_BERT_FILES, TINY_BERT_REPO, type HubServer } from "../../test/helpers/hub-server.js";
+import { ensureModelAvailable, type ModelConsentRequest } from "./ensure-model.js";
+
+const TOTAL_BYTES = TINY_BERT_FILES.reduce((sum, file) => sum + fs.statSync(path.join(TINY_BERT_DIR, file)).size, 0);
+
+let hub: HubServer;
+let cacheDir: string;
+
+beforeEach(async () => {
+  hub = await startHubServer();
+  cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-ensure-"));
+});
+
+afterEach(async () => {
+  await hub.close();
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+});
+
+async function rejection(promise: Promise<unknown>): Promise<ChunkpadError> {
+  const error: unknown = await promise.then(
+    () => new Error("expected a rejection"),
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ChunkpadError);
+  return error as ChunkpadError;
+}
+
+describe("ensureModelAvailable", () => {
+  it("downloads after consent, reporting the size first and progress after", async () => {
+    const asked: ModelConsentRequest[] = [];
+    const statuses: ModelStatus[] = [];
+    const dir = await ensureModelAvailable({
+      model: TINY_BERT_REPO,
+      cacheDir,
+      hubUrl: hub.url,
+      allowDownload: true,
+      consent: async (info) => {
+        asked.push(info);
+        return true;
+      },
+      onStatus: (status) => statuses.push(status),
+    });
+    expect(dir).toBe(path.join(cacheDir, "chunkpad-test", "tiny-bert"));
+    expect(fs.readFileSync(path.join(dir, "onnx/model.onnx")).equals(fs.readFileSync(path.join(TINY_BERT_DIR, "onnx/model.onnx")))).toBe(true);
+    expect(asked).toEqual([{ repoId: TINY_BERT_REPO, sizeBytes: TOTAL_BYTES, files: TINY_BERT_FILES }]);
+    expect(statuses.every((status) => status.state === "downloading")).toBe(true);
+    expect(statuses[0]).toMatchObject({ percent: 0 });
+    expect(statuses.at(-1)).toMatchObject({ percent: 100, bytesDone: TOTAL_BYTES });
+  });
+
+  it("uses a cached model without any network request", async () => {
+    await ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => true });
+    const before = hub.requests.length;
+    let asked = false;
+    const dir = await ensureModelAvailable({
+      model: TINY_BERT_REPO,
+      cacheDir,
+      hubUrl: hub.url,
+      allowDownload: false,
+      consent: async () => (asked = true),
+    });
+    expect(dir).toBe(path.join(cacheDir, "chunkpad-test", "tiny-bert"));
+    expect(hub.requests.length).toBe(before);
+    expect(asked).toBe(false);
+  });
+
+  it("never downloads on the search path", async () => {
+    const statuses: ModelStatus[] = [];
+    const error = await rejection(
+      ensureModelAvailable({ model: "bge-base-en-v1.5", cacheDir, hubUrl: hub.url, allowDownload: false, onStatus: (status) => statuses.push(status) }),
+    );
+    expect(error.code).toBe("MODEL_NOT_DOWNLOADED");
+    expect(error.message).toContain("chunkpad embed");
+    expect(error.message).toMatch(/438 MB/);
+    expect(hub.requests).toEqual([]);
+    expect(statuses).toEqual([{ state: "notDownloaded" }]);
+  });
+
+  it("stops before downloading anything when the user says no", async () => {
+    const error = await rejection(ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => false }));
+    expect(error.code).toBe("MODEL_CONSENT_REQUIRED");
+    expect(error.message).toContain("--yes");
+    expect(hub.requests.filter((request) => request.method === "GET")).toEqual([]);
+    expect(fs.existsSync(path.join(cacheDir, "chunkpad-test"))).toBe(false);
+  });
+
+  it("reports a failed download as an error status", async () => {
+    hub.behave({ notFound: true });
+    const statuses: ModelStatus[] = [];
+    const error = await rejection(
+      ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => true, onStatus: (status) => statuses.push(status) }),
+    );
+    expect(error.code).toBe("MODEL_NOT_FOUND");
+    expect(statuses.at(-1)).toMatchObject({ state: "error" });
+  });
+
+  it("uses a local directory as it is, and says which files it lacks", async () => {
+    expect(await ensureModelAvailable({ model: TINY_BERT_DIR, cacheDir, hubUrl: hub.url, allowDownload: false })).toBe(TINY_BERT_DIR);
+    const error = await rejection(ensureModelAvailable({ model: TINY_BERT_DIR, dtype: "q8", cacheDir, hubUrl: hub.url, allowDownload: false }));
+    expect(error.code).toBe("MODEL_NOT_FOUND");
+    expect(error.message).toContain("onnx/model_quantized.onnx");
+    expect(hub.requests).toEqual([]);
+  });
+});

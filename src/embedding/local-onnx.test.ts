@@ -1,0 +1,124 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChunkpadError } from "../core/errors.js";
+import type { ModelStatus } from "../core/types.js";
+import { resolveModel } from "./catalog.js";
+import { createLocalOnnxEmbedder, type LocalOnnxEmbedder } from "./local-onnx.js";
+
+const TINY_BERT = path.resolve("../shared/models/tiny-bert");
+const QUERY_PREFIX = "Represent this sentence for searching relevant passages: ";
+
+function length(vector: Float32Array): number {
+  return Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+}
+
+function largestDifference(a: Float32Array, b: Float32Array): number {
+  expect(a.length).toBe(b.length);
+  return a.reduce((largest, value, index) => Math.max(largest, Math.abs(value - (b[index] ?? Number.NaN))), 0);
+}
+
+/** A chunk-sized text of ordinary English words (about 400 tokens). */
+function chunkText(seed: number): string {
+  const words = ["river", "stone", "library", "grant", "deadline", "budget", "planet", "orange", "window", "teacher", "garden", "music"];
+  return Array.from({ length: 400 }, (_, index) => words[(index * 7 + seed) % words.length]).join(" ");
+}
+
+describe("the local ONNX embedder on tiny-bert", () => {
+  const statuses: ModelStatus[] = [];
+  let embedder: LocalOnnxEmbedder;
+
+  beforeAll(async () => {
+    const model = resolveModel(TINY_BERT, { queryPrefix: QUERY_PREFIX });
+    embedder = createLocalOnnxEmbedder({ modelDirectory: TINY_BERT, model, onStatus: (status) => statuses.push(status) });
+    await embedder.load();
+  });
+
+  afterAll(async () => {
+    await embedder.close?.();
+  });
+
+  it("loads in order and knows its size", () => {
+    expect(statuses).toEqual([{ state: "loading" }, { state: "ready" }]);
+    expect(embedder.dimensions).toBe(64);
+    expect(embedder.maxTokens).toBe(512);
+  });
+
+  it("returns L2-normalised 64-dim vectors, the same every time", async () => {
+    const [first, second] = await embedder.embedDocuments(["The grant deadline is in March.", "Cats sleep all day."]);
+    expect(first?.length).toBe(64);
+    expect(length(first ?? new Float32Array())).toBeCloseTo(1, 5);
+    expect(length(second ?? new Float32Array())).toBeCloseTo(1, 5);
+    expect(largestDifference(first ?? new Float32Array(), second ?? new Float32Array())).toBeGreaterThan(0.01);
+    const again = await embedder.embedDocuments(["The grant deadline is in March.", "Cats sleep all day."]);
+    expect(again).toEqual([first, second]);
+  });
+
+  it("embeds a query with its prefix", async () => {
+    const query = await embedder.embedQuery("grant deadline");
+    const [plain] = await embedder.embedDocuments(["grant deadline"]);
+    const [prefixed] = await embedder.embedDocuments([`${QUERY_PREFIX}grant deadline`]);
+    expect(largestDifference(query, plain ?? new Float32Array())).toBeGreaterThan(0.01);
+    expect(largestDifference(query, prefixed ?? new Float32Array())).toBeLessThan(1e-5);
+  });
+
+  it("gives the same vectors in a batch as one by one, in the caller's order", async () => {
+    const texts = ["short", chunkText(1), "a medium sized sentence about rivers and stones", chunkText(2)];
+    const batch = await embedder.embedDocuments(texts);
+    expect(batch).toHaveLength(texts.length);
+    for (const [index, text] of texts.entries()) {
+      const [single] = await embedder.embedDocuments([text]);
+      expect(largestDifference(batch[index] ?? new Float32Array(), single ?? new Float32Array())).toBeLessThan(1e-4);
+    }
+  });
+
+  it("cuts texts at maxTokens instead of failing", async () => {
+    const long = Array.from({ length: 700 }, (_, index) => `word${index % 50}`).join(" ");
+    const [cut, cutWithTail] = await embedder.embedDocuments([long, `${long} and a different ending`]);
+    expect(length(cut ?? new Float32Array())).toBeCloseTo(1, 5);
+    expect(largestDifference(cut ?? new Float32Array(), cutWithTail ?? new Float32Array())).toBeLessThan(1e-5);
+  });
+
+  it("keeps the main thread free while a large batch embeds", async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const texts = Array.from({ length: 96 }, (_, index) => chunkText(index));
+    const vectors = await embedder.embedDocuments(texts);
+    clearInterval(timer);
+    expect(vectors).toHaveLength(96);
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  it("answers an empty list without starting work", async () => {
+    expect(await embedder.embedDocuments([])).toEqual([]);
+  });
+
+  it("names model, dtype, pooling and prefixes in its fingerprint", () => {
+    const fingerprint = JSON.parse(embedder.fingerprint) as Record<string, unknown>;
+    expect(fingerprint).toMatchObject({ provider: "local", model: TINY_BERT, dtype: "fp32", pooling: "mean", queryPrefix: QUERY_PREFIX, documentPrefix: "", contextPrefix: 1 });
+    const cls = createLocalOnnxEmbedder({ modelDirectory: TINY_BERT, model: resolveModel(TINY_BERT, { pooling: "cls" }) });
+    expect(cls.fingerprint).not.toBe(embedder.fingerprint);
+  });
+});
+
+describe("loading a broken model", () => {
+  it("fails with MODEL_LOAD_FAILED and an error status", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-broken-"));
+    try {
+      for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) fs.copyFileSync(path.join(TINY_BERT, file), path.join(dir, file));
+      fs.mkdirSync(path.join(dir, "onnx"));
+      fs.writeFileSync(path.join(dir, "onnx", "model.onnx"), "this is not an onnx model");
+      const statuses: ModelStatus[] = [];
+      const embedder = createLocalOnnxEmbedder({ modelDirectory: dir, model: resolveModel(dir), onStatus: (status) => statuses.push(status) });
+      const error: unknown = await embedder.embedDocuments(["hello"]).catch((reason: unknown) => reason);
+      expect(error).toBeInstanceOf(ChunkpadError);
+      expect((error as ChunkpadError).code).toBe("MODEL_LOAD_FAILED");
+      expect((error as ChunkpadError).message).toContain(dir);
+      expect(statuses.map((status) => status.state)).toEqual(["loading", "error"]);
+      await embedder.close?.();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,197 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { ChunkpadError } from "../core/errors.js";
+import type { Embedder, ModelStatus } from "../core/types.js";
+import type { ResolvedModel } from "./catalog.js";
+import { embeddingFingerprint } from "./fingerprint.js";
+import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./onnx-worker-protocol.js";
+
+/** Padding waste grows with batch size; on CPU, batching barely helps (see models/README). */
+export const DEFAULT_BATCH_SIZE = 8;
+/** Two intra-op threads gave about 1.9x one thread on a 2-core machine; past 4 the gain is small. */
+export const MAX_INTRA_OP_THREADS = 4;
+
+export interface LocalOnnxOptions {
+  /** The model's files on disk, in the hub layout. */
+  modelDirectory: string;
+  /** Settings from resolveModel: pooling, prefixes, dtype, maxTokens. */
+  model: ResolvedModel;
+  threads?: number;
+  batchSize?: number;
+  onStatus?: (status: ModelStatus) => void;
+}
+
+export interface LocalOnnxEmbedder extends Embedder {
+  /** Starts the worker and loads the model (loading → ready); the first embed call does it too. */
+  load(): Promise<void>;
+}
+
+interface Pending {
+  resolve: (vectors: Float32Array[]) => void;
+  reject: (error: Error) => void;
+}
+
+/** tsx's ESM API entry (a dev dependency, present whenever this file runs as TypeScript). */
+function tsxEsmApiPath(): string {
+  const manifestPath = createRequire(import.meta.url).resolve("tsx/package.json");
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as { exports: Record<string, { import: { default: string } }> };
+  const entry = manifest.exports["./esm/api"]?.import.default ?? "./dist/esm/api/index.mjs";
+  return path.join(path.dirname(manifestPath), entry);
+}
+
+/**
+ * The compiled worker next to this file. Under tsx or vitest this file is TypeScript and so is
+ * the worker; Node 20 does not apply `--import tsx` hooks to a worker's entry, so the worker
+ * is started through tsx's own importer instead.
+ */
+function startWorker(workerData: OnnxWorkerData): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./onnx-worker.js", import.meta.url), { workerData });
+  const tsxApi = pathToFileURL(tsxEsmApiPath()).href;
+  const entry = new URL("./onnx-worker.ts", import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}));`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+function hiddenSize(modelDirectory: string): number | null {
+  try {
+    const config = JSON.parse(fs.readFileSync(path.join(modelDirectory, "config.json"), "utf8")) as { hidden_size?: unknown };
+    return typeof config.hidden_size === "number" ? config.hidden_size : null;
+  } catch {
+    return null;
+  }
+}
+
+/** transformers.js finds a model as `{localModelPath}/{name}` when the name is a plain id, else by path. */
+function modelLocation(modelDirectory: string): { modelRoot: string; modelName: string } {
+  const absolute = path.resolve(modelDirectory);
+  const name = path.basename(absolute);
+  const plain = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) && !name.includes("--") && !name.includes("..");
+  return { modelRoot: path.dirname(absolute), modelName: plain ? name : absolute };
+}
+
+/** The local embedder: transformers.js and onnxruntime-node in a worker thread. */
+export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmbedder {
+  const { model } = options;
+  const report = options.onStatus ?? (() => undefined);
+  let dimensions = hiddenSize(options.modelDirectory) ?? model.dimensions ?? 0;
+  const workerData: OnnxWorkerData = {
+    ...modelLocation(options.modelDirectory),
+    dtype: model.dtype,
+    pooling: model.pooling,
+    maxTokens: model.maxTokens,
+    threads: options.threads ?? Math.max(1, Math.min(MAX_INTRA_OP_THREADS, os.availableParallelism())),
+    batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+  };
+
+  let worker: Worker | undefined;
+  let loading: Promise<Worker> | undefined;
+  let nextId = 1;
+  const pending = new Map<number, Pending>();
+
+  const failAll = (error: Error): void => {
+    for (const request of pending.values()) request.reject(error);
+    pending.clear();
+  };
+
+  const start = (): Promise<Worker> =>
+    new Promise<Worker>((resolve, reject) => {
+      report({ state: "loading" });
+      const started = startWorker(workerData);
+      let ready = false;
+      let failed = false;
+      const loadFailed = (detail: string): void => {
+        if (failed) return;
+        failed = true;
+        const error = new ChunkpadError(
+          "MODEL_LOAD_FAILED",
+          `Could not load the embedding model from ${options.modelDirectory}: ${detail}. If the files are damaged, delete that folder and run \`chunkpad embed\` to download the model again.`,
+        );
+        report({ state: "error", message: error.message });
+        loading = undefined;
+        void started.terminate();
+        reject(error);
+      };
+      started.on("message", (reply: OnnxWorkerReply) => {
+        if (reply.type === "ready") {
+          ready = true;
+          if (reply.dimensions > 0) dimensions = reply.dimensions;
+          worker = started;
+          started.unref(); // an idle embedder never keeps the process alive
+          report({ state: "ready" });
+          resolve(started);
+        } else if (reply.type === "load-error") {
+          loadFailed(reply.message);
+        } else {
+          const request = pending.get(reply.id);
+          pending.delete(reply.id);
+          if (pending.size === 0) started.unref();
+          if (reply.type === "vectors") request?.resolve(reply.vectors);
+          else request?.reject(new ChunkpadError("EMBEDDING_FAILED", `The embedding model failed: ${reply.message}.`));
+        }
+      });
+      started.on("error", (error) => {
+        if (!ready) return loadFailed(error.message);
+        failAll(new ChunkpadError("EMBEDDING_FAILED", `The embedding worker crashed: ${error.message}. Run the command again.`, { cause: error, isRetryable: true }));
+      });
+      started.on("exit", (code) => {
+        if (worker === started) worker = undefined;
+        if (loading !== undefined && worker === undefined) loading = undefined;
+        if (!ready) return loadFailed(`the worker stopped (exit code ${code})`);
+        failAll(new ChunkpadError("EMBEDDING_FAILED", `The embedding worker stopped (exit code ${code}). Run the command again.`, { isRetryable: true }));
+      });
+    });
+
+  const load = (): Promise<Worker> => {
+    loading ??= start();
+    return loading;
+  };
+
+  const embed = async (texts: string[]): Promise<Float32Array[]> => {
+    if (texts.length === 0) return [];
+    const running = await load();
+    const id = nextId++;
+    const request: OnnxWorkerRequest = { type: "embed", id, texts };
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      running.ref();
+      running.postMessage(request);
+    });
+  };
+
+  return {
+    get dimensions() {
+      return dimensions;
+    },
+    maxTokens: model.maxTokens,
+    fingerprint: embeddingFingerprint({
+      provider: "local",
+      model: model.repoId ?? model.directory ?? model.spec,
+      dtype: model.dtype,
+      pooling: model.pooling,
+      normalize: true,
+      queryPrefix: model.queryPrefix,
+      documentPrefix: model.documentPrefix,
+      maxTokens: model.maxTokens,
+    }),
+    async load() {
+      await load();
+    },
+    embedDocuments: (texts) => embed(texts.map((text) => model.documentPrefix + text)),
+    async embedQuery(text) {
+      const [vector] = await embed([model.queryPrefix + text]);
+      if (vector === undefined) throw new ChunkpadError("EMBEDDING_FAILED", "The embedding model returned no vector for the query.");
+      return vector;
+    },
+    async close() {
+      const running = worker ?? (loading === undefined ? undefined : await loading.catch(() => undefined));
+      worker = undefined;
+      loading = undefined;
+      failAll(new ChunkpadError("CANCELLED", "The embedder was closed."));
+      await running?.terminate();
+    },
+  };
+}

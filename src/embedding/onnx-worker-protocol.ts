@@ -1,0 +1,24 @@
+import type { Pooling, EmbeddingDtype } from "./catalog.js";
+
+/** What the ONNX worker is started with (workerData). */
+export interface OnnxWorkerData {
+  /** transformers.js env.localModelPath: the parent of the model directory. */
+  modelRoot: string;
+  /** The model directory's name under modelRoot, or its absolute path. */
+  modelName: string;
+  dtype: EmbeddingDtype;
+  pooling: Pooling;
+  maxTokens: number;
+  /** ONNX Runtime intra-op threads. */
+  threads: number;
+  /** Texts per inference run. */
+  batchSize: number;
+}
+
+export type OnnxWorkerRequest = { type: "embed"; id: number; texts: string[] };
+
+export type OnnxWorkerReply =
+  | { type: "ready"; dimensions: number }
+  | { type: "load-error"; message: string }
+  | { type: "vectors"; id: number; vectors: Float32Array[] }
+  | { type: "embed-error"; id: number; message: string };

@@ -1,0 +1,33 @@
+import fs from "node:fs/promises";
+import { ChunkpadError, isChunkpadError } from "../core/errors.js";
+import type { ParsedDocument, ParseLimits } from "../core/types.js";
+import { loadParserFor } from "./registry.js";
+
+export interface ParseFileOptions {
+  password?: string;
+  limits: ParseLimits;
+  signal?: AbortSignal;
+}
+
+/**
+ * Parses one file in this thread. Any failure comes back as a ChunkpadError with a PARSE_*
+ * code; a parser's unexpected exception becomes PARSE_FAILED with its message.
+ */
+export async function parseFile(filePath: string, options: ParseFileOptions): Promise<ParsedDocument> {
+  const parserPromise = loadParserFor(filePath);
+  if (!parserPromise) throw new ChunkpadError("PARSE_UNSUPPORTED", `No parser reads ${filePath}.`);
+  const parser = await parserPromise;
+  const data = new Uint8Array(await fs.readFile(filePath));
+  if (data.byteLength === 0) throw new ChunkpadError("PARSE_EMPTY", "empty file (0 bytes)");
+  try {
+    const document = await parser.parse({ path: filePath, data, password: options.password, limits: options.limits, signal: options.signal });
+    if (document.blocks.every((block) => block.text.trim() === "")) {
+      throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
+    }
+    return document;
+  } catch (error) {
+    if (isChunkpadError(error)) throw error;
+    if (options.signal?.aborted) throw new ChunkpadError("PARSE_TIMEOUT", "parsing took longer than the per-file time limit", { cause: error });
+    throw new ChunkpadError("PARSE_FAILED", `${parser.name} parser failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,142 @@
+import type { Worker } from "node:worker_threads";
+import { spawnModuleWorker } from "../core/spawn-worker.js";
+import { ChunkpadError, type ErrorCode, ERROR_CODES } from "../core/errors.js";
+import type { ParsedDocument, ParseLimits } from "../core/types.js";
+import type { ParseRequest, ParseResponse } from "./parse-worker.js";
+
+export interface ParseRunnerOptions {
+  /** Parsers running at once, each in its own worker thread. */
+  workers: number;
+  /** A file still parsing after this long is stopped and reported as PARSE_TIMEOUT. */
+  timeoutMs: number;
+  /** Heap limit for each worker; a file that needs more is reported, not fatal. */
+  maxHeapMb: number;
+}
+
+export interface ParseJob {
+  path: string;
+  password?: string;
+  limits: ParseLimits;
+}
+
+export interface ParseRunner {
+  parse(job: ParseJob): Promise<ParsedDocument>;
+  close(): Promise<void>;
+}
+
+/** Grace after the cooperative time limit before the worker is terminated outright. */
+const HARD_KILL_GRACE_MS = 2_000;
+
+interface Slot {
+  worker: Worker | undefined;
+  busy: boolean;
+}
+
+/**
+ * A small pool of parser workers. Each job gets the cooperative time limit inside the worker
+ * (parsers check the abort signal) and a hard one outside: a worker that does not answer in
+ * time is terminated and replaced, so one bad file never hangs the run.
+ */
+export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, busy: false }));
+  const waiting: Array<(slot: Slot) => void> = [];
+  let nextId = 1;
+  let closed = false;
+
+  const spawn = () =>
+    spawnModuleWorker(import.meta.url, "parse-worker", {
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+      stdout: true,
+      stderr: true,
+    });
+
+  const acquire = (): Promise<Slot> => {
+    const free = slots.find((slot) => !slot.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const release = (slot: Slot) => {
+    const next = waiting.shift();
+    if (next) next(slot);
+    else slot.busy = false;
+  };
+
+  const runOn = (slot: Slot, job: ParseJob): Promise<ParsedDocument> =>
+    new Promise((resolve, reject) => {
+      const worker = (slot.worker ??= spawn());
+      // Drain the worker's console so a chatty library cannot fill a pipe.
+      worker.stdout.resume();
+      worker.stderr.resume();
+      const id = nextId++;
+      let settled = false;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        worker.off("message", onMessage);
+        worker.off("error", onError);
+        worker.off("exit", onExit);
+        outcome();
+      };
+      const discardWorker = () => {
+        slot.worker = undefined;
+        void worker.terminate();
+      };
+      const onMessage = (response: ParseResponse) => {
+        if (response.id !== id) return;
+        finish(() => (response.ok ? resolve(response.document) : reject(toError(response.code, response.message))));
+      };
+      const onError = (error: Error) => {
+        discardWorker();
+        const outOfMemory = (error as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY";
+        finish(() =>
+          reject(
+            outOfMemory
+              ? new ChunkpadError("PARSE_TOO_LARGE", `parsing needed more than ${options.maxHeapMb} MB of memory; the file was skipped`)
+              : new ChunkpadError("PARSE_FAILED", `the parser crashed: ${error.message}`, { cause: error }),
+          ),
+        );
+      };
+      const onExit = (code: number) => {
+        slot.worker = undefined;
+        finish(() => reject(new ChunkpadError("PARSE_FAILED", `the parser stopped unexpectedly (exit code ${code})`)));
+      };
+      const timer = setTimeout(() => {
+        discardWorker();
+        finish(() => reject(new ChunkpadError("PARSE_TIMEOUT", `parsing took longer than ${Math.round(options.timeoutMs / 1000)} s; raise ingest.perFileTimeoutSeconds to give it more time`)));
+      }, options.timeoutMs + HARD_KILL_GRACE_MS);
+      worker.on("message", onMessage);
+      worker.on("error", onError);
+      worker.on("exit", onExit);
+      const request: ParseRequest = { id, path: job.path, password: job.password, limits: job.limits, timeoutMs: options.timeoutMs };
+      worker.postMessage(request);
+    });
+
+  return {
+    async parse(job) {
+      if (closed) throw new ChunkpadError("CANCELLED", "the parser pool is closed");
+      const slot = await acquire();
+      try {
+        return await runOn(slot, job);
+      } finally {
+        release(slot);
+      }
+    },
+    async close() {
+      closed = true;
+      await Promise.all(slots.map(async (slot) => {
+        const worker = slot.worker;
+        slot.worker = undefined;
+        if (worker) await worker.terminate();
+      }));
+    },
+  };
+}
+
+function toError(code: string, message: string): ChunkpadError {
+  const known = (Object.keys(ERROR_CODES) as ErrorCode[]).includes(code as ErrorCode) ? (code as ErrorCode) : "PARSE_FAILED";
+  return new ChunkpadError(known, message);
+}

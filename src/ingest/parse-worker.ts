@@ -1,0 +1,35 @@
+// Runs parsers off the main thread, one file at a time, so a hung or memory-hungry parser can
+// be stopped by terminating this worker without harming the run.
+import { parentPort } from "node:worker_threads";
+import { isChunkpadError } from "../core/errors.js";
+import type { ParsedDocument, ParseLimits } from "../core/types.js";
+import { parseFile } from "./parse-file.js";
+
+export interface ParseRequest {
+  id: number;
+  path: string;
+  password?: string;
+  limits: ParseLimits;
+  timeoutMs: number;
+}
+
+export type ParseResponse =
+  | { id: number; ok: true; document: ParsedDocument }
+  | { id: number; ok: false; code: string; message: string };
+
+const port = parentPort;
+if (port) {
+  port.on("message", (request: ParseRequest) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+    parseFile(request.path, { password: request.password, limits: request.limits, signal: controller.signal })
+      .then((document) => port.postMessage({ id: request.id, ok: true, document } satisfies ParseResponse))
+      .catch((error: unknown) => {
+        const response: ParseResponse = isChunkpadError(error)
+          ? { id: request.id, ok: false, code: error.code, message: error.message }
+          : { id: request.id, ok: false, code: "PARSE_FAILED", message: error instanceof Error ? error.message : String(error) };
+        port.postMessage(response);
+      })
+      .finally(() => clearTimeout(timer));
+  });
+}

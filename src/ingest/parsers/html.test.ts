@@ -1,0 +1,211 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ChunkpadError } from "../../core/errors.js";
+import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
+import { htmlParser } from "./html.js";
+
+const CORPUS = resolve("../shared/corpus");
+
+function parse(html: string | Uint8Array): Promise<ParsedDocument> {
+  const data = typeof html === "string" ? new TextEncoder().encode(html) : html;
+  return htmlParser.parse({ path: "page.html", data, limits: DEFAULT_PARSE_LIMITS });
+}
+
+function parseFile(path: string): Promise<ParsedDocument> {
+  return htmlParser.parse({ path, data: readFileSync(path), limits: DEFAULT_PARSE_LIMITS });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ChunkpadError) return error;
+    throw error;
+  }
+  throw new Error("expected the parse to fail");
+}
+
+function words(text: string): Set<string> {
+  return new Set(text.normalize("NFKC").toLowerCase().match(/\p{L}{4,}/gu) ?? []);
+}
+
+function shareFound(reference: string, document: ParsedDocument): number {
+  const found = words(`${document.title ?? ""}\n${document.blocks.map((block) => block.text).join("\n")}`);
+  const expected = [...words(reference)];
+  return expected.filter((word) => found.has(word)).length / expected.length;
+}
+
+const allText = (document: ParsedDocument): string => document.blocks.map((block) => block.text).join("\n");
+
+const STORY_PARAGRAPH =
+  "of the story. The river rose four metres overnight and the town council opened the school gym as a shelter " +
+  "for families from the lower streets, while volunteers filled sandbags along the embankment until dawn.";
+
+/** A news page whose layout uses plain divs: the kind of boilerplate only Readability's scoring finds. */
+const NEWS_PAGE = `<!doctype html><html><head><title>Flood in Riverton | Daily News</title></head><body>
+<div id="top"><div class="logo">Daily News</div><div class="menu"><a href="/">Home</a> <a href="/world">World</a></div></div>
+<div class="layout">
+  <div class="sidebar"><h3>Most read</h3><ul>${Array.from({ length: 12 }, (_, index) => `<li><a href="/s${index}">Trending headline ${index} everyone clicks</a></li>`).join("")}</ul></div>
+  <div class="content"><h1>Flood in Riverton</h1><h2>Night of the sandbags</h2>
+    ${[1, 2, 3].map((index) => `<p>Paragraph ${index} ${STORY_PARAGRAPH}</p>`).join("")}
+    <h2>What comes next</h2>${[4, 5].map((index) => `<p>Paragraph ${index} ${STORY_PARAGRAPH}</p>`).join("")}</div>
+  <div class="comments"><h3>Comments</h3><div class="comment">First! Great article.</div></div>
+</div>
+<div class="copyright">Copyright 2024 Daily News. All rights reserved.</div>
+</body></html>`;
+
+describe("htmlParser", () => {
+  it("turns h1-h6 into heading blocks with their levels and takes the title from <title>", async () => {
+    const headings = [1, 2, 3, 4, 5, 6].map((level) => `<h${level}>Level ${level}</h${level}><p>text ${level}</p>`).join("");
+    const document = await parse(`<html><head><title> Levels  page </title></head><body>${headings}</body></html>`);
+    expect(document.title).toBe("Levels page");
+    expect(document.blocks.filter((block) => block.kind === "heading")).toEqual(
+      [1, 2, 3, 4, 5, 6].map((level) => ({ kind: "heading", level, text: `Level ${level}` })),
+    );
+  });
+
+  it("drops scripts, styles, navigation, page header and footer, and asides", async () => {
+    const document = await parse(`<html><body>
+      <header><a href="/">Site name</a></header>
+      <nav><ul><li><a href="/a">Menu entry</a></li></ul></nav>
+      <script>var tracking = "script text";</script><style>p { color: red }</style>
+      <h1>Opening hours</h1><p>We open at nine.</p>
+      <aside>Related: other pages</aside>
+      <footer>Imprint and legal notice</footer>
+    </body></html>`);
+    expect(document.blocks).toEqual([
+      { kind: "heading", level: 1, text: "Opening hours" },
+      { kind: "paragraph", text: "We open at nine." },
+    ]);
+  });
+
+  it("keeps an article's own header, which holds its title", async () => {
+    const document = await parse(`<body><header>Site banner</header><article><header><h1>Release notes</h1></header><p>Version 2 is out.</p></article></body>`);
+    expect(allText(document)).toBe("Release notes\nVersion 2 is out.");
+  });
+
+  it("uses <main> when the page marks its main content", async () => {
+    const document = await parse(`<body><div class="promo">Subscribe to our newsletter</div><main><h2>Recipe</h2><p>Mix and bake.</p></main></body>`);
+    expect(allText(document)).toBe("Recipe\nMix and bake.");
+  });
+
+  it("finds the story on a page laid out with plain divs, without the sidebar, menu or comments", async () => {
+    const document = await parse(NEWS_PAGE);
+    const headings = document.blocks.filter((block) => block.kind === "heading").map((block) => [block.level, block.text]);
+    expect(headings).toEqual([
+      [1, "Flood in Riverton"],
+      [2, "Night of the sandbags"],
+      [2, "What comes next"],
+    ]);
+    expect(document.blocks.filter((block) => block.kind === "paragraph")).toHaveLength(5);
+    const text = allText(document);
+    for (const boilerplate of ["Most read", "Trending headline", "Comments", "Great article", "Copyright", "Home"]) {
+      expect(text).not.toContain(boilerplate);
+    }
+  });
+
+  it("renders lists, tables, code, quotes and line breaks", async () => {
+    const document = await parse(`<body>
+      <ol start="3"><li>third<ul><li>detail</li></ul></li><li>fourth</li></ol>
+      <table><caption>Prices</caption><tr><th>Item</th><th>Price</th></tr><tr><td>Tea</td><td>3 €</td></tr></table>
+      <pre>  indented
+    code</pre>
+      <blockquote><p>Quoted text.</p></blockquote>
+      <p>Line one<br>line two</p>
+      <dl><dt>Term</dt><dd>Meaning</dd></dl>
+    </body>`);
+    expect(document.blocks).toEqual([
+      { kind: "list", text: "3. third\n  - detail\n4. fourth" },
+      { kind: "paragraph", text: "Prices" },
+      { kind: "table", text: "Item | Price\nTea | 3 €" },
+      { kind: "code", text: "  indented\n    code" },
+      { kind: "quote", text: "Quoted text." },
+      { kind: "paragraph", text: "Line one\nline two" },
+      { kind: "list", text: "- Term: Meaning" },
+    ]);
+  });
+
+  it("decodes a legacy page by its meta charset", async () => {
+    const head = new TextEncoder().encode('<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"></head><body><p>');
+    const body = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x20, 0x80, 0x32]);
+    const tail = new TextEncoder().encode("</p></body></html>");
+    const document = await parse(new Uint8Array([...head, ...body, ...tail]));
+    expect(allText(document)).toBe("café €2");
+  });
+
+  it("decodes a windows-1251 page by <meta charset>", async () => {
+    const head = new TextEncoder().encode('<meta charset="windows-1251"><p>');
+    const document = await parse(new Uint8Array([...head, 0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]));
+    expect(allText(document)).toBe("Привет");
+  });
+
+  it("still yields the text of a short page or a bare fragment", async () => {
+    expect(allText(await parse("<html><body><p>Back in five minutes.</p></body></html>"))).toBe("Back in five minutes.");
+    expect(allText(await parse("Just a line of text"))).toBe("Just a line of text");
+  });
+
+  it("reports a page with no visible text as PARSE_EMPTY", async () => {
+    expect((await failure(parse("<html><head><title>T</title></head><body><script>x()</script></body></html>"))).code).toBe("PARSE_EMPTY");
+    expect((await failure(parse(""))).code).toBe("PARSE_EMPTY");
+  });
+});
+
+describe("htmlParser on the corpus", () => {
+  const testsuite = readFileSync(`${CORPUS}/pandoc/testsuite.txt`, "utf8");
+
+  it.each(["writer.html5", "writer.html4"])("reads pandoc's %s with the headings and words of its markdown source", async (name) => {
+    const document = await parseFile(`${CORPUS}/pandoc/${name}`);
+    expect(document.title).toBe("Pandoc Test Suite");
+    const headings = document.blocks.filter((block) => block.kind === "heading").map((block) => [block.level, block.text]);
+    // HTML4 puts the title block in <div id="header"> as headings; HTML5 in a <header>, which is dropped.
+    const start = headings.findIndex(([, text]) => text === "Headers");
+    const titleBlock = [[1, "Pandoc Test Suite"], [2, "John MacFarlane"], [2, "Anonymous"], [3, "July 17, 2006"]];
+    expect(headings.slice(0, start)).toEqual(name === "writer.html4" ? titleBlock : []);
+    expect(headings.slice(start, start + 5)).toEqual([
+      [1, "Headers"],
+      [2, "Level 2 with an embedded link"],
+      [3, "Level 3 with emphasis"],
+      [4, "Level 4"],
+      [5, "Level 5"],
+    ]);
+    // The source also holds markup words (URLs, raw HTML, LaTeX) that a rendering does not show.
+    expect(shareFound(testsuite, document)).toBeGreaterThan(0.9);
+  });
+
+  it.each(["tables.html4", "tables.html5"])("reads every word of pandoc's %s tables", async (name) => {
+    const document = await parseFile(`${CORPUS}/pandoc/${name}`);
+    expect(shareFound(readFileSync(`${CORPUS}/pandoc/tables.txt`, "utf8"), document)).toBe(1);
+    expect(document.blocks).toContainEqual({
+      kind: "table",
+      text: "Centered Header | Left Aligned | Right Aligned | Default aligned\nFirst | row | 12.0 | Example of a row that spans multiple lines.\nSecond | row | 5.0 | Here’s another one. Note the blank line between rows.",
+    });
+  });
+
+  it("reads a slide-show fragment (no <html> or <body>)", async () => {
+    const document = await parseFile(`${CORPUS}/pandoc/s5-fragment.html`);
+    expect(document.blocks.slice(0, 2)).toEqual([
+      { kind: "heading", level: 1, text: "First slide" },
+      { kind: "list", text: "- first bullet\n- second bullet" },
+    ]);
+  });
+
+  it("reads officeParser's HTML like its reference text", async () => {
+    const document = await parseFile(`${CORPUS}/officeParser/files/test.html`);
+    expect(document.title).toBe("DOCX Demo");
+    const baseline = readFileSync(`${CORPUS}/officeParser/parser/baseline/test.html.txt`, "utf8");
+    expect(shareFound(baseline, document)).toBeGreaterThan(0.98);
+  });
+
+  it("reads officeParser's exhaustive HTML with all six heading levels", async () => {
+    const document = await parseFile(`${CORPUS}/officeParser/files/exhaustive/html.html`);
+    expect(document.blocks.filter((block) => block.kind === "heading").map((block) => block.level)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(allText(document)).toContain("Blockquote paragraph content.");
+  });
+
+  it("reads pandoc's HTML reader test page", async () => {
+    const document = await parseFile(`${CORPUS}/pandoc/html-reader.html`);
+    expect(document.title).toBe("Pandoc Test Suite");
+    expect(allText(document)).toContain("This is a set of tests for pandoc.");
+  });
+});

@@ -1,0 +1,169 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ChunkpadError } from "../../core/errors.js";
+import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
+import { markdownParser } from "./markdown.js";
+
+const CORPUS = resolve("../shared/corpus");
+
+function parse(markdown: string): Promise<ParsedDocument> {
+  return markdownParser.parse({ path: "notes.md", data: new TextEncoder().encode(markdown), limits: DEFAULT_PARSE_LIMITS });
+}
+
+function parseFile(path: string): Promise<ParsedDocument> {
+  return markdownParser.parse({ path, data: readFileSync(path), limits: DEFAULT_PARSE_LIMITS });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ChunkpadError) return error;
+    throw error;
+  }
+  throw new Error("expected the parse to fail");
+}
+
+/** Words of four letters or more, the unit of the content comparisons with reference texts. */
+function words(text: string): Set<string> {
+  return new Set(text.normalize("NFKC").toLowerCase().match(/\p{L}{4,}/gu) ?? []);
+}
+
+function shareFound(reference: string, document: ParsedDocument): number {
+  const found = words(`${document.title ?? ""}\n${document.blocks.map((block) => block.text).join("\n")}`);
+  const expected = [...words(reference)];
+  return expected.filter((word) => found.has(word)).length / expected.length;
+}
+
+describe("markdownParser", () => {
+  it("turns ATX and setext headings into heading blocks with levels", async () => {
+    const document = await parse(
+      ["# Guide", "", "## Install ##", "", "### Options {#options .wide}", "", "Overview", "========", "", "Details", "-------", "text"].join("\n"),
+    );
+    expect(document.blocks.filter((block) => block.kind === "heading")).toEqual([
+      { kind: "heading", level: 1, text: "Guide" },
+      { kind: "heading", level: 2, text: "Install" },
+      { kind: "heading", level: 3, text: "Options" },
+      { kind: "heading", level: 1, text: "Overview" },
+      { kind: "heading", level: 2, text: "Details" },
+    ]);
+  });
+
+  it("keeps fenced code as code: a '#' inside a fence is not a heading", async () => {
+    const document = await parse(["# Script", "", "```bash", "# install the tools", "npm ci", "```", "", "~~~", "## not a heading either", "~~~"].join("\n"));
+    expect(document.blocks).toEqual([
+      { kind: "heading", level: 1, text: "Script" },
+      { kind: "code", text: "# install the tools\nnpm ci" },
+      { kind: "code", text: "## not a heading either" },
+    ]);
+  });
+
+  it("drops front matter but takes its title", async () => {
+    const document = await parse(['---', 'title: "Trip notes"', "tags: [travel]", "---", "", "# Day one", "", "We left early."].join("\n"));
+    expect(document.title).toBe("Trip notes");
+    expect(document.blocks.map((block) => block.text)).toEqual(["Day one", "We left early."]);
+  });
+
+  it("keeps text between two thematic breaks at the top of a file (not front matter)", async () => {
+    const document = await parse("---\n\nA note set between rules.\n\n---\n\nMore.");
+    expect(document.blocks.map((block) => block.text)).toEqual(["A note set between rules.", "More."]);
+  });
+
+  it("takes the first level-1 heading as the title without front matter", async () => {
+    const document = await parse("Intro text.\n\n## Section\n\n# The Real Title\n\nBody.");
+    expect(document.title).toBe("The Real Title");
+  });
+
+  it("renders lists, tables and quotes as their own blocks", async () => {
+    const document = await parse(
+      [
+        "Shopping:",
+        "",
+        "- bread",
+        "- fruit",
+        "  - apples",
+        "  - pears",
+        "",
+        "1. first",
+        "2. second",
+        "",
+        "| Item | Price |",
+        "|------|------:|",
+        "| Tea  | 3     |",
+        "",
+        "> Quoted *words*",
+        "> continue here.",
+      ].join("\n"),
+    );
+    expect(document.blocks).toEqual([
+      { kind: "paragraph", text: "Shopping:" },
+      { kind: "list", text: "- bread\n- fruit\n  - apples\n  - pears" },
+      { kind: "list", text: "1. first\n2. second" },
+      { kind: "table", text: "Item | Price\nTea | 3" },
+      { kind: "quote", text: "Quoted words continue here." },
+    ]);
+  });
+
+  it("reduces inline markup to plain text", async () => {
+    const document = await parse(
+      "See **the [manual](https://example.com/m \"M\")**, ![a diagram](d.png) and `a *literal*` \\*star\\* &amp; <span>tags</span>.",
+    );
+    expect(document.blocks).toEqual([
+      { kind: "paragraph", text: "See the manual, a diagram and a *literal* *star* & tags." },
+    ]);
+  });
+
+  it("reports a file with nothing but front matter or blank lines as PARSE_EMPTY", async () => {
+    expect((await failure(parse("---\ntitle: x\n---\n\n"))).code).toBe("PARSE_EMPTY");
+    expect((await failure(parse(" \n\n"))).code).toBe("PARSE_EMPTY");
+  });
+});
+
+describe("markdownParser on the corpus", () => {
+  it("reads pandoc's test suite: title block, heading levels, and the words pandoc's own HTML rendering shows", async () => {
+    const document = await parseFile(`${CORPUS}/pandoc/testsuite.txt`);
+    expect(document.title).toBe("Pandoc Test Suite");
+    const headings = document.blocks.filter((block) => block.kind === "heading").map((block) => [block.level, block.text]);
+    expect(headings.slice(0, 6)).toEqual([
+      [1, "Headers"],
+      [2, "Level 2 with an embedded link"],
+      [3, "Level 3 with emphasis"],
+      [4, "Level 4"],
+      [5, "Level 5"],
+      [1, "Level 1"],
+    ]);
+    const html = readFileSync(`${CORPUS}/pandoc/writer.html5`, "utf8")
+      .replace(/<head>[\s\S]*?<\/head>/i, "")
+      .replace(/<[^>]+>/g, " ");
+    // The HTML shows the author block and a few rewritten spans that the markdown holds as syntax.
+    expect(shareFound(html, document)).toBeGreaterThan(0.97);
+  });
+
+  it("reads pipe tables as table blocks with their cells", async () => {
+    const document = await parseFile(`${CORPUS}/pandoc/pipe-tables.txt`);
+    const tables = document.blocks.filter((block) => block.kind === "table");
+    expect(tables.length).toBeGreaterThanOrEqual(8);
+    expect(tables).toContainEqual({ kind: "table", text: "Fruit | Quantity\napple | 5\norange | 17\npear | 302" });
+  });
+
+  it("matches the text of pandoc's expected tree for the ODT test's markdown", async () => {
+    const document = await parseFile(`${CORPUS}/pandoc/odt/markdown/imageWithCaption.md`);
+    const native = readFileSync(`${CORPUS}/pandoc/odt/native/imageWithCaption.native`, "utf8");
+    const strings = [...native.matchAll(/Str "([^"]*)"/g)].map((match) => match[1]).join(" ");
+    expect(shareFound(strings, document)).toBe(1);
+    // image.native holds no text at all, and neither does its markdown.
+    const empty = await failure(parseFile(`${CORPUS}/pandoc/odt/markdown/image.md`));
+    expect(empty.code).toBe("PARSE_EMPTY");
+  });
+
+  it("reads officeParser's markdown like its reference text (front matter title, Word-style emphasis)", async () => {
+    const document = await parseFile(`${CORPUS}/officeParser/files/test.md`);
+    expect(document.title).toBe("DOCX Demo");
+    expect(document.blocks[0]).toEqual({ kind: "heading", level: 1, text: "Demonstration of DOCX support in calibre" });
+    const baseline = readFileSync(`${CORPUS}/officeParser/parser/baseline/test.md.txt`, "utf8");
+    expect(shareFound(baseline, document)).toBeGreaterThan(0.98);
+    // Embedded images are data URIs in this file; none of that may reach the text.
+    expect(document.blocks.some((block) => block.text.includes("base64"))).toBe(false);
+  });
+});

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import { applyFilters, fuseRrf, fuseWeighted, limitResults, mergePinned, normalizeBm25, vectorSimilarity } from "./fuse.js";
+import type { FusedResult } from "./fuse.js";
+
+const byRef = (results: FusedResult[]): Record<string, FusedResult> => Object.fromEntries(results.map((result) => [result.ref, result]));
+
+describe("vectorSimilarity", () => {
+  it("is 1 - cosine distance, kept within 0..1", () => {
+    expect(vectorSimilarity(0.25)).toBeCloseTo(0.75);
+    expect(vectorSimilarity(1.6)).toBe(0);
+    expect(vectorSimilarity(-0.01)).toBe(1);
+    expect(vectorSimilarity(Number.NaN)).toBe(0);
+  });
+});
+
+describe("normalizeBm25", () => {
+  it("scores the best hit 1 and others in proportion to it", () => {
+    expect(normalizeBm25(-8, -8)).toBe(1);
+    expect(normalizeBm25(-2, -8)).toBeCloseTo(0.25);
+  });
+
+  it("scores hits without positive strength as equal matches", () => {
+    expect(normalizeBm25(-0, -0)).toBe(1);
+    expect(normalizeBm25(0.5, 0.5)).toBe(1);
+  });
+});
+
+describe("fuseWeighted", () => {
+  const vectorHits = [
+    { ref: "a", distance: 0.2 },
+    { ref: "b", distance: 0.4 },
+  ];
+  const keywordHits = [
+    { ref: "c", bm25: -4 },
+    { ref: "a", bm25: -8 },
+  ];
+
+  it("blends 0.7 vector similarity with 0.3 normalized bm25", () => {
+    const results = byRef(fuseWeighted(vectorHits, keywordHits));
+    expect(results.a?.score).toBeCloseTo(0.7 * 0.8 + 0.3 * 1);
+    expect(results.b?.score).toBeCloseTo(0.7 * 0.6);
+    expect(results.c?.score).toBeCloseTo(0.3 * 0.5);
+  });
+
+  it("ranks best first and keeps each stage's raw numbers and ranks", () => {
+    const results = fuseWeighted(vectorHits, keywordHits);
+    expect(results.map((result) => result.ref)).toEqual(["a", "b", "c"]);
+    expect(results[0]).toMatchObject({ ref: "a", distance: 0.2, vectorRank: 1, bm25: -8, keywordRank: 1 });
+    expect(results[2]).toEqual({ ref: "c", score: expect.any(Number), bm25: -4, keywordRank: 2 });
+  });
+
+  it("ranks the input lists itself, whatever order they come in", () => {
+    const results = byRef(fuseWeighted([...vectorHits].reverse(), [...keywordHits].reverse()));
+    expect(results.b?.vectorRank).toBe(2);
+    expect(results.c?.keywordRank).toBe(2);
+  });
+
+  it("gives a lone keyword hit its full keyword share, not zero or more", () => {
+    const [only] = fuseWeighted([], [{ ref: "x", bm25: -0.3 }]);
+    expect(only?.score).toBeCloseTo(0.3);
+  });
+
+  it("keeps scores within 0..1 for any weights, so keyword-only search reads as 0..100%", () => {
+    const keywordOnly = fuseWeighted([], keywordHits, { vectorWeight: 0, keywordWeight: 1 });
+    expect(keywordOnly.map((result) => result.score)).toEqual([1, 0.5]);
+    const heavy = fuseWeighted(vectorHits, keywordHits, { vectorWeight: 3, keywordWeight: 3 });
+    for (const result of heavy) expect(result.score).toBeLessThanOrEqual(1);
+  });
+
+  it("counts a chunk listed twice once, at its better position", () => {
+    const results = fuseWeighted([{ ref: "a", distance: 0.5 }, { ref: "a", distance: 0.1 }], []);
+    expect(results).toHaveLength(1);
+    expect(results[0]?.distance).toBe(0.1);
+  });
+
+  it("returns nothing for nothing", () => {
+    expect(fuseWeighted([], [])).toEqual([]);
+  });
+});
+
+describe("fuseRrf", () => {
+  it("sums 1/(60 + rank) over both lists, scaled so first in both is 1", () => {
+    const results = byRef(
+      fuseRrf(
+        [{ ref: "a", distance: 0.1 }, { ref: "b", distance: 0.2 }],
+        [{ ref: "b", bm25: -9 }, { ref: "c", bm25: -1 }],
+      ),
+    );
+    const scale = 61 / 2;
+    expect(results.a?.score).toBeCloseTo((1 / 61) * scale);
+    expect(results.b?.score).toBeCloseTo((1 / 62 + 1 / 61) * scale);
+    expect(results.c?.score).toBeCloseTo((1 / 62) * scale);
+    expect(fuseRrf([{ ref: "z", distance: 0 }], [{ ref: "z", bm25: -1 }])[0]?.score).toBeCloseTo(1);
+  });
+
+  it("puts a chunk both searches found above one only a single search found", () => {
+    const results = fuseRrf(
+      [{ ref: "only-vector", distance: 0.1 }, { ref: "both", distance: 0.3 }],
+      [{ ref: "only-keyword", bm25: -9 }, { ref: "both", bm25: -5 }],
+    );
+    expect(results[0]?.ref).toBe("both");
+  });
+});
+
+describe("applyFilters", () => {
+  const results: FusedResult[] = [
+    { ref: "close", score: 0.8, distance: 0.2 },
+    { ref: "far", score: 0.5, distance: 0.9 },
+    { ref: "words", score: 0.3, bm25: -2 },
+    { ref: "weak", score: 0.05, distance: 0.95 },
+  ];
+
+  it("drops results below minScore (0.1 by default)", () => {
+    expect(applyFilters(results).map((result) => result.ref)).toEqual(["close", "far", "words"]);
+    expect(applyFilters(results, { minScore: 0.4 }).map((result) => result.ref)).toEqual(["close", "far"]);
+  });
+
+  it("drops results farther than maxDistance, keeping keyword-only hits", () => {
+    expect(applyFilters(results, { maxDistance: 0.5 }).map((result) => result.ref)).toEqual(["close", "words"]);
+  });
+});
+
+describe("limitResults", () => {
+  it("keeps the first n", () => {
+    expect(limitResults([1, 2, 3], 2)).toEqual([1, 2]);
+    expect(limitResults([1, 2, 3], Infinity)).toEqual([1, 2, 3]);
+    expect(limitResults([1, 2, 3], 0)).toEqual([]);
+  });
+});
+
+describe("mergePinned", () => {
+  it("puts pinned chunks first at score 1, once each, keeping raw numbers of ones also found", () => {
+    const results: FusedResult[] = [
+      { ref: "found", score: 0.6, distance: 0.3, vectorRank: 1 },
+      { ref: "pinned-and-found", score: 0.4, bm25: -3, keywordRank: 1 },
+    ];
+    const merged = mergePinned(results, ["pinned-only", "pinned-and-found", "pinned-only"]);
+    expect(merged).toEqual([
+      { ref: "pinned-only", score: 1, pinned: true },
+      { ref: "pinned-and-found", score: 1, pinned: true, bm25: -3, keywordRank: 1 },
+      { ref: "found", score: 0.6, distance: 0.3, vectorRank: 1 },
+    ]);
+  });
+
+  it("changes nothing without pins", () => {
+    const results: FusedResult[] = [{ ref: "a", score: 0.5 }];
+    expect(mergePinned(results, [])).toEqual(results);
+  });
+});

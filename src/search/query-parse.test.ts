@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { MAX_QUERY_WORDS, parseQuery } from "./query-parse.js";
+
+const terms = (input: string): string[] => parseQuery(input).include.map((clause) => clause.words.join(" "));
+
+describe("parseQuery", () => {
+  it("lower-cases, lemmatizes and drops stop words", () => {
+    expect(terms("What are the Running Dogs doing?")).toEqual(["run", "dog"]);
+  });
+
+  it("folds Latin diacritics but keeps other scripts whole", () => {
+    expect(terms("Café NAÏVE")).toEqual(["cafe", "naive"]);
+    expect(terms("हिन्दी")).toEqual(["हिन्दी"]);
+  });
+
+  it("splits on apostrophes like the index does, dropping the stop-word halves", () => {
+    expect(terms("the user's guide, don't panic")).toEqual(["user", "guide", "panic"]);
+    expect(terms("O’Brien")).toEqual(["o", "brien"]);
+  });
+
+  it("keeps quoted phrases exact, stop words included", () => {
+    expect(parseQuery('"The Who" tour').include).toEqual([
+      { kind: "phrase", words: ["the", "who"] },
+      { kind: "term", words: ["tour"] },
+    ]);
+  });
+
+  it("runs an unclosed quote to the end", () => {
+    expect(parseQuery('dog "big red').include).toEqual([
+      { kind: "term", words: ["dog"] },
+      { kind: "phrase", words: ["big", "red"] },
+    ]);
+  });
+
+  it("reads -word and -\"phrase\" as exclusions, taken as typed", () => {
+    const parsed = parseQuery('dogs -cats -"big dog" -the');
+    expect(parsed.include).toEqual([{ kind: "term", words: ["dog"] }]);
+    expect(parsed.exclude).toEqual([
+      { kind: "term", words: ["cats"] },
+      { kind: "phrase", words: ["big", "dog"] },
+      { kind: "term", words: ["the"] },
+    ]);
+  });
+
+  it("treats a hyphen inside a word, or alone, as a separator", () => {
+    expect(parseQuery("e-mail - x").exclude).toEqual([]);
+    expect(terms("e-mail - x")).toEqual(["e", "mail", "x"]);
+  });
+
+  it("removes duplicates", () => {
+    expect(terms("dog dogs DOG")).toEqual(["dog"]);
+  });
+
+  it("caps the number of words and says so", () => {
+    const parsed = parseQuery(Array.from({ length: 100 }, (_, index) => `word${index}`).join(" "));
+    expect(parsed.include).toHaveLength(MAX_QUERY_WORDS);
+    expect(parsed.truncated).toBe(true);
+    expect(parseQuery("dog").truncated).toBe(false);
+  });
+});

@@ -1,0 +1,131 @@
+import { lemmatize } from "./lemmatize.js";
+import { isStopWord } from "./stop-words.js";
+
+/**
+ * Parses what a user types into a search box into clauses, the way TakeNote normalizes a
+ * natural-language query (lower-case, fold Latin diacritics, lemmatize, drop stop words),
+ * plus the syntax users expect from a search box: "quoted phrases" and -excluded words.
+ *
+ * Words are runs of letters, digits and combining marks; everything else (punctuation,
+ * operators, emoji, control characters) separates words and is never passed on as syntax.
+ * An apostrophe separates words too, as FTS5's tokenizer does, so "user's" gives "user" and
+ * "s" (a stop word) and the query matches the text the index holds. (TakeNote deletes the
+ * apostrophe instead, which makes "don't" search for "dont", a word no index contains.)
+ */
+
+/** Longest input read; anything after it is ignored (and `truncated` says so). */
+export const MAX_QUERY_CHARS = 4_000;
+/** Most words a query keeps across all clauses; later ones are ignored. */
+export const MAX_QUERY_WORDS = 32;
+
+export interface QueryClause {
+  /** "term": one normalized word, searched by prefix when long enough; "phrase": exact words in order. */
+  kind: "term" | "phrase";
+  /** Lower-case words; one for a term. */
+  words: string[];
+}
+
+export interface ParsedQuery {
+  /** Clauses a result must match (joined with AND, or OR for the fallback). */
+  include: QueryClause[];
+  /** Clauses a result must not match (`-word`, `-"a phrase"`). */
+  exclude: QueryClause[];
+  /** True when the input was longer than MAX_QUERY_CHARS or had more than MAX_QUERY_WORDS words. */
+  truncated: boolean;
+}
+
+const WORD_PATTERN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{M}\p{Co}]*/gu;
+const WORD_START = /[\p{L}\p{N}\p{Co}]/u;
+const WHITESPACE = /\s/u;
+
+/** Lower-case and strip diacritics from Latin letters only, as FTS5's remove_diacritics does. */
+function foldCase(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
+    .normalize("NFC");
+}
+
+function wordsOf(text: string): string[] {
+  return foldCase(text).match(WORD_PATTERN) ?? [];
+}
+
+interface Segment {
+  text: string;
+  quoted: boolean;
+  negated: boolean;
+}
+
+/** Splits the input into whitespace-separated segments and quoted phrases. */
+function segmentsOf(input: string): Segment[] {
+  const segments: Segment[] = [];
+  let index = 0;
+  while (index < input.length) {
+    const character = input[index] ?? "";
+    if (WHITESPACE.test(character)) {
+      index += 1;
+      continue;
+    }
+    let negated = false;
+    const next = input[index + 1] ?? "";
+    if (character === "-" && (next === '"' || WORD_START.test(next))) {
+      negated = true;
+      index += 1;
+    }
+    if (input[index] === '"') {
+      // An unclosed quote runs to the end of the input.
+      const closing = input.indexOf('"', index + 1);
+      const end = closing === -1 ? input.length : closing;
+      segments.push({ text: input.slice(index + 1, end), quoted: true, negated });
+      index = end + 1;
+      continue;
+    }
+    let end = index;
+    while (end < input.length && input[end] !== '"' && !WHITESPACE.test(input[end] ?? "")) end += 1;
+    if (end === index) end += 1; // cannot happen (a '"' took the branch above); never loop forever
+    segments.push({ text: input.slice(index, end), quoted: false, negated });
+    index = end;
+  }
+  return segments;
+}
+
+export function parseQuery(input: string): ParsedQuery {
+  let truncated = input.length > MAX_QUERY_CHARS;
+  const segments = segmentsOf(input.slice(0, MAX_QUERY_CHARS));
+  const include: QueryClause[] = [];
+  const exclude: QueryClause[] = [];
+  const seen = new Set<string>();
+  let wordCount = 0;
+
+  const add = (target: QueryClause[], clause: QueryClause): void => {
+    const key = `${target === include ? "+" : "-"}${clause.kind}:${clause.words.join(" ")}`;
+    if (seen.has(key)) return;
+    if (wordCount + clause.words.length > MAX_QUERY_WORDS) {
+      truncated = true;
+      return;
+    }
+    seen.add(key);
+    wordCount += clause.words.length;
+    target.push(clause);
+  };
+
+  for (const segment of segments) {
+    const words = wordsOf(segment.text);
+    if (words.length === 0) continue;
+    if (segment.negated) {
+      // Excluded words are taken as typed (no lemma, no prefix, stop words kept): the user
+      // named exactly what to leave out. Porter stemming still covers plurals.
+      add(exclude, words.length === 1 ? { kind: "term", words } : { kind: "phrase", words });
+    } else if (segment.quoted) {
+      add(include, { kind: "phrase", words });
+    } else {
+      for (const word of words) {
+        const lemma = lemmatize(word);
+        if (isStopWord(word) || isStopWord(lemma)) continue;
+        add(include, { kind: "term", words: [lemma] });
+      }
+    }
+  }
+  return { include, exclude, truncated };
+}

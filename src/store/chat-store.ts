@@ -1,0 +1,227 @@
+import { randomUUID } from "node:crypto";
+import type { ChunkRef } from "../core/types.js";
+import type { SqliteDatabase } from "./database.js";
+import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
+import { CHAT_MIGRATIONS, runMigrations } from "./migrations.js";
+
+export type StoredMessageRole = "system" | "user" | "assistant";
+
+export interface Conversation {
+  id: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  provider: string | null;
+  model: string | null;
+}
+
+export interface ConversationSummary extends Conversation {
+  messageCount: number;
+}
+
+export interface StoredMessage {
+  id: string;
+  conversationId: string;
+  role: StoredMessageRole;
+  content: string;
+  /** The chunks the answer was given (or the question was asked) with. */
+  chunkRefs: ChunkRef[];
+  provider: string | null;
+  model: string | null;
+  createdAt: string;
+  /** True while an answer streams, and after a stream that was cut off. */
+  incomplete: boolean;
+}
+
+export interface ConversationWithMessages extends Conversation {
+  messages: StoredMessage[];
+}
+
+export interface NewConversation {
+  title: string;
+  provider?: string | null;
+  model?: string | null;
+}
+
+export interface NewMessage {
+  role: StoredMessageRole;
+  content: string;
+  chunkRefs?: ChunkRef[];
+  provider?: string | null;
+  model?: string | null;
+  incomplete?: boolean;
+}
+
+export interface MessageChanges {
+  content?: string;
+  chunkRefs?: ChunkRef[];
+  incomplete?: boolean;
+  provider?: string | null;
+  model?: string | null;
+}
+
+export interface ChatStore {
+  readonly path: string;
+  createConversation(conversation: NewConversation): Conversation;
+  /** Newest activity first. */
+  listConversations(): ConversationSummary[];
+  /** The conversation with its messages in order, or null. */
+  getConversation(id: string): ConversationWithMessages | null;
+  /** Appends a message; null when the conversation does not exist. */
+  addMessage(conversationId: string, message: NewMessage): StoredMessage | null;
+  /** Changes a message (the streamed answer completing, or marked incomplete); null when absent. */
+  updateMessage(id: string, changes: MessageChanges): StoredMessage | null;
+  renameConversation(id: string, title: string): boolean;
+  deleteConversation(id: string): boolean;
+  close(): void;
+}
+
+export interface OpenChatStoreOptions {
+  /** Path of chunkpad_chat.db (or ":memory:"); parent folders are created. */
+  path: string;
+  busyTimeoutMs?: number;
+  now?: () => Date;
+  newId?: () => string;
+}
+
+interface ConversationRow {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  provider: string | null;
+  model: string | null;
+}
+
+interface MessageRow {
+  id: string;
+  conversation_id: string;
+  role: StoredMessageRole;
+  content: string;
+  chunk_refs: string;
+  provider: string | null;
+  model: string | null;
+  created_at: string;
+  incomplete: number;
+}
+
+export function openChatStore({ path, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, now = () => new Date(), newId = randomUUID }: OpenChatStoreOptions): ChatStore {
+  const db = openDatabase({ path, busyTimeoutMs });
+  try {
+    runMigrations(db, CHAT_MIGRATIONS, "chat");
+    return withDatabaseErrors(createChatStore(db, path, now, newId), path);
+  } catch (error) {
+    db.close();
+    throw toChunkpadError(error, path);
+  }
+}
+
+function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newId: () => string): ChatStore {
+  const conversationById = db.prepare<[string], ConversationRow>("SELECT * FROM conversations WHERE id = ?");
+  const messageById = db.prepare<[string], MessageRow>("SELECT * FROM messages WHERE id = ?");
+  const messagesOf = db.prepare<[string], MessageRow>("SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq");
+  const touch = db.prepare("UPDATE conversations SET updated_at = ? WHERE id = ?");
+
+  return {
+    path,
+
+    createConversation({ title, provider = null, model = null }) {
+      const timestamp = now().toISOString();
+      const id = newId();
+      db.prepare("INSERT INTO conversations (id, title, created_at, updated_at, provider, model) VALUES (?, ?, ?, ?, ?, ?)").run(
+        id, title, timestamp, timestamp, provider, model,
+      );
+      return { id, title, createdAt: timestamp, updatedAt: timestamp, provider, model };
+    },
+
+    listConversations() {
+      return db
+        .prepare<[], ConversationRow & { message_count: number }>(`
+          SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
+          FROM conversations c ORDER BY c.updated_at DESC, c.rowid DESC`)
+        .all()
+        .map((row) => ({ ...toConversation(row), messageCount: row.message_count }));
+    },
+
+    getConversation(id) {
+      const row = conversationById.get(id);
+      if (!row) return null;
+      return { ...toConversation(row), messages: messagesOf.all(id).map(toMessage) };
+    },
+
+    addMessage(conversationId, message) {
+      return writeTransaction(db, () => {
+        if (!conversationById.get(conversationId)) return null;
+        const timestamp = now().toISOString();
+        const id = newId();
+        db.prepare(`
+          INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+          id, conversationId, message.role, message.content, JSON.stringify(message.chunkRefs ?? []),
+          message.provider ?? null, message.model ?? null, timestamp, message.incomplete ? 1 : 0,
+        );
+        touch.run(timestamp, conversationId);
+        return toMessage(messageById.get(id) as MessageRow);
+      });
+    },
+
+    updateMessage(id, changes) {
+      return writeTransaction(db, () => {
+        const row = messageById.get(id);
+        if (!row) return null;
+        const next: MessageRow = {
+          ...row,
+          content: changes.content ?? row.content,
+          chunk_refs: changes.chunkRefs === undefined ? row.chunk_refs : JSON.stringify(changes.chunkRefs),
+          incomplete: changes.incomplete === undefined ? row.incomplete : changes.incomplete ? 1 : 0,
+          provider: changes.provider === undefined ? row.provider : changes.provider,
+          model: changes.model === undefined ? row.model : changes.model,
+        };
+        db.prepare("UPDATE messages SET content = ?, chunk_refs = ?, incomplete = ?, provider = ?, model = ? WHERE id = ?").run(
+          next.content, next.chunk_refs, next.incomplete, next.provider, next.model, id,
+        );
+        touch.run(now().toISOString(), row.conversation_id);
+        return toMessage(next);
+      });
+    },
+
+    renameConversation(id, title) {
+      return db.prepare("UPDATE conversations SET title = ? WHERE id = ?").run(title, id).changes > 0;
+    },
+
+    deleteConversation(id) {
+      return db.prepare("DELETE FROM conversations WHERE id = ?").run(id).changes > 0;
+    },
+
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function toConversation(row: ConversationRow): Conversation {
+  return { id: row.id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, provider: row.provider, model: row.model };
+}
+
+function toMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    role: row.role,
+    content: row.content,
+    chunkRefs: parseRefs(row.chunk_refs),
+    provider: row.provider,
+    model: row.model,
+    createdAt: row.created_at,
+    incomplete: row.incomplete !== 0,
+  };
+}
+
+function parseRefs(json: string): ChunkRef[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+  } catch {
+    return [];
+  }
+}

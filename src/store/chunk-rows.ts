@@ -1,0 +1,118 @@
+import { createHash } from "node:crypto";
+import type { ChunkMeta, ChunkRecord, ChunkRef } from "../core/types.js";
+import type { SearchScope } from "./store-types.js";
+
+/** `{folderId}:{relativePath}#{n}`, n 1-based. */
+export function chunkRef(folderId: string, relativePath: string, ordinal: number): ChunkRef {
+  return `${folderId}:${relativePath}#${ordinal}`;
+}
+
+/** Splits a ref into its parts, or null when it is not shaped like one. */
+export function parseChunkRef(ref: string): { folderId: string; relativePath: string; ordinal: number } | null {
+  const colon = ref.indexOf(":");
+  const hash = ref.lastIndexOf("#");
+  if (colon <= 0 || hash <= colon + 1) return null;
+  const ordinalText = ref.slice(hash + 1);
+  if (!/^[1-9][0-9]*$/.test(ordinalText)) return null;
+  return { folderId: ref.slice(0, colon), relativePath: ref.slice(colon + 1, hash), ordinal: Number(ordinalText) };
+}
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** Columns for a ChunkRecord; use with CHUNK_FROM. */
+export const CHUNK_COLUMNS = `
+  c.id AS id, c.ref AS ref, c.document_id AS document_id, c.folder_id AS folder_id,
+  d.relative_path AS relative_path, c.ordinal AS ordinal, c.title AS title, c.content AS content,
+  c.content_hash AS content_hash, c.page AS page, c.page_end AS page_end, c.slide AS slide,
+  c.sheet AS sheet, c.char_start AS char_start, c.char_end AS char_end, c.section AS section,
+  COALESCE(r.included, 1) AS included`;
+
+export const CHUNK_FROM = `
+  chunks c
+  JOIN documents d ON d.id = c.document_id
+  LEFT JOIN chunk_reviews r ON r.ref = c.ref`;
+
+export interface ChunkRow {
+  id: number;
+  ref: string;
+  document_id: string;
+  folder_id: string;
+  relative_path: string;
+  ordinal: number;
+  title: string;
+  content: string;
+  content_hash: string;
+  page: number | null;
+  page_end: number | null;
+  slide: number | null;
+  sheet: string | null;
+  char_start: number | null;
+  char_end: number | null;
+  section: string | null;
+  included: number;
+}
+
+export function toChunkRecord(row: ChunkRow): ChunkRecord {
+  const record: ChunkRecord = {
+    id: String(row.id),
+    ref: row.ref,
+    documentId: row.document_id,
+    folderId: row.folder_id,
+    relativePath: row.relative_path,
+    ordinal: row.ordinal,
+    title: row.title,
+    content: row.content,
+    contentHash: row.content_hash,
+    included: row.included !== 0,
+  };
+  if (row.page !== null) record.page = row.page;
+  if (row.page_end !== null) record.pageEnd = row.page_end;
+  if (row.slide !== null) record.slide = row.slide;
+  if (row.sheet !== null) record.sheet = row.sheet;
+  if (row.char_start !== null) record.charStart = row.char_start;
+  if (row.char_end !== null) record.charEnd = row.char_end;
+  if (row.section !== null) record.section = row.section;
+  return record;
+}
+
+/** ChunkMeta as the column values stored for it (null for absent). */
+export function metaColumns(meta: ChunkMeta): {
+  page: number | null;
+  page_end: number | null;
+  slide: number | null;
+  sheet: string | null;
+  char_start: number | null;
+  char_end: number | null;
+  section: string | null;
+} {
+  return {
+    page: meta.page ?? null,
+    page_end: meta.pageEnd ?? null,
+    slide: meta.slide ?? null,
+    sheet: meta.sheet ?? null,
+    char_start: meta.charStart ?? null,
+    char_end: meta.charEnd ?? null,
+    section: meta.section ?? null,
+  };
+}
+
+/**
+ * SQL conditions (joined with AND, starting with " AND ") and parameters for a search scope
+ * over the chunk alias `c`. Lists are bound as one JSON parameter each, so any number of ids
+ * costs one placeholder.
+ */
+export function scopeConditions(scope: SearchScope, alias = "c"): { sql: string; parameters: string[] } {
+  let sql = "";
+  const parameters: string[] = [];
+  if (scope.folderIds !== undefined) {
+    sql += ` AND ${alias}.folder_id IN (SELECT value FROM json_each(?))`;
+    parameters.push(JSON.stringify(scope.folderIds));
+  }
+  if (scope.documentIds !== undefined) {
+    sql += ` AND ${alias}.document_id IN (SELECT value FROM json_each(?))`;
+    parameters.push(JSON.stringify(scope.documentIds));
+  }
+  return { sql, parameters };
+}

@@ -1,0 +1,118 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import Database from "better-sqlite3";
+import { ChunkpadError, describeError } from "../core/errors.js";
+
+export type SqliteDatabase = Database.Database;
+type SqliteError = InstanceType<typeof Database.SqliteError>;
+
+/** How long a write waits for another process's write to finish before giving up. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+export interface OpenDatabaseOptions {
+  /** File path, or ":memory:". Parent directories are created. */
+  path: string;
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens a SQLite database with the settings every Chunkpad database uses: WAL (readers never
+ * block the writer), a busy timeout (a second process waits instead of failing at once),
+ * foreign keys (cascading deletes keep the tables consistent) and synchronous NORMAL (safe in
+ * WAL mode, much faster than FULL).
+ */
+export function openDatabase({ path: filePath, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS }: OpenDatabaseOptions): SqliteDatabase {
+  const inMemory = filePath === ":memory:";
+  if (!inMemory) {
+    try {
+      fs.mkdirSync(path.dirname(filePath), { recursive: true });
+    } catch (error) {
+      throw new ChunkpadError(
+        "DATABASE_ERROR",
+        `Cannot create the folder for the database at ${filePath}: ${describeError(error)}. Check the permissions, or set CHUNKPAD_HOME to a writable folder.`,
+        { cause: error },
+      );
+    }
+  }
+  let db: SqliteDatabase | undefined;
+  try {
+    db = new Database(filePath);
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    db.pragma("journal_mode = WAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("synchronous = NORMAL");
+    return db;
+  } catch (error) {
+    db?.close();
+    throw toChunkpadError(error, filePath);
+  }
+}
+
+function isSqliteError(error: unknown): error is SqliteError {
+  return error instanceof Database.SqliteError;
+}
+
+/**
+ * Turns a SQLite failure into a ChunkpadError that says what to do. ChunkpadErrors pass
+ * through; anything that is not a SQLite error (a bug) is returned unchanged.
+ */
+export function toChunkpadError(error: unknown, databasePath: string): unknown {
+  if (error instanceof ChunkpadError || !isSqliteError(error)) return error;
+  const code = error.code;
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return new ChunkpadError(
+      "DATABASE_LOCKED",
+      `The database ${databasePath} is busy: another Chunkpad process (an add or embed run, or the server) is writing to it. Wait for it to finish or stop it, then try again.`,
+      { cause: error, isRetryable: true },
+    );
+  }
+  if (code.startsWith("SQLITE_NOTADB") || code.startsWith("SQLITE_CORRUPT")) {
+    return new ChunkpadError(
+      "DATABASE_ERROR",
+      `The database ${databasePath} is damaged or is not a Chunkpad database (${error.message}). Move the file aside (Chunkpad will create a new one and you can re-run add and embed) or restore a backup.`,
+      { cause: error },
+    );
+  }
+  if (code.startsWith("SQLITE_FULL")) {
+    return new ChunkpadError("DATABASE_ERROR", `The disk holding ${databasePath} is full. Free some space and try again.`, { cause: error });
+  }
+  if (code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_PERM") || code.startsWith("SQLITE_IOERR")) {
+    return new ChunkpadError(
+      "DATABASE_ERROR",
+      `Cannot open or write the database ${databasePath} (${error.message}). Check that the file and its folder are writable, or set CHUNKPAD_HOME to a writable folder.`,
+      { cause: error },
+    );
+  }
+  return new ChunkpadError("DATABASE_ERROR", `A database operation on ${databasePath} failed: ${error.message}.`, { cause: error });
+}
+
+/**
+ * Wraps every method of an API object so SQLite failures surface as ChunkpadErrors
+ * (DATABASE_LOCKED, DATABASE_ERROR) instead of raw driver errors.
+ */
+export function withDatabaseErrors<T extends object>(api: T, databasePath: string): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(api)) {
+    if (typeof value !== "function") {
+      wrapped[key] = value;
+      continue;
+    }
+    wrapped[key] = (...args: unknown[]) => {
+      try {
+        return (value as (...parameters: unknown[]) => unknown).apply(api, args);
+      } catch (error) {
+        throw toChunkpadError(error, databasePath);
+      }
+    };
+  }
+  return wrapped as T;
+}
+
+/** Runs `work` in a BEGIN IMMEDIATE transaction: the write lock is taken up front, so two writers queue on busy_timeout instead of deadlocking on a lock upgrade. */
+export function writeTransaction<R>(db: SqliteDatabase, work: () => R): R {
+  return db.transaction(work).immediate();
+}
+
+export function isFtsQueryError(error: unknown): boolean {
+  return isSqliteError(error) && error.code === "SQLITE_ERROR";
+}

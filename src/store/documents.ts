@@ -1,0 +1,227 @@
+import * as path from "node:path";
+import { ChunkpadError } from "../core/errors.js";
+import type { DocumentRecord } from "../core/types.js";
+import type { SqliteDatabase } from "./database.js";
+import { writeTransaction } from "./database.js";
+import { chunkRef, metaColumns, sha256Hex } from "./chunk-rows.js";
+import { folderNotIndexed } from "./sources.js";
+import type { SyncDocumentInput, SyncDocumentResult } from "./store-types.js";
+
+/** Hex characters of the document id (a hash of folder id and relative path). */
+const DOCUMENT_ID_LENGTH_CHARS = 16;
+
+interface DocumentRow {
+  id: string;
+  folder_id: string;
+  relative_path: string;
+  file_name: string;
+  title: string;
+  document_type: string;
+  file_size: number;
+  page_count: number | null;
+  chunk_count: number;
+  indexed_at: string;
+}
+
+interface StoredChunkRow {
+  id: number;
+  ref: string;
+  ordinal: number;
+  title: string;
+  content_hash: string;
+  page: number | null;
+  page_end: number | null;
+  slide: number | null;
+  sheet: string | null;
+  char_start: number | null;
+  char_end: number | null;
+  section: string | null;
+}
+
+const META_KEYS = ["page", "page_end", "slide", "sheet", "char_start", "char_end", "section"] as const;
+
+export interface DocumentDependencies {
+  db: SqliteDatabase;
+  now: () => Date;
+  removeVectorRows: (refs: readonly string[]) => void;
+}
+
+export interface DocumentStore {
+  /**
+   * Makes the stored chunks of one document equal to `chunks`, in one transaction. Chunk n keeps
+   * its row (and its FTS rowid) when it exists; only changed rows are rewritten; chunks past the
+   * new count are deleted with their vectors. Review state, keyed by ref, is left alone.
+   */
+  syncDocument(input: SyncDocumentInput): SyncDocumentResult;
+  /** Deletes the document, its chunks, their vectors and review state. False when absent. */
+  deleteDocument(folderId: string, relativePath: string): boolean;
+  getDocument(id: string): DocumentRecord | null;
+  getDocumentByPath(folderId: string, relativePath: string): DocumentRecord | null;
+  listDocuments(folderId?: string): DocumentRecord[];
+  /**
+   * Documents a user means by `query`, for filters and pins: an exact id, else an exact relative
+   * path, else an exact file name (any case), else paths or titles containing it (any case).
+   */
+  findDocuments(query: string, options?: { folderId?: string }): DocumentRecord[];
+}
+
+export function createDocumentStore({ db, now, removeVectorRows }: DocumentDependencies): DocumentStore {
+  const folderExists = db.prepare<[string], number>("SELECT 1 FROM indexed_folders WHERE id = ?").pluck();
+  const byPath = db.prepare<[string, string], DocumentRow>("SELECT * FROM documents WHERE folder_id = ? AND relative_path = ?");
+  const byId = db.prepare<[string], DocumentRow>("SELECT * FROM documents WHERE id = ?");
+  const upsertDocument = db.prepare(`
+    INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, file_size, page_count, chunk_count, indexed_at)
+    VALUES (@id, @folder_id, @relative_path, @file_name, @title, @document_type, @file_size, @page_count, @chunk_count, @indexed_at)
+    ON CONFLICT (id) DO UPDATE SET
+      file_name = excluded.file_name, title = excluded.title, document_type = excluded.document_type,
+      file_size = excluded.file_size, page_count = excluded.page_count, chunk_count = excluded.chunk_count,
+      indexed_at = excluded.indexed_at`);
+  const storedChunks = db.prepare<[string], StoredChunkRow>(
+    "SELECT id, ref, ordinal, title, content_hash, page, page_end, slide, sheet, char_start, char_end, section FROM chunks WHERE document_id = ?",
+  );
+  const insertChunk = db.prepare(`
+    INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, page, page_end, slide, sheet, char_start, char_end, section, updated_at)
+    VALUES (@ref, @document_id, @folder_id, @ordinal, @title, @content, @content_hash, @page, @page_end, @slide, @sheet, @char_start, @char_end, @section, @updated_at)`);
+  const updateChunk = db.prepare(`
+    UPDATE chunks SET title = @title, content = @content, content_hash = @content_hash, page = @page, page_end = @page_end,
+      slide = @slide, sheet = @sheet, char_start = @char_start, char_end = @char_end, section = @section, updated_at = @updated_at
+    WHERE id = @id`);
+  const deleteChunksAfter = db.prepare("DELETE FROM chunks WHERE document_id = ? AND ordinal > ?");
+  const documentRefs = db.prepare<[string], string>("SELECT ref FROM chunks WHERE document_id = ?").pluck();
+  const deleteReview = db.prepare("DELETE FROM chunk_reviews WHERE ref = ?");
+  const deleteDocumentRow = db.prepare("DELETE FROM documents WHERE id = ?");
+
+  function syncDocument(input: SyncDocumentInput): SyncDocumentResult {
+    checkRelativePath(input.relativePath);
+    return writeTransaction(db, () => {
+      if (folderExists.get(input.folderId) === undefined) throw folderNotIndexed(input.folderId);
+      const timestamp = now().toISOString();
+      const existing = byPath.get(input.folderId, input.relativePath);
+      const documentId = existing?.id ?? documentIdFor(input.folderId, input.relativePath);
+      upsertDocument.run({
+        id: documentId,
+        folder_id: input.folderId,
+        relative_path: input.relativePath,
+        file_name: path.posix.basename(input.relativePath),
+        title: input.title,
+        document_type: input.documentType,
+        file_size: input.fileSize,
+        page_count: input.pageCount,
+        chunk_count: input.chunks.length,
+        indexed_at: timestamp,
+      });
+
+      const stored = new Map(storedChunks.all(documentId).map((row) => [row.ordinal, row]));
+      const result: SyncDocumentResult = { documentId, added: 0, updated: 0, removed: 0, unchanged: 0, changedRefs: [], removedRefs: [] };
+      input.chunks.forEach((draft, index) => {
+        const ordinal = index + 1;
+        const ref = chunkRef(input.folderId, input.relativePath, ordinal);
+        const values = { title: input.title, content: draft.content, content_hash: sha256Hex(draft.content), ...metaColumns(draft.meta), updated_at: timestamp };
+        const old = stored.get(ordinal);
+        if (!old) {
+          insertChunk.run({ ...values, ref, document_id: documentId, folder_id: input.folderId, ordinal });
+          result.added += 1;
+          result.changedRefs.push(ref);
+        } else if (old.title !== values.title || old.content_hash !== values.content_hash || META_KEYS.some((key) => old[key] !== values[key])) {
+          updateChunk.run({ ...values, id: old.id });
+          result.updated += 1;
+          result.changedRefs.push(ref);
+        } else {
+          result.unchanged += 1;
+        }
+      });
+      for (const old of stored.values()) {
+        if (old.ordinal > input.chunks.length) result.removedRefs.push(old.ref);
+      }
+      if (result.removedRefs.length > 0) {
+        removeVectorRows(result.removedRefs);
+        deleteChunksAfter.run(documentId, input.chunks.length);
+        result.removed = result.removedRefs.length;
+      }
+      return result;
+    });
+  }
+
+  return {
+    syncDocument,
+
+    deleteDocument(folderId, relativePath) {
+      return writeTransaction(db, () => {
+        const existing = byPath.get(folderId, relativePath);
+        if (!existing) return false;
+        const refs = documentRefs.all(existing.id);
+        removeVectorRows(refs);
+        for (const ref of refs) deleteReview.run(ref);
+        deleteDocumentRow.run(existing.id);
+        return true;
+      });
+    },
+
+    getDocument(id) {
+      const row = byId.get(id);
+      return row ? toDocument(row) : null;
+    },
+
+    getDocumentByPath(folderId, relativePath) {
+      const row = byPath.get(folderId, relativePath);
+      return row ? toDocument(row) : null;
+    },
+
+    listDocuments(folderId) {
+      const rows = folderId === undefined
+        ? db.prepare<[], DocumentRow>("SELECT * FROM documents ORDER BY folder_id, relative_path").all()
+        : db.prepare<[string], DocumentRow>("SELECT * FROM documents WHERE folder_id = ? ORDER BY relative_path").all(folderId);
+      return rows.map(toDocument);
+    },
+
+    findDocuments(query, options = {}) {
+      const scope = options.folderId === undefined ? "" : " AND folder_id = @folderId";
+      const parameters = { query, folderId: options.folderId ?? null, pattern: `%${escapeLike(query.toLowerCase())}%` };
+      const tiers = [
+        "id = @query",
+        "relative_path = @query",
+        "lower(file_name) = lower(@query)",
+        "(lower(relative_path) LIKE @pattern ESCAPE '\\' OR lower(title) LIKE @pattern ESCAPE '\\')",
+      ];
+      if (query.trim() === "") return [];
+      for (const condition of tiers) {
+        const rows = db
+          .prepare<[typeof parameters], DocumentRow>(`SELECT * FROM documents WHERE ${condition}${scope} ORDER BY folder_id, relative_path`)
+          .all(parameters);
+        if (rows.length > 0) return rows.map(toDocument);
+      }
+      return [];
+    },
+  };
+}
+
+export function documentIdFor(folderId: string, relativePath: string): string {
+  return sha256Hex(`${folderId}\n${relativePath}`).slice(0, DOCUMENT_ID_LENGTH_CHARS);
+}
+
+function checkRelativePath(relativePath: string): void {
+  if (relativePath === "" || relativePath.startsWith("/") || relativePath.includes("\\")) {
+    throw new ChunkpadError(
+      "INVALID_ARGUMENT",
+      `"${relativePath}" is not a relative source path: use the path inside the folder, with forward slashes (for example "notes/report.pdf").`,
+    );
+  }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+function toDocument(row: DocumentRow): DocumentRecord {
+  return {
+    id: row.id,
+    folderId: row.folder_id,
+    relativePath: row.relative_path,
+    title: row.title,
+    documentType: row.document_type,
+    fileSize: row.file_size,
+    chunkCount: row.chunk_count,
+    pageCount: row.page_count,
+    indexedAt: row.indexed_at,
+  };
+}

@@ -1,0 +1,88 @@
+import type { SqliteDatabase } from "./database.js";
+import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors } from "./database.js";
+import type { MigrationResult } from "./migrations.js";
+import { MAIN_MIGRATIONS, runMigrations } from "./migrations.js";
+import type { VectorExtensionLoader } from "./vector-extension.js";
+import { loadVectorSupport } from "./vector-extension.js";
+import type { ChunkStore } from "./chunks.js";
+import { createChunkStore } from "./chunks.js";
+import type { DocumentStore } from "./documents.js";
+import { createDocumentStore } from "./documents.js";
+import type { FolderStore } from "./folders.js";
+import { createFolderStore } from "./folders.js";
+import type { IntegrityStore } from "./integrity.js";
+import { createIntegrityStore } from "./integrity.js";
+import type { KeywordStore } from "./keyword.js";
+import { createKeywordStore } from "./keyword.js";
+import type { MetaStore } from "./meta.js";
+import { createMetaStore } from "./meta.js";
+import type { ReviewStore } from "./reviews.js";
+import { createReviewStore } from "./reviews.js";
+import type { SourceStore } from "./sources.js";
+import { createSourceStore } from "./sources.js";
+import type { VectorStore } from "./vectors.js";
+import { createVectorStore } from "./vectors.js";
+
+export interface OpenMainStoreOptions {
+  /** Path of chunkpad.db (or ":memory:"); parent folders are created. */
+  path: string;
+  /** Set false to open without sqlite-vec (keyword features only). */
+  loadVectorExtension?: boolean;
+  /** Replaces sqlite-vec's loader (tests use it to simulate a failed load). */
+  vectorLoader?: VectorExtensionLoader;
+  busyTimeoutMs?: number;
+  /** Clock for timestamps. */
+  now?: () => Date;
+}
+
+/** The main database: folders, sources, documents, chunks, keyword index, review state, vectors. */
+export interface MainStore
+  extends FolderStore, SourceStore, DocumentStore, ChunkStore, ReviewStore, KeywordStore, Omit<VectorStore, "removeVectorRows">, MetaStore, IntegrityStore {
+  readonly path: string;
+  /** Migrations applied when this store was opened. */
+  readonly migration: MigrationResult;
+  close(): void;
+}
+
+export function openMainStore({
+  path,
+  loadVectorExtension = true,
+  vectorLoader,
+  busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
+  now = () => new Date(),
+}: OpenMainStoreOptions): MainStore {
+  const db = openDatabase({ path, busyTimeoutMs });
+  try {
+    const support = loadVectorSupport(db, loadVectorExtension, vectorLoader);
+    const migration = runMigrations(db, MAIN_MIGRATIONS, "main");
+    return composeMainStore(db, { path, migration, now, vectors: createVectorStore(db, support, now) });
+  } catch (error) {
+    db.close();
+    throw toChunkpadError(error, path);
+  }
+}
+
+function composeMainStore(
+  db: SqliteDatabase,
+  { path, migration, now, vectors }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore },
+): MainStore {
+  const { removeVectorRows, ...vectorApi } = vectors;
+  const dependencies = { db, now, removeVectorRows };
+  const api: MainStore = {
+    ...createFolderStore(dependencies),
+    ...createSourceStore(db),
+    ...createDocumentStore(dependencies),
+    ...createChunkStore(db),
+    ...createReviewStore(db, now),
+    ...createKeywordStore(db),
+    ...vectorApi,
+    ...createMetaStore(db),
+    ...createIntegrityStore(db),
+    path,
+    migration,
+    close() {
+      if (db.open) db.close();
+    },
+  };
+  return withDatabaseErrors(api, path);
+}

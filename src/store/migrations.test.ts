@@ -1,0 +1,136 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { isChunkpadError } from "../core/errors.js";
+import { openDatabase } from "./database.js";
+import type { Migration } from "./migrations.js";
+import { MAIN_MIGRATIONS, runMigrations, schemaVersion } from "./migrations.js";
+import { openMainStore } from "./main-store.js";
+import { openChatStore } from "./chat-store.js";
+
+const directories: string[] = [];
+function databasePath(name = "chunkpad.db"): string {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-store-"));
+  directories.push(directory);
+  return path.join(directory, "nested", name);
+}
+afterEach(() => {
+  for (const directory of directories.splice(0)) fs.rmSync(directory, { recursive: true, force: true });
+});
+
+const notesV1: Migration = {
+  version: 1,
+  description: "notes",
+  up: (db) => db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)"),
+};
+const notesV2: Migration = {
+  version: 2,
+  description: "note authors",
+  up: (db) => db.exec("ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT 'me'"),
+};
+
+describe("runMigrations", () => {
+  it("applies every migration once, records it, and does nothing on the next open", () => {
+    const file = databasePath();
+    const db = openDatabase({ path: file });
+    expect(runMigrations(db, [notesV1, notesV2], "test")).toEqual({ applied: [1, 2], version: 2 });
+    expect(schemaVersion(db)).toBe(2);
+    const recorded = db.prepare("SELECT version, applied_at FROM schema_version ORDER BY version").all() as { version: number; applied_at: string }[];
+    expect(recorded.map((row) => row.version)).toEqual([1, 2]);
+    expect(recorded.every((row) => !Number.isNaN(Date.parse(row.applied_at)))).toBe(true);
+    db.close();
+
+    const again = openDatabase({ path: file });
+    expect(runMigrations(again, [notesV1, notesV2], "test")).toEqual({ applied: [], version: 2 });
+    again.close();
+  });
+
+  it("upgrades an older database without losing its rows", () => {
+    const file = databasePath();
+    const db = openDatabase({ path: file });
+    runMigrations(db, [notesV1], "test");
+    db.prepare("INSERT INTO notes (text) VALUES (?)").run("keep me");
+    db.close();
+
+    const upgraded = openDatabase({ path: file });
+    expect(runMigrations(upgraded, [notesV1, notesV2], "test").applied).toEqual([2]);
+    expect(upgraded.prepare("SELECT text, author FROM notes").all()).toEqual([{ text: "keep me", author: "me" }]);
+    upgraded.close();
+  });
+
+  it("rolls back every step of a run when one step fails", () => {
+    const file = databasePath();
+    const db = openDatabase({ path: file });
+    runMigrations(db, [notesV1], "test");
+    const broken: Migration = { version: 3, description: "broken", up: (database) => database.exec("ALTER TABLE missing ADD COLUMN x") };
+    expect(() => runMigrations(db, [notesV1, notesV2, broken], "test")).toThrow(/missing/);
+    expect(schemaVersion(db)).toBe(1);
+    const columns = (db.prepare("PRAGMA table_info(notes)").all() as { name: string }[]).map((column) => column.name);
+    expect(columns).not.toContain("author");
+    db.close();
+  });
+
+  it("refuses a database written by a newer Chunkpad, leaving it untouched", () => {
+    const file = databasePath();
+    const db = openDatabase({ path: file });
+    runMigrations(db, [notesV1, notesV2], "test");
+    db.close();
+
+    const older = openDatabase({ path: file });
+    let caught: unknown;
+    try {
+      runMigrations(older, [notesV1], "test");
+    } catch (error) {
+      caught = error;
+    }
+    expect(isChunkpadError(caught, "SCHEMA_TOO_NEW")).toBe(true);
+    expect(String((caught as Error).message)).toMatch(/newer Chunkpad/);
+    expect(schemaVersion(older)).toBe(2);
+    older.close();
+  });
+});
+
+describe("opening the real databases", () => {
+  it("creates the main schema with its parent folders, at the newest version", () => {
+    const file = databasePath();
+    const store = openMainStore({ path: file, loadVectorExtension: false });
+    expect(store.migration).toEqual({ applied: MAIN_MIGRATIONS.map((migration) => migration.version), version: MAIN_MIGRATIONS.length });
+    store.close();
+
+    const raw = new Database(file);
+    expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+    const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')").all() as { name: string }[]).map((row) => row.name);
+    for (const name of ["meta", "indexed_folders", "sources", "documents", "chunks", "chunks_fts", "chunk_reviews", "embedded_chunk_refs", "schema_version"]) {
+      expect(tables).toContain(name);
+    }
+    expect(tables).toEqual(expect.arrayContaining(["chunks_after_insert", "chunks_after_update", "chunks_after_delete"]));
+    raw.close();
+
+    const reopened = openMainStore({ path: file, loadVectorExtension: false });
+    expect(reopened.migration.applied).toEqual([]);
+    reopened.close();
+  });
+
+  it("refuses a main or chat database from the future with SCHEMA_TOO_NEW", () => {
+    for (const open of [
+      (file: string) => openMainStore({ path: file, loadVectorExtension: false }),
+      (file: string) => openChatStore({ path: file }),
+    ]) {
+      const file = databasePath();
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const raw = new Database(file);
+      raw.pragma("user_version = 99");
+      raw.close();
+      expect(() => open(file)).toThrow(expect.objectContaining({ code: "SCHEMA_TOO_NEW" }));
+    }
+  });
+
+  it("says a file that is not a database is damaged instead of crashing", () => {
+    const file = databasePath();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, "this is a text file, not SQLite ".repeat(200));
+    expect(() => openMainStore({ path: file, loadVectorExtension: false })).toThrow(expect.objectContaining({ code: "DATABASE_ERROR" }));
+  });
+});

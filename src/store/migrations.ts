@@ -1,0 +1,211 @@
+import { ChunkpadError } from "../core/errors.js";
+import type { SqliteDatabase } from "./database.js";
+import { writeTransaction } from "./database.js";
+
+/** One schema step. Migrations only add or reshape; they never drop user data. */
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: SqliteDatabase): void;
+}
+
+export interface MigrationResult {
+  /** Versions applied by this call, oldest first; empty when the schema was current. */
+  applied: number[];
+  version: number;
+}
+
+export function schemaVersion(db: SqliteDatabase): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/**
+ * Brings the database to the newest migration in one BEGIN IMMEDIATE transaction: either
+ * every pending step is applied and recorded, or none is. PRAGMA user_version says where the
+ * database stands; `schema_version` keeps a dated record of each step.
+ */
+export function runMigrations(db: SqliteDatabase, migrations: readonly Migration[], databaseName: string): MigrationResult {
+  checkMigrationList(migrations);
+  const latest = migrations.length;
+  const before = schemaVersion(db);
+  refuseNewer(before, latest, databaseName);
+  if (before === latest) return { applied: [], version: latest };
+
+  return writeTransaction(db, () => {
+    // Another process may have migrated while we waited for the write lock.
+    const current = schemaVersion(db);
+    refuseNewer(current, latest, databaseName);
+    db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+    const record = db.prepare("INSERT OR REPLACE INTO schema_version (version, applied_at) VALUES (?, ?)");
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      migration.up(db);
+      record.run(migration.version, new Date().toISOString());
+      applied.push(migration.version);
+    }
+    db.pragma(`user_version = ${latest}`);
+    return { applied, version: latest };
+  });
+}
+
+function refuseNewer(version: number, latest: number, databaseName: string): void {
+  if (version <= latest) return;
+  throw new ChunkpadError(
+    "SCHEMA_TOO_NEW",
+    `The ${databaseName} database has schema version ${version}, but this Chunkpad knows only up to ${latest}: it was written by a newer Chunkpad. Upgrade Chunkpad (npm install -g chunkpad@latest), or point CHUNKPAD_HOME elsewhere.`,
+    { details: { version, latest } },
+  );
+}
+
+function checkMigrationList(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new ChunkpadError("INTERNAL", `Migration ${index + 1} is numbered ${migration.version}; migrations must be numbered 1, 2, 3, ... in order.`);
+    }
+  });
+}
+
+/** The main database (chunkpad.db). Append new migrations; never edit a released one. */
+export const MAIN_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "folders, sources, documents, chunks with FTS5, review and embed state, meta",
+    up(db) {
+      db.exec(`
+        CREATE TABLE meta (
+          key TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE indexed_folders (
+          id TEXT PRIMARY KEY,
+          root_path TEXT NOT NULL UNIQUE,
+          chunks_root_path TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          last_processed_at TEXT,
+          file_count INTEGER NOT NULL DEFAULT 0,
+          chunk_count INTEGER NOT NULL DEFAULT 0,
+          settings_json TEXT
+        );
+
+        CREATE TABLE sources (
+          folder_id TEXT NOT NULL REFERENCES indexed_folders(id) ON DELETE CASCADE,
+          relative_path TEXT NOT NULL,
+          size INTEGER NOT NULL,
+          mtime_ms REAL NOT NULL,
+          source_hash TEXT,
+          chunk_file_hash TEXT,
+          synced_chunk_file_hash TEXT,
+          status TEXT NOT NULL CHECK (status IN ('processed', 'failed', 'skipped')),
+          error_code TEXT,
+          error_message TEXT,
+          processed_at TEXT NOT NULL,
+          PRIMARY KEY (folder_id, relative_path)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE documents (
+          id TEXT PRIMARY KEY,
+          folder_id TEXT NOT NULL REFERENCES indexed_folders(id) ON DELETE CASCADE,
+          relative_path TEXT NOT NULL,
+          file_name TEXT NOT NULL,
+          title TEXT NOT NULL,
+          document_type TEXT NOT NULL,
+          file_size INTEGER NOT NULL DEFAULT 0,
+          page_count INTEGER,
+          chunk_count INTEGER NOT NULL DEFAULT 0,
+          indexed_at TEXT NOT NULL,
+          UNIQUE (folder_id, relative_path)
+        );
+
+        -- id is the rowid alias the FTS index points at; it stays stable when a chunk is updated.
+        CREATE TABLE chunks (
+          id INTEGER PRIMARY KEY,
+          ref TEXT NOT NULL UNIQUE,
+          document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+          folder_id TEXT NOT NULL,
+          ordinal INTEGER NOT NULL,
+          title TEXT NOT NULL,
+          content TEXT NOT NULL,
+          content_hash TEXT NOT NULL,
+          page INTEGER,
+          page_end INTEGER,
+          slide INTEGER,
+          sheet TEXT,
+          char_start INTEGER,
+          char_end INTEGER,
+          section TEXT,
+          updated_at TEXT NOT NULL,
+          UNIQUE (document_id, ordinal)
+        );
+        CREATE INDEX chunks_by_folder ON chunks (folder_id);
+
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+          title, content,
+          content = 'chunks', content_rowid = 'id',
+          tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_after_insert AFTER INSERT ON chunks BEGIN
+          INSERT INTO chunks_fts (rowid, title, content) VALUES (new.id, new.title, new.content);
+        END;
+        CREATE TRIGGER chunks_after_delete AFTER DELETE ON chunks BEGIN
+          INSERT INTO chunks_fts (chunks_fts, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
+        END;
+        CREATE TRIGGER chunks_after_update AFTER UPDATE OF title, content ON chunks BEGIN
+          INSERT INTO chunks_fts (chunks_fts, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
+          INSERT INTO chunks_fts (rowid, title, content) VALUES (new.id, new.title, new.content);
+        END;
+
+        -- Keyed by ref, not by chunk row, so a decision survives re-chunking. No row = included.
+        CREATE TABLE chunk_reviews (
+          ref TEXT PRIMARY KEY,
+          included INTEGER NOT NULL CHECK (included IN (0, 1)),
+          updated_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        -- One row per vector in vec_chunks, written in the same transaction.
+        CREATE TABLE embedded_chunk_refs (
+          chunk_ref TEXT PRIMARY KEY REFERENCES chunks(ref) ON DELETE CASCADE,
+          content_hash TEXT NOT NULL,
+          fingerprint TEXT NOT NULL,
+          embedded_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
+];
+
+/** The chat database (chunkpad_chat.db). */
+export const CHAT_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "conversations and messages",
+    up(db) {
+      db.exec(`
+        CREATE TABLE conversations (
+          id TEXT PRIMARY KEY,
+          title TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          provider TEXT,
+          model TEXT
+        );
+        CREATE INDEX conversations_by_update ON conversations (updated_at);
+
+        CREATE TABLE messages (
+          seq INTEGER PRIMARY KEY,
+          id TEXT NOT NULL UNIQUE,
+          conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+          role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+          content TEXT NOT NULL,
+          chunk_refs TEXT NOT NULL DEFAULT '[]',
+          provider TEXT,
+          model TEXT,
+          created_at TEXT NOT NULL,
+          incomplete INTEGER NOT NULL DEFAULT 0 CHECK (incomplete IN (0, 1))
+        );
+        CREATE INDEX messages_by_conversation ON messages (conversation_id, seq);
+      `);
+    },
+  },
+];

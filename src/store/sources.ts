@@ -1,0 +1,89 @@
+import { ChunkpadError } from "../core/errors.js";
+import type { SqliteDatabase } from "./database.js";
+import type { SourceRecord, SourceStatus } from "./store-types.js";
+
+interface SourceRow {
+  folder_id: string;
+  relative_path: string;
+  size: number;
+  mtime_ms: number;
+  source_hash: string | null;
+  chunk_file_hash: string | null;
+  synced_chunk_file_hash: string | null;
+  status: SourceStatus;
+  error_code: string | null;
+  error_message: string | null;
+  processed_at: string;
+}
+
+export interface SourceStore {
+  listSources(folderId: string): SourceRecord[];
+  getSource(folderId: string, relativePath: string): SourceRecord | null;
+  upsertSource(source: SourceRecord): void;
+  deleteSource(folderId: string, relativePath: string): boolean;
+}
+
+export function createSourceStore(db: SqliteDatabase): SourceStore {
+  const list = db.prepare<[string], SourceRow>("SELECT * FROM sources WHERE folder_id = ? ORDER BY relative_path");
+  const get = db.prepare<[string, string], SourceRow>("SELECT * FROM sources WHERE folder_id = ? AND relative_path = ?");
+  const upsert = db.prepare(`
+    INSERT INTO sources (folder_id, relative_path, size, mtime_ms, source_hash, chunk_file_hash, synced_chunk_file_hash, status, error_code, error_message, processed_at)
+    VALUES (@folder_id, @relative_path, @size, @mtime_ms, @source_hash, @chunk_file_hash, @synced_chunk_file_hash, @status, @error_code, @error_message, @processed_at)
+    ON CONFLICT (folder_id, relative_path) DO UPDATE SET
+      size = excluded.size, mtime_ms = excluded.mtime_ms, source_hash = excluded.source_hash,
+      chunk_file_hash = excluded.chunk_file_hash, synced_chunk_file_hash = excluded.synced_chunk_file_hash, status = excluded.status, error_code = excluded.error_code,
+      error_message = excluded.error_message, processed_at = excluded.processed_at`);
+  const folderExists = db.prepare<[string], number>("SELECT 1 FROM indexed_folders WHERE id = ?").pluck();
+  const remove = db.prepare("DELETE FROM sources WHERE folder_id = ? AND relative_path = ?");
+
+  return {
+    listSources(folderId) {
+      return list.all(folderId).map(toSource);
+    },
+    getSource(folderId, relativePath) {
+      const row = get.get(folderId, relativePath);
+      return row ? toSource(row) : null;
+    },
+    upsertSource(source) {
+      if (folderExists.get(source.folderId) === undefined) throw folderNotIndexed(source.folderId);
+      upsert.run({
+        folder_id: source.folderId,
+        relative_path: source.relativePath,
+        size: source.size,
+        mtime_ms: source.mtimeMs,
+        source_hash: source.sourceHash,
+        chunk_file_hash: source.chunkFileHash,
+        synced_chunk_file_hash: source.syncedChunkFileHash,
+        status: source.status,
+        error_code: source.errorCode,
+        error_message: source.errorMessage,
+        processed_at: source.processedAt,
+      });
+    },
+    deleteSource(folderId, relativePath) {
+      return remove.run(folderId, relativePath).changes > 0;
+    },
+  };
+}
+
+function toSource(row: SourceRow): SourceRecord {
+  return {
+    folderId: row.folder_id,
+    relativePath: row.relative_path,
+    size: row.size,
+    mtimeMs: row.mtime_ms,
+    sourceHash: row.source_hash,
+    chunkFileHash: row.chunk_file_hash,
+    syncedChunkFileHash: row.synced_chunk_file_hash,
+    status: row.status,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    processedAt: row.processed_at,
+  };
+}
+
+export function folderNotIndexed(folderId: string): ChunkpadError {
+  return new ChunkpadError("FOLDER_NOT_INDEXED", `No indexed folder has the id ${folderId}. Add the folder first with \`chunkpad add <folder>\`.`, {
+    details: { folderId },
+  });
+}

@@ -1,0 +1,141 @@
+import type { ChunkDraft, ChunkRecord, ChunkRef, ChunkingOptions, DocumentRecord, IndexedFolder } from "../core/types.js";
+
+/** Per-folder overrides of the chunking settings; absent keys fall back to the config file. */
+export type FolderSettings = Partial<ChunkingOptions>;
+
+export interface StoredFolder extends IndexedFolder {
+  settings: FolderSettings | null;
+}
+
+/** A folder with live counts from the tables (not the stats recorded by the last run). */
+export interface FolderSummary extends StoredFolder {
+  documentCount: number;
+  /** Chunks currently in the database (IndexedFolder.chunkCount is what the last run wrote). */
+  storedChunkCount: number;
+  includedChunkCount: number;
+  /** Chunks whose vector was made from their current content. */
+  embeddedChunkCount: number;
+  /** Chunks with a vector made from older content (edited since embedding). */
+  modifiedChunkCount: number;
+  /** Sources whose last processing failed. */
+  failedCount: number;
+}
+
+export interface FolderStats {
+  lastProcessedAt?: string | null;
+  fileCount?: number;
+  chunkCount?: number;
+}
+
+export type SourceStatus = "processed" | "failed" | "skipped";
+
+/** What the incremental run remembers about one source file. */
+export interface SourceRecord {
+  folderId: string;
+  relativePath: string;
+  size: number;
+  mtimeMs: number;
+  sourceHash: string | null;
+  /** Hash of the chunk file as Chunkpad last wrote it (to tell a hand edit from its own output). */
+  chunkFileHash: string | null;
+  /** Hash of the chunk file text last taken into the database (a hand edit already synced). */
+  syncedChunkFileHash: string | null;
+  status: SourceStatus;
+  errorCode: string | null;
+  errorMessage: string | null;
+  processedAt: string;
+}
+
+export interface SyncDocumentInput {
+  folderId: string;
+  /** Source path relative to the folder root, with forward slashes. */
+  relativePath: string;
+  title: string;
+  documentType: string;
+  fileSize: number;
+  pageCount: number | null;
+  /** In chunk-file order; chunk n (1-based) gets the ref `{folderId}:{relativePath}#{n}`. */
+  chunks: ChunkDraft[];
+}
+
+export interface SyncDocumentResult {
+  documentId: string;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  /** Refs that were new or whose text or metadata changed. */
+  changedRefs: ChunkRef[];
+  removedRefs: ChunkRef[];
+}
+
+export interface ChunkFilter {
+  folderId?: string;
+  documentId?: string;
+  relativePath?: string;
+}
+
+/** Filters shared by keyword and vector search. Absent = no filter; an empty list matches nothing. */
+export interface SearchScope {
+  folderIds?: readonly string[];
+  documentIds?: readonly string[];
+}
+
+export interface KeywordSearchOptions extends SearchScope {
+  limit: number;
+}
+
+export interface KeywordHit {
+  chunk: ChunkRecord;
+  /** FTS5 bm25 with column weights; lower (more negative) is better. */
+  bm25: number;
+}
+
+export interface VectorSearchOptions extends SearchScope {
+  k: number;
+}
+
+export interface VectorHit {
+  chunk: ChunkRecord;
+  /** Cosine distance, 0 (same direction) .. 2 (opposite). */
+  distance: number;
+  /** True when the chunk's text changed after its vector was made. */
+  stale: boolean;
+}
+
+export interface VectorInput {
+  ref: ChunkRef;
+  /** Hash of the content that was embedded (ChunkRecord.contentHash at the time). */
+  contentHash: string;
+  embedding: Float32Array;
+}
+
+export interface UpsertVectorsResult {
+  written: number;
+  /** Refs with no chunk any more (deleted while embedding ran); nothing was written for them. */
+  missingRefs: ChunkRef[];
+}
+
+/** What the embed step needs to decide, per chunk, whether to embed, keep or delete a vector. */
+export interface EmbedStateRow {
+  ref: ChunkRef;
+  contentHash: string;
+  included: boolean;
+  embeddedHash: string | null;
+  embeddedFingerprint: string | null;
+}
+
+export interface SetIncludedResult {
+  /** Chunks whose included state actually changed. */
+  changed: number;
+  /** Refs with no chunk; nothing was recorded for them. */
+  missingRefs: ChunkRef[];
+}
+
+export interface IntegrityReport {
+  ok: boolean;
+  /** Human-readable problems; empty when ok. */
+  problems: string[];
+}
+
+export type { ChunkRecord, DocumentRecord, ChunkRef };

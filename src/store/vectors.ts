@@ -1,0 +1,221 @@
+import { ChunkpadError } from "../core/errors.js";
+import type { ChunkRef } from "../core/types.js";
+import type { SqliteDatabase } from "./database.js";
+import { writeTransaction } from "./database.js";
+import type { ChunkRow } from "./chunk-rows.js";
+import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
+import type { VectorSupport } from "./vector-extension.js";
+import { vectorUnavailableError } from "./vector-extension.js";
+import type { EmbedStateRow, UpsertVectorsResult, VectorHit, VectorInput, VectorSearchOptions } from "./store-types.js";
+
+/** sqlite-vec's largest k for one KNN query. */
+const MAX_KNN_K = 4096;
+/** sqlite-vec's largest float vector. */
+const MAX_DIMENSIONS = 8192;
+
+export interface VectorStore {
+  readonly vectorAvailable: boolean;
+  readonly vectorUnavailableReason: string | null;
+  /** Creates vec_chunks for vectors of this size; EMBEDDING_MISMATCH when it holds another size. */
+  ensureVectorTable(dimensions: number): void;
+  /** Size of the stored vectors, or null before the first embed. Works without sqlite-vec. */
+  vectorDimensions(): number | null;
+  /** Writes vectors and their embed records together, in one transaction. */
+  upsertVectors(vectors: readonly VectorInput[], fingerprint: string): UpsertVectorsResult;
+  /** Deletes vectors; returns how many chunks lost theirs. */
+  deleteVectors(refs: readonly ChunkRef[]): number;
+  /** Nearest included chunks first, by cosine distance. */
+  vectorSearch(embedding: Float32Array, options: VectorSearchOptions): VectorHit[];
+  /** Per chunk: its content hash, review state and what (if anything) was embedded for it. */
+  embedState(folderId?: string): EmbedStateRow[];
+  /** Drops every vector and embed record (for --reembed or a model change). */
+  dropAllVectors(): void;
+  /** Chunks with a vector. Works without sqlite-vec. */
+  vectorCount(): number;
+  /** For the other stores: delete vectors of chunks they are deleting (no-op without vectors). */
+  removeVectorRows(refs: readonly string[]): void;
+}
+
+interface EmbedStateDatabaseRow {
+  ref: string;
+  content_hash: string;
+  included: number;
+  embedded_hash: string | null;
+  fingerprint: string | null;
+}
+
+export function createVectorStore(db: SqliteDatabase, support: VectorSupport, now: () => Date): VectorStore {
+  const tableSql = db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'vec_chunks'").pluck();
+  const chunkPlace = db.prepare<[string], { folder_id: string; document_id: string }>("SELECT folder_id, document_id FROM chunks WHERE ref = ?");
+  const recordEmbed = db.prepare(`
+    INSERT INTO embedded_chunk_refs (chunk_ref, content_hash, fingerprint, embedded_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (chunk_ref) DO UPDATE SET content_hash = excluded.content_hash, fingerprint = excluded.fingerprint, embedded_at = excluded.embedded_at`);
+  const forgetEmbed = db.prepare("DELETE FROM embedded_chunk_refs WHERE chunk_ref = ?");
+
+  function requireVectors(): void {
+    if (!support.available) throw vectorUnavailableError(support);
+  }
+
+  function vectorDimensions(): number | null {
+    const sql = tableSql.get();
+    if (sql === undefined) return null;
+    const match = /embedding\s+float\[(\d+)\]/i.exec(sql);
+    return match?.[1] === undefined ? null : Number(match[1]);
+  }
+
+  function mismatch(stored: number, given: number): ChunkpadError {
+    return new ChunkpadError(
+      "EMBEDDING_MISMATCH",
+      `The vectors in the database have ${stored} dimensions but the embedding model makes ${given}: they were made by another model. Re-embed everything with \`chunkpad embed --reembed\`, or switch back to the model that made them.`,
+      { details: { storedDimensions: stored, modelDimensions: given } },
+    );
+  }
+
+  function ensureVectorTable(dimensions: number): void {
+    requireVectors();
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
+      throw new ChunkpadError("INVALID_ARGUMENT", `A vector size of ${dimensions} is not possible; it must be a whole number from 1 to ${MAX_DIMENSIONS}.`);
+    }
+    writeTransaction(db, () => {
+      const stored = vectorDimensions();
+      if (stored !== null && stored !== dimensions) throw mismatch(stored, dimensions);
+      if (stored === null) {
+        db.exec(
+          `CREATE VIRTUAL TABLE vec_chunks USING vec0(chunk_ref TEXT PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine, folder_id TEXT, document_id TEXT)`,
+        );
+        // No vectors exist, so no chunk counts as embedded (the table may have been dropped by hand).
+        db.exec("DELETE FROM embedded_chunk_refs");
+      } else {
+        // Vectors of chunks deleted while sqlite-vec was unavailable.
+        db.exec("DELETE FROM vec_chunks WHERE chunk_ref NOT IN (SELECT chunk_ref FROM embedded_chunk_refs)");
+      }
+    });
+  }
+
+  function removeVectorRows(refs: readonly string[]): void {
+    if (!support.available || refs.length === 0 || vectorDimensions() === null) return;
+    const remove = db.prepare("DELETE FROM vec_chunks WHERE chunk_ref = ?");
+    for (const ref of refs) remove.run(ref);
+  }
+
+  return {
+    vectorAvailable: support.available,
+    vectorUnavailableReason: support.reason,
+    ensureVectorTable,
+    vectorDimensions,
+    removeVectorRows,
+
+    upsertVectors(vectors, fingerprint) {
+      requireVectors();
+      const result: UpsertVectorsResult = { written: 0, missingRefs: [] };
+      const first = vectors[0];
+      if (first === undefined) return result;
+      if (vectorDimensions() === null) ensureVectorTable(first.embedding.length);
+      const dimensions = vectorDimensions() as number;
+      for (const vector of vectors) {
+        if (vector.embedding.length !== dimensions) throw mismatch(dimensions, vector.embedding.length);
+        if (!vector.embedding.every(Number.isFinite)) {
+          throw new ChunkpadError("EMBEDDING_FAILED", `The embedding for ${vector.ref} contains values that are not numbers; the embedding model is misbehaving. Try again, or use another model.`);
+        }
+      }
+      return writeTransaction(db, () => {
+        const remove = db.prepare("DELETE FROM vec_chunks WHERE chunk_ref = ?");
+        const insert = db.prepare("INSERT INTO vec_chunks (chunk_ref, embedding, folder_id, document_id) VALUES (?, ?, ?, ?)");
+        const timestamp = now().toISOString();
+        for (const vector of vectors) {
+          const place = chunkPlace.get(vector.ref);
+          if (!place) {
+            result.missingRefs.push(vector.ref);
+            continue;
+          }
+          remove.run(vector.ref);
+          insert.run(vector.ref, toBlob(vector.embedding), place.folder_id, place.document_id);
+          recordEmbed.run(vector.ref, vector.contentHash, fingerprint, timestamp);
+          result.written += 1;
+        }
+        return result;
+      });
+    },
+
+    deleteVectors(refs) {
+      requireVectors();
+      return writeTransaction(db, () => {
+        removeVectorRows(refs);
+        let deleted = 0;
+        for (const ref of new Set(refs)) deleted += forgetEmbed.run(ref).changes;
+        return deleted;
+      });
+    },
+
+    vectorSearch(embedding, { k, ...scope }) {
+      requireVectors();
+      const dimensions = vectorDimensions();
+      if (dimensions === null || k <= 0) return [];
+      if (embedding.length !== dimensions) throw mismatch(dimensions, embedding.length);
+      // Excluded chunks may still have vectors until the next embed; fetch enough to skip them.
+      const excluded = scopeConditions(scope);
+      const excludedCount = db
+        .prepare<unknown[], number>(
+          `SELECT COUNT(*) FROM chunk_reviews r JOIN embedded_chunk_refs e ON e.chunk_ref = r.ref JOIN chunks c ON c.ref = r.ref WHERE r.included = 0 ${excluded.sql}`,
+        )
+        .pluck()
+        .get(...excluded.parameters) ?? 0;
+      const fetchCount = Math.min(MAX_KNN_K, Math.floor(k) + excludedCount);
+      const knnScope = scopeConditions(scope, "v");
+      const sql = `
+        WITH knn AS (
+          SELECT v.chunk_ref AS chunk_ref, v.distance AS distance FROM vec_chunks v
+          WHERE v.embedding MATCH ? AND k = ? ${knnScope.sql}
+        )
+        SELECT ${CHUNK_COLUMNS}, knn.distance AS distance, e.content_hash AS embedded_hash
+        FROM knn
+        JOIN chunks c ON c.ref = knn.chunk_ref
+        JOIN documents d ON d.id = c.document_id
+        LEFT JOIN chunk_reviews r ON r.ref = c.ref
+        LEFT JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
+        WHERE COALESCE(r.included, 1) = 1
+        ORDER BY knn.distance
+        LIMIT ?`;
+      return db
+        .prepare<unknown[], ChunkRow & { distance: number; embedded_hash: string | null }>(sql)
+        .all(toBlob(embedding), fetchCount, ...knnScope.parameters, Math.floor(k))
+        .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.content_hash }));
+    },
+
+    embedState(folderId) {
+      const sql = `
+        SELECT c.ref AS ref, c.content_hash AS content_hash, COALESCE(r.included, 1) AS included,
+          e.content_hash AS embedded_hash, e.fingerprint AS fingerprint
+        FROM chunks c
+        LEFT JOIN chunk_reviews r ON r.ref = c.ref
+        LEFT JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
+        ${folderId === undefined ? "" : "WHERE c.folder_id = ?"}
+        ORDER BY c.id`;
+      const statement = db.prepare<string[], EmbedStateDatabaseRow>(sql);
+      const rows = folderId === undefined ? statement.all() : statement.all(folderId);
+      return rows.map((row) => ({
+        ref: row.ref,
+        contentHash: row.content_hash,
+        included: row.included !== 0,
+        embeddedHash: row.embedded_hash,
+        embeddedFingerprint: row.fingerprint,
+      }));
+    },
+
+    dropAllVectors() {
+      requireVectors();
+      writeTransaction(db, () => {
+        db.exec("DROP TABLE IF EXISTS vec_chunks");
+        db.exec("DELETE FROM embedded_chunk_refs");
+      });
+    },
+
+    vectorCount() {
+      return db.prepare<[], number>("SELECT COUNT(*) FROM embedded_chunk_refs").pluck().get() ?? 0;
+    },
+  };
+}
+
+function toBlob(embedding: Float32Array): Buffer {
+  return Buffer.from(embedding.buffer, embedding.byteOffset, embedding.byteLength);
+}

@@ -1,0 +1,206 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { beforeAll, describe, expect, it } from "vitest";
+import { json, makeTempDir, runCli, SHARED, touchLater, writeFile } from "./helpers/cli.js";
+
+interface Report {
+  folder: { id: string; rootPath: string; chunksRootPath: string };
+  processed: Array<{ path: string; format: string; chunks: number; pages?: number }>;
+  unchanged: string[];
+  editsSynced: Array<{ path: string; chunks: number }>;
+  skipped: Array<{ relativePath: string; reason: string }>;
+  failed: Array<{ path: string; code: string; message: string; unchangedSinceFailure: boolean }>;
+  conflicts: Array<{ path: string; chunkFile: string; message: string }>;
+  removed: string[];
+  chunksWritten: number;
+}
+
+const PDFS = path.join(SHARED, "corpus/pdf.js/pdfs");
+
+/** Keyword hits straight from the FTS index, to see what `add` put there. */
+function ftsHits(home: string, word: string): string[] {
+  const db = new Database(path.join(home, "data", "chunkpad.db"), { readonly: true });
+  try {
+    const rows = db.prepare("SELECT c.ref AS ref FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY c.ref").all(`"${word}"`) as Array<{ ref: string }>;
+    return rows.map((row) => row.ref);
+  } finally {
+    db.close();
+  }
+}
+
+describe("chunkpad add / process: Step 1 on a real folder", () => {
+  const home = makeTempDir("home");
+  const folder = makeTempDir("docs");
+  let first: Report;
+
+  beforeAll(async () => {
+    writeFile(folder, "notes.md", "# Field notes\n\nThe heron waits by the river.\n\n## Weather\n\nRain all week, the river rose.\n");
+    writeFile(folder, "report.txt", "Quarterly report.\n\nRevenue grew in the northern region thanks to the aardvark campaign.\n");
+    writeFile(folder, "sub/page.html", "<html><head><title>Garden</title></head><body><nav>Home | About</nav><main><h1>Tomatoes</h1><p>Tomatoes need full sun and steady watering to ripen well.</p><h2>Pests</h2><p>Aphids gather under the leaves in early summer.</p></main></body></html>");
+    fs.copyFileSync(path.join(PDFS, "file_pdfjs_test.pdf"), path.join(folder, "manual.pdf"));
+    fs.copyFileSync(path.join(PDFS, "issue6010_1.pdf"), path.join(folder, "locked.pdf"));
+    writeFile(folder, "broken.pdf", "%PDF-1.7\nthis is not really a pdf\n");
+    writeFile(folder, "empty.txt", "");
+    writeFile(folder, "picture.xyz", "binary-ish");
+    writeFile(folder, ".hidden/secret.txt", "hidden text");
+    writeFile(folder, ".dotfile.txt", "hidden text");
+    fs.symlinkSync("/etc", path.join(folder, "outside-link"));
+
+    const result = await runCli(["add", folder, "--json"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    first = json<Report>(result);
+  });
+
+  it("processes every supported document into a chunk file under _chunks/", () => {
+    expect(first.processed.map((file) => file.path).sort()).toEqual(["manual.pdf", "notes.md", "report.txt", "sub/page.html"]);
+    for (const file of first.processed) {
+      const chunkFile = path.join(folder, "_chunks", `${file.path}.md`);
+      expect(fs.existsSync(chunkFile), chunkFile).toBe(true);
+      expect(fs.readFileSync(chunkFile, "utf8")).toMatch(/^## Chunk 1$/m);
+    }
+    expect(first.chunksWritten).toBe(first.processed.reduce((sum, file) => sum + file.chunks, 0));
+  });
+
+  it("reports broken, encrypted, empty and unsupported files with reasons, and skips hidden ones and links that leave the folder", () => {
+    const failures = Object.fromEntries(first.failed.map((failure) => [failure.path, failure.code]));
+    expect(failures).toEqual({ "broken.pdf": "PARSE_MALFORMED", "locked.pdf": "PARSE_ENCRYPTED", "empty.txt": "PARSE_EMPTY" });
+    expect(first.failed.find((failure) => failure.path === "locked.pdf")?.message).toMatch(/password/i);
+    const skipped = Object.fromEntries(first.skipped.map((skip) => [skip.relativePath, skip.reason]));
+    expect(skipped["picture.xyz"]).toMatch(/unsupported/);
+    expect(skipped["outside-link"]).toMatch(/leaves the folder/);
+    const everything = JSON.stringify(first);
+    expect(everything).not.toContain("secret.txt");
+    expect(everything).not.toContain(".dotfile.txt");
+  });
+
+  it("keeps page numbers and headings in the chunk metadata", () => {
+    const pdfChunks = fs.readFileSync(path.join(folder, "_chunks", "manual.pdf.md"), "utf8");
+    const pages = [...pdfChunks.matchAll(/page=(\d+)/g)].map((match) => Number(match[1]));
+    expect(pages[0]).toBe(1);
+    expect(Math.max(...pages)).toBeGreaterThan(1);
+    expect(fs.readFileSync(path.join(folder, "_chunks", "notes.md.md"), "utf8")).toMatch(/section="(Field notes|Weather)"/);
+    expect(fs.readFileSync(path.join(folder, "_chunks", "sub", "page.html.md"), "utf8")).toContain("Tomatoes need full sun");
+    expect(fs.readFileSync(path.join(folder, "_chunks", "sub", "page.html.md"), "utf8")).not.toContain("Home | About");
+  });
+
+  it("puts chunk text into the keyword index right away", () => {
+    expect(ftsHits(home, "aardvark")).toEqual([`${first.folder.id}:report.txt#1`]);
+  });
+
+  it("opens an encrypted PDF when given the password on stdin", async () => {
+    const result = await runCli(["process", folder, "--password-stdin", "--json"], { home, input: "abc\n" });
+    const report = json<Report>(result);
+    expect(report.processed.map((file) => file.path)).toContain("locked.pdf");
+    expect(report.failed.map((failure) => failure.path)).not.toContain("locked.pdf");
+  });
+
+  it("skips everything on a second run when nothing changed", async () => {
+    const report = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    expect(report.processed).toEqual([]);
+    expect(report.chunksWritten).toBe(0);
+    expect(report.unchanged.sort()).toEqual(["locked.pdf", "manual.pdf", "notes.md", "report.txt", "sub/page.html"]);
+    expect(report.failed.every((failure) => failure.unchangedSinceFailure)).toBe(true);
+  });
+
+  it("takes a hand edit of a chunk file into the index, then keeps it when the source changes too", async () => {
+    const chunkFile = path.join(folder, "_chunks", "report.txt.md");
+    const edited = fs.readFileSync(chunkFile, "utf8").replace("aardvark campaign", "pangolin campaign");
+    fs.writeFileSync(chunkFile, edited);
+
+    const afterEdit = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    expect(afterEdit.editsSynced.map((edit) => edit.path)).toEqual(["report.txt"]);
+    expect(ftsHits(home, "pangolin")).toEqual([`${afterEdit.folder.id}:report.txt#1`]);
+    expect(ftsHits(home, "aardvark")).toEqual([]);
+
+    const source = writeFile(folder, "report.txt", "Quarterly report, revised.\n\nRevenue grew in the southern region thanks to the aardvark campaign.\n");
+    touchLater(source);
+    const conflict = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    expect(conflict.conflicts.map((item) => item.path)).toEqual(["report.txt"]);
+    expect(conflict.conflicts[0]?.message).toMatch(/--force/);
+    expect(fs.readFileSync(chunkFile, "utf8")).toBe(edited);
+
+    const again = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    expect(again.conflicts.map((item) => item.path)).toEqual(["report.txt"]);
+
+    const forced = json<Report>(await runCli(["process", folder, "--force", "--json"], { home }));
+    expect(forced.conflicts).toEqual([]);
+    expect(forced.processed.map((file) => file.path)).toContain("report.txt");
+    expect(fs.readFileSync(chunkFile, "utf8")).toContain("southern region");
+    expect(ftsHits(home, "southern")).toEqual([`${forced.folder.id}:report.txt#1`]);
+  });
+
+  it("re-chunks a changed source and removes the chunk file of a deleted one", async () => {
+    const notes = writeFile(folder, "notes.md", "# Field notes\n\nThe heron left; a kingfisher arrived.\n");
+    touchLater(notes);
+    fs.rmSync(path.join(folder, "sub", "page.html"));
+    const report = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    expect(report.processed.map((file) => file.path)).toEqual(["notes.md"]);
+    expect(report.removed).toEqual(["sub/page.html"]);
+    expect(fs.existsSync(path.join(folder, "_chunks", "sub", "page.html.md"))).toBe(false);
+    expect(fs.readFileSync(path.join(folder, "_chunks", "notes.md.md"), "utf8")).toContain("kingfisher");
+    expect(ftsHits(home, "tomatoes")).toEqual([]);
+    expect(ftsHits(home, "heron").length).toBe(1);
+  });
+
+  it("lists folders and the chunk tree, as text and as JSON", async () => {
+    const folders = json<Array<{ rootPath: string; documentCount: number; storedChunkCount: number }>>(await runCli(["folders", "--json"], { home }));
+    expect(folders).toHaveLength(1);
+    expect(folders[0]?.rootPath).toBe(fs.realpathSync(folder));
+    expect(folders[0]?.documentCount).toBe(4);
+
+    const tree = json<{ fileCount: number; chunkCount: number }>(await runCli(["chunks", folder, "--json"], { home }));
+    expect(tree.fileCount).toBe(4);
+    expect(tree.chunkCount).toBe(folders[0]?.storedChunkCount);
+
+    const text = await runCli(["chunks", folder], { home });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/manual\.pdf\.md\s+\d+ chunks/);
+  });
+
+  it("remembers chunk settings per folder and re-chunks when they change", async () => {
+    const report = json<Report>(await runCli(["process", folder, "--chunk-size", "64", "--overlap", "8", "--json"], { home }));
+    expect(report.processed.length).toBeGreaterThanOrEqual(3);
+    const small = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    expect(small.processed).toEqual([]);
+    const bad = await runCli(["process", folder, "--chunk-size", "50", "--overlap", "60"], { home });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/overlap/i);
+  });
+});
+
+describe("chunkpad CLI basics", () => {
+  const home = makeTempDir("home-basics");
+
+  it("prints --help for every verb", async () => {
+    for (const verb of ["add", "process", "folders", "chunks", "config"]) {
+      const result = await runCli([verb, "--help"], { home });
+      expect(result.code, verb).toBe(0);
+      expect(result.stdout).toMatch(/Usage: chunkpad/);
+    }
+  });
+
+  it("explains a missing folder instead of crashing", async () => {
+    const result = await runCli(["add", path.join(home, "no-such-folder")], { home });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/is not a folder/);
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+
+  it("keeps all state under CHUNKPAD_HOME", async () => {
+    const docs = makeTempDir("docs-basics");
+    writeFile(docs, "a.txt", "Some words worth keeping.");
+    expect((await runCli(["add", docs], { home })).code).toBe(0);
+    expect(fs.existsSync(path.join(home, "data", "chunkpad.db"))).toBe(true);
+    const paths = await runCli(["config", "path"], { home });
+    for (const line of paths.stdout.trim().split("\n")) expect(line.split(": ")[1]?.startsWith(home)).toBe(true);
+  });
+
+  it("validates config values", async () => {
+    expect((await runCli(["config", "set", "search.minScore", "0.3"], { home })).code).toBe(0);
+    expect((await runCli(["config", "get", "search.minScore"], { home })).stdout.trim()).toBe("0.3");
+    const bad = await runCli(["config", "set", "search.minScore", "lots"], { home });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/search\.minScore/);
+  });
+});

@@ -1,0 +1,59 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+export const SHARED = path.resolve(REPO_ROOT, "../shared");
+const BIN = path.join(REPO_ROOT, "bin", "chunkpad.js");
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI (bin/chunkpad.js over the built dist/) in a child process. */
+export function runCli(args: string[], options: { home: string; input?: string; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: options.home, CHUNKPAD_HOME: options.home, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (data: Buffer) => (stdout += data.toString()));
+    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Parses --json output, failing with the CLI's stderr when it is not JSON. */
+export function json<T = unknown>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${result.code}):\n${result.stdout}\n--- stderr ---\n${result.stderr}`);
+  }
+}
+
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `chunkpad-${prefix}-`));
+}
+
+export function writeFile(root: string, relativePath: string, content: string | Uint8Array): string {
+  const target = path.join(root, relativePath);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.writeFileSync(target, content);
+  return target;
+}
+
+/** Moves a file's mtime forward so size+mtime checks see a change even within one second. */
+export function touchLater(filePath: string, seconds = 5): void {
+  const stats = fs.statSync(filePath);
+  const later = new Date(stats.mtimeMs + seconds * 1000);
+  fs.utimesSync(filePath, later, later);
+}
