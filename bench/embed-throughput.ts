@@ -34,7 +34,7 @@ const chunkCount = Number(values.chunks);
 const threads = Number(values.threads);
 const batchSize = Number(values.batch);
 const dtypes = values.dtypes.split(",") as EmbeddingDtype[];
-/** Each configuration runs this many times, interleaved; the best run counts (the machine may be shared). */
+/** Passes over the chunks; more passes smooth out a shared machine's noise. */
 const rounds = Number(values.rounds);
 const MAX_TOKENS = 512;
 const TARGET_TOKENS = { min: 300, max: 400 };
@@ -74,43 +74,64 @@ function line(figures: Figures, reference?: Figures): string {
   return `${figures.label.padEnd(34)} ${tokensPerSecond.toFixed(0).padStart(6)} tokens/s  ${(figures.chunks / figures.seconds).toFixed(2).padStart(6)} chunks/s  (${figures.seconds.toFixed(1)} s)${ratio}`;
 }
 
-async function runOurs(dtype: EmbeddingDtype, chunks: string[], tokens: number, batch: number): Promise<Figures> {
-  const model = resolveModel(modelDirectory, { dtype, pooling: "cls" });
-  const embedder = createLocalOnnxEmbedder({ modelDirectory, model, threads, batchSize: batch });
-  try {
-    await embedder.load();
-    await embedder.embedDocuments(chunks.slice(0, 2)); // warm-up
-    const start = performance.now();
-    const vectors = await embedder.embedDocuments(chunks);
-    const seconds = (performance.now() - start) / 1000;
-    if (vectors.length !== chunks.length) throw new Error("wrong number of vectors");
-    return { label: `chunkpad worker, batch ${batch}`, seconds, tokens, chunks: chunks.length };
-  } finally {
-    await embedder.close?.();
-  }
+/** Times one call; returns seconds. */
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return (performance.now() - start) / 1000;
 }
 
-async function runRaw(dtype: EmbeddingDtype, inputs: Array<Record<string, ort.Tensor>>, tokens: number): Promise<Figures> {
+/**
+ * Raw onnxruntime-node and our embedder (at each batch size) take turns on the same group of
+ * chunks, so a neighbour's load on a shared machine hits all of them alike; the ratio is the
+ * figure that matters.
+ */
+async function compare(dtype: EmbeddingDtype, chunks: string[], inputs: Array<Record<string, ort.Tensor>>, tokenCounts: number[]): Promise<void> {
   const file = path.join(modelDirectory, dtype === "fp32" ? "onnx/model.onnx" : "onnx/model_quantized.onnx");
   const session = await ort.InferenceSession.create(file, { intraOpNumThreads: threads, interOpNumThreads: 1 });
+  const batchSizes = [...new Set([1, batchSize])];
+  const embedders = batchSizes.map((batch) =>
+    createLocalOnnxEmbedder({ modelDirectory, model: resolveModel(modelDirectory, { dtype, pooling: "cls" }), threads, batchSize: batch }),
+  );
+  let rawSeconds = 0;
+  const ourSeconds = batchSizes.map(() => 0);
   try {
-    const first = inputs[0];
-    if (first !== undefined) await session.run(first); // warm-up
-    const start = performance.now();
-    for (const feeds of inputs) {
-      const output = (await session.run(feeds)).last_hidden_state;
-      if (output === undefined) throw new Error("no last_hidden_state");
-      // The same CLS pooling and L2 normalization our embedder does.
-      const hidden = output.data as Float32Array;
-      const size = output.dims[2] ?? 0;
-      const cls = hidden.slice(0, size);
-      const length = Math.hypot(...cls);
-      for (let index = 0; index < size; index++) cls[index] = (cls[index] ?? 0) / length;
+    for (const embedder of embedders) {
+      await embedder.load();
+      await embedder.embedDocuments(chunks.slice(0, 2)); // warm-up
     }
-    const seconds = (performance.now() - start) / 1000;
-    return { label: "raw onnxruntime-node, batch 1", seconds, tokens, chunks: inputs.length };
+    const first = inputs[0];
+    if (first !== undefined) await session.run(first);
+
+    const groupSize = Math.max(...batchSizes);
+    for (let round = 0; round < rounds; round++) {
+      for (let start = 0; start < chunks.length; start += groupSize) {
+        rawSeconds += await timed(async () => {
+          for (const feeds of inputs.slice(start, start + groupSize)) {
+            const output = (await session.run(feeds)).last_hidden_state;
+            if (output === undefined) throw new Error("no last_hidden_state");
+            // The same CLS pooling and L2 normalization our embedder does.
+            const size = output.dims[2] ?? 0;
+            const cls = (output.data as Float32Array).slice(0, size);
+            const length = Math.hypot(...cls);
+            for (let index = 0; index < size; index++) cls[index] = (cls[index] ?? 0) / length;
+          }
+        });
+        for (const [index, embedder] of embedders.entries()) {
+          ourSeconds[index] = (ourSeconds[index] ?? 0) + (await timed(() => embedder.embedDocuments(chunks.slice(start, start + groupSize))));
+        }
+      }
+    }
   } finally {
     await session.release();
+    for (const embedder of embedders) await embedder.close?.();
+  }
+
+  const tokens = tokenCounts.reduce((sum, count) => sum + count, 0) * rounds;
+  const raw: Figures = { label: "raw onnxruntime-node, batch 1", seconds: rawSeconds, tokens, chunks: chunks.length * rounds };
+  console.log(line(raw));
+  for (const [index, batch] of batchSizes.entries()) {
+    console.log(line({ label: `chunkpad worker, batch ${batch}`, seconds: ourSeconds[index] ?? 0, tokens, chunks: chunks.length * rounds }, raw));
   }
 }
 
@@ -135,26 +156,16 @@ async function main(): Promise<void> {
     return feeds;
   });
   const tokenizeSeconds = (performance.now() - tokenizeStart) / 1000;
-  const tokens = inputs.reduce((sum, feeds) => sum + (feeds.input_ids?.dims[1] ?? 0), 0);
+  const tokenCounts = inputs.map((feeds) => feeds.input_ids?.dims[1] ?? 0);
+  const tokens = tokenCounts.reduce((sum, count) => sum + count, 0);
 
-  console.log(`model ${modelDirectory}; ${chunks.length} chunks, ${tokens} tokens (mean ${(tokens / chunks.length).toFixed(0)}/chunk); ${threads} intra-op threads; ${os.availableParallelism()} cores`);
+  console.log(`model ${modelDirectory}; ${chunks.length} chunks x ${rounds} rounds, ${tokens} tokens per round (mean ${(tokens / chunks.length).toFixed(0)}/chunk); ${threads} intra-op threads; ${os.availableParallelism()} cores; load average ${os.loadavg()[0]?.toFixed(1)}`);
   console.log(`tokenization alone: ${(tokens / tokenizeSeconds).toFixed(0)} tokens/s (main thread, not counted in raw figures)`);
   for (const dtype of dtypes) {
     console.log(`\n${dtype}`);
-    const best = new Map<string, Figures>();
-    const keep = (figures: Figures): void => {
-      const previous = best.get(figures.label);
-      if (previous === undefined || figures.seconds < previous.seconds) best.set(figures.label, figures);
-    };
-    for (let round = 0; round < rounds; round++) {
-      keep(await runRaw(dtype, inputs, tokens));
-      for (const batch of [...new Set([1, batchSize])]) keep(await runOurs(dtype, chunks, tokens, batch));
-    }
-    const [raw, ...ours] = [...best.values()];
-    if (raw === undefined) continue;
-    console.log(line(raw));
-    for (const figures of ours) console.log(line(figures, raw));
+    await compare(dtype, chunks, inputs, tokenCounts);
   }
+  console.log(`\nload average at the end: ${os.loadavg()[0]?.toFixed(1)}`);
 }
 
 await main();

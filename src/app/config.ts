@@ -9,7 +9,7 @@ export const DEFAULT_HUB_URL = "https://huggingface.co";
 const chunkingSchema = z.object({
   chunkSizeTokens: z.number().int().min(32).max(8192).default(400),
   chunkOverlapTokens: z.number().int().min(0).max(4096).default(60),
-});
+}).strict();
 
 const configSchema = z
   .object({
@@ -22,6 +22,7 @@ const configSchema = z
         maxArchiveEntries: z.number().int().positive().default(5000),
         workers: z.number().int().min(1).max(16).default(2),
       })
+      .strict()
       .default({ maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2 }),
     embedding: z
       .object({
@@ -32,6 +33,7 @@ const configSchema = z
         baseUrl: z.string().url().optional(),
         batchSize: z.number().int().min(1).max(512).default(16),
       })
+      .strict()
       .default({ provider: "local", model: "bge-base-en-v1.5", dtype: "fp32", batchSize: 16 }),
     search: z
       .object({
@@ -41,6 +43,7 @@ const configSchema = z
         vectorWeight: z.number().min(0).max(1).default(0.7),
         keywordWeight: z.number().min(0).max(1).default(0.3),
       })
+      .strict()
       .default({ fusion: "weighted", minScore: 0.1, limit: 10, vectorWeight: 0.7, keywordWeight: 0.3 }),
     generation: z
       .object({
@@ -53,6 +56,7 @@ const configSchema = z
         ollamaHost: z.string().optional(),
         hubUrl: z.string().url().optional(),
       })
+      .strict()
       .default({ mode: "normal", minSimilarity: 0.25, models: {} }),
   })
   .strict();

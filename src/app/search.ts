@@ -144,7 +144,8 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
 
   const missing = ranked.map((row) => row.ref).filter((ref) => !chunks.has(ref));
   for (const chunk of store.getChunks(missing)) chunks.set(chunk.ref, chunk);
-  const folderPaths = new Map(store.listFolders().map((folder) => [folder.id, folder.rootPath]));
+  const folderPaths = new Map<string, string | null>();
+  for (const chunk of chunks.values()) if (!folderPaths.has(chunk.folderId)) folderPaths.set(chunk.folderId, store.getFolder(chunk.folderId)?.rootPath ?? null);
   const words = snippetWords(query);
   const results = ranked.flatMap((row) => {
     const chunk = chunks.get(row.ref);

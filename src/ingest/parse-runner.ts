@@ -11,6 +11,8 @@ export interface ParseRunnerOptions {
   timeoutMs: number;
   /** Heap limit for each worker; a file that needs more is reported, not fatal. */
   maxHeapMb: number;
+  /** The worker module, relative to `callerUrl`; tests swap in misbehaving workers. */
+  worker?: { callerUrl: string; baseName: string };
 }
 
 export interface ParseJob {
@@ -44,7 +46,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
   let closed = false;
 
   const spawn = () =>
-    spawnModuleWorker(import.meta.url, "parse-worker", {
+    spawnModuleWorker(options.worker?.callerUrl ?? import.meta.url, options.worker?.baseName ?? "parse-worker", {
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
       stdout: true,
       stderr: true,

@@ -14,7 +14,8 @@ interface ParserEntry {
 const PARSERS: readonly ParserEntry[] = [
   { name: "pdf", extensions: [".pdf"], load: async () => (await import("./parsers/pdf.js")).pdfParser },
   { name: "docx", extensions: [".docx", ".docm", ".dotx"], load: async () => withDecryption((await import("./parsers/docx.js")).docxParser) },
-  { name: "doc", extensions: [".doc", ".dot"], load: async () => (await import("./parsers/doc.js")).docParser },
+  // A .doc is often really RTF or a renamed .docx: the DOC parser sniffs and hands those on.
+  { name: "doc", extensions: [".doc", ".dot"], load: async () => (await import("./parsers/doc.js")).createDocParser({ docxParser: await withDecryption((await import("./parsers/docx.js")).docxParser) }) },
   { name: "odt", extensions: [".odt", ".ott"], load: async () => (await import("./parsers/odt.js")).odtParser },
   { name: "rtf", extensions: [".rtf"], load: async () => (await import("./parsers/rtf.js")).rtfParser },
   { name: "pptx", extensions: [".pptx", ".pptm", ".ppsx"], load: async () => withDecryption((await import("./parsers/pptx.js")).pptxParser) },

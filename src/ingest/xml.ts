@@ -17,8 +17,11 @@ export interface XmlElement {
 
 export type XmlNode = XmlElement | string;
 
+/** An element as a streaming walk sees it when it opens: no children yet. */
+export type XmlTag = Omit<XmlElement, "children">;
+
 export interface XmlHandlers {
-  onOpen?(element: Omit<XmlElement, "children">): void;
+  onOpen?(element: XmlTag): void;
   onText?(text: string): void;
   onClose?(local: string, name: string): void;
 }
@@ -102,7 +105,7 @@ export function parseXml(source: string | Uint8Array, partName = "XML part"): Xm
 }
 
 /** An attribute by local name ("outline-level" finds "text:outline-level"). */
-export function attribute(element: XmlElement, local: string): string | undefined {
+export function attribute(element: XmlTag, local: string): string | undefined {
   const exact = element.attributes[local];
   if (exact !== undefined) return exact;
   for (const [name, value] of Object.entries(element.attributes)) {

@@ -125,6 +125,13 @@ describe("rtfParser character decoding", () => {
     expect(await textOf(String.raw`{\rtf1\ansi\ansicpg932 \'83A\'83C OK}`)).toBe("アイ OK");
   });
 
+  it("reads UTF-8 code page 65001 and warns about code pages it does not know", async () => {
+    expect(await textOf(String.raw`{\rtf1\ansi\ansicpg65001 \'e6\'97\'a5\'e6\'9c\'ac}`)).toBe("日本");
+    const unknown = await parse(String.raw`{\rtf1\ansi\ansicpg99999 caf\'e9}`);
+    expect(unknown.blocks).toEqual([{ kind: "paragraph", text: "café" }]);
+    expect(unknown.warnings).toEqual(["unknown code page 99999; 8-bit characters were read as Western (1252)"]);
+  });
+
   it("uses a font's charset when it differs from the document's code page", async () => {
     const rtf = String.raw`{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0\fcharset0 Arial;}{\f1\fcharset204 Arial Cyr;}{\f2\fcharset128 MS Mincho;}}` +
       String.raw`\pard caf\'e9 {\f1 \'cf\'f0\'e8\'e2\'e5\'f2} {\f2 \'82\'a0}\par}`;
@@ -254,6 +261,20 @@ describe("rtfParser structure", () => {
         const data = new Uint8Array(Buffer.from(`{\\rtf1 ${pieces.join("")}`, "utf8"));
         const result = await parse(data).then(
           (document) => document.blocks.every((block) => block.text.trim() !== ""),
+          (error: unknown) => isChunkpadError(error, "PARSE_EMPTY"),
+        );
+        expect(result).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("never hangs or crashes on random bytes after the header", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 2_000 }), async (bytes) => {
+        const data = new Uint8Array([...Buffer.from("{\\rtf1\\ansicpg932 ", "latin1"), ...bytes]);
+        const result = await parse(data).then(
+          () => true,
           (error: unknown) => isChunkpadError(error, "PARSE_EMPTY"),
         );
         expect(result).toBe(true);

@@ -53,9 +53,27 @@ export function isLeadByte(codePage: number, byte: number): boolean {
   return ranges.some(([low, high]) => byte >= low && byte <= high);
 }
 
+/** Code pages whose iconv-lite name is not simply "windows-N" or "cpN". */
+const NAMED_CODE_PAGES: ReadonlyMap<number, string> = new Map([
+  [10000, "macintosh"],
+  [10007, "maccyrillic"],
+  [20866, "koi8-r"],
+  [21866, "koi8-u"],
+  [51932, "euc-jp"],
+  [54936, "gb18030"],
+  [65001, "utf8"],
+]);
+
 function encodingName(codePage: number): string | undefined {
-  const candidates =
-    codePage === 10000 ? ["macintosh"] : codePage >= 1250 && codePage <= 1258 ? [`windows-${codePage}`] : [`cp${codePage}`, `windows-${codePage}`];
+  const named = NAMED_CODE_PAGES.get(codePage);
+  const isoPart = codePage - 28590;
+  const candidates = named
+    ? [named]
+    : isoPart >= 1 && isoPart <= 16
+      ? [`iso-8859-${isoPart}`]
+      : codePage >= 1250 && codePage <= 1258
+        ? [`windows-${codePage}`]
+        : [`cp${codePage}`, `windows-${codePage}`];
   return candidates.find((name) => iconv.encodingExists(name));
 }
 

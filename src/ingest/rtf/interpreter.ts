@@ -1,31 +1,14 @@
 import type { ParsedBlock } from "../../core/types.js";
-import { createBlockBuilder, type BlockBuilder, type ParagraphProperties } from "./block-builder.js";
-import { codePageForCharset, decodeCodePage, DEFAULT_CODE_PAGE, isKnownCodePage, isLeadByte } from "./code-pages.js";
+import { createBlockBuilder } from "./block-builder.js";
+import { createByteDecoder } from "./byte-decoder.js";
+import { DEFAULT_CODE_PAGE, isKnownCodePage } from "./code-pages.js";
 import { CHARACTER_SET_CODE_PAGES, SKIPPED_DESTINATIONS, SPECIAL_CHARACTERS, SPECIAL_SYMBOLS } from "./destinations.js";
+import { createFontTable, createStyleSheet } from "./document-tables.js";
+import { applyPropertyWord, type GroupState, initialGroupState, resetParagraph } from "./group-state.js";
 import { createRtfTokenizer, type RtfToken } from "./tokenizer.js";
 
 /** Deeper groups are skipped: real documents nest a few dozen levels at most. */
 export const MAX_GROUP_DEPTH = 1_000;
-
-type Destination = "text" | "title" | "info" | "fonttbl" | "stylesheet" | "style-entry" | "nested-table-properties" | "upr";
-
-interface GroupState extends ParagraphProperties {
-  destination: Destination;
-  /** Where text goes in a "text" destination: the body or the footnotes. */
-  builder: BlockBuilder;
-  /** \ucN: fallback characters that follow each \uN. */
-  unicodeSkip: number;
-  font: number | undefined;
-  /** \v: hidden text. */
-  hidden: boolean;
-}
-
-interface StyleEntry {
-  number: number;
-  isParagraphStyle: boolean;
-  outlineLevel: number | undefined;
-  name: string;
-}
 
 export interface RtfContent {
   title: string | undefined;
@@ -49,34 +32,27 @@ export function createRtfReader(input: Uint8Array): RtfReader {
   const firstBrace = input.indexOf(0x7b);
   const data = firstBrace > 0 ? input.subarray(firstBrace) : input;
   const tokenizer = createRtfTokenizer(data);
-  const styleHeadingLevels = new Map<number, number>();
-  const body = createBlockBuilder(styleHeadingLevels);
-  const footnotes = createBlockBuilder(styleHeadingLevels);
-  const fontCodePages = new Map<number, number>();
+  const fonts = createFontTable();
+  const styles = createStyleSheet();
+  const body = createBlockBuilder(styles.headingLevels);
+  const footnotes = createBlockBuilder(styles.headingLevels);
   const warnings = new Set<string>();
   const titleParts: string[] = [];
   let titleTaken = false;
   let documentCodePage = DEFAULT_CODE_PAGE;
   let defaultFont: number | undefined;
-  let fontTableEntry = 0;
-  let styleEntry: StyleEntry | undefined;
 
-  const stack: GroupState[] = [
-    { destination: "text", builder: body, unicodeSkip: 1, font: undefined, hidden: false, style: 0, outlineLevel: undefined, inTable: false, listId: 0, listLevel: 0 },
-  ];
+  const stack: GroupState[] = [initialGroupState(body)];
   let state = stack[0] as GroupState;
   let skipDepth = 0;
   let atGroupStart = false;
   let ignorable = false;
   let fallbackToSkip = 0;
-  let pendingBytes: number[] = [];
-  let pendingCodePage = DEFAULT_CODE_PAGE;
-  let expectTrailByte = false;
   let done = false;
 
   const codePageNow = (): number => {
     const font = state.font ?? defaultFont;
-    return (font === undefined ? undefined : fontCodePages.get(font)) ?? documentCodePage;
+    return (font === undefined ? undefined : fonts.codePageOf(font)) ?? documentCodePage;
   };
 
   const emitText = (text: string) => {
@@ -88,28 +64,16 @@ export function createRtfReader(input: Uint8Array): RtfReader {
         titleParts.push(text);
         return;
       case "style-entry":
-        if (styleEntry) styleEntry.name += text;
+        styles.appendName(text);
         return;
       default:
         return;
     }
   };
 
-  const flushBytes = () => {
-    if (pendingBytes.length === 0) return;
-    const text = decodeCodePage(Uint8Array.from(pendingBytes), pendingCodePage);
-    pendingBytes = [];
-    expectTrailByte = false;
-    emitText(text);
-  };
-
-  const addByte = (byte: number) => {
-    const codePage = codePageNow();
-    if (pendingBytes.length > 0 && codePage !== pendingCodePage) flushBytes();
-    pendingCodePage = codePage;
-    pendingBytes.push(byte);
-    expectTrailByte = expectTrailByte ? false : isLeadByte(codePage, byte);
-  };
+  const bytes = createByteDecoder(emitText);
+  const flushBytes = () => bytes.flush();
+  const addByte = (byte: number) => bytes.add(byte, codePageNow());
 
   const readText = (start: number, end: number) => {
     let index = start;
@@ -120,7 +84,7 @@ export function createRtfReader(input: Uint8Array): RtfReader {
       } else if (fallbackToSkip > 0) {
         fallbackToSkip--;
         index++;
-      } else if (byte >= 0x80 || expectTrailByte) {
+      } else if (byte >= 0x80 || bytes.awaitingTrailByte) {
         addByte(byte);
         index++;
       } else {
@@ -148,7 +112,7 @@ export function createRtfReader(input: Uint8Array): RtfReader {
     stack.push(state);
     if (parent.destination === "stylesheet") {
       state.destination = "style-entry";
-      styleEntry = { number: 0, isParagraphStyle: true, outlineLevel: undefined, name: "" };
+      styles.beginEntry();
     }
     atGroupStart = true;
     ignorable = false;
@@ -158,18 +122,9 @@ export function createRtfReader(input: Uint8Array): RtfReader {
     if (stack.length <= 1) return; // a stray closing brace
     const closing = stack.pop() as GroupState;
     state = stack[stack.length - 1] as GroupState;
-    if (closing.destination === "style-entry" && state.destination === "stylesheet") finishStyleEntry();
+    if (closing.destination === "style-entry" && state.destination === "stylesheet") styles.endEntry();
     if (closing.builder === footnotes && state.builder !== footnotes) footnotes.endParagraph(closing);
     if (closing.destination === "title") titleTaken = true;
-  };
-
-  const finishStyleEntry = () => {
-    if (!styleEntry?.isParagraphStyle) return;
-    const name = styleEntry.name.replace(/;\s*$/, "").trim();
-    const named = /^heading\s*(\d)$/i.exec(name);
-    const level = named ? Number(named[1]) : styleEntry.outlineLevel !== undefined && styleEntry.outlineLevel < 9 ? styleEntry.outlineLevel + 1 : undefined;
-    if (level !== undefined && level > 0) styleHeadingLevels.set(styleEntry.number, level);
-    styleEntry = undefined;
   };
 
   const skipThisGroup = () => {
@@ -204,10 +159,7 @@ export function createRtfReader(input: Uint8Array): RtfReader {
         return true;
       case "footnote":
         state.builder = footnotes;
-        state.style = 0;
-        state.outlineLevel = undefined;
-        state.inTable = false;
-        state.listId = 0;
+        resetParagraph(state);
         return true;
       case "nesttableprops":
         state.destination = "nested-table-properties";
@@ -242,9 +194,6 @@ export function createRtfReader(input: Uint8Array): RtfReader {
       case "deff":
         defaultFont = parameter;
         return;
-      case "uc":
-        state.unicodeSkip = Math.max(0, parameter ?? 1);
-        return;
       case "u":
         if (parameter === undefined) return;
         emitText(String.fromCharCode(parameter < 0 ? parameter + 65_536 : parameter & 0xffff));
@@ -257,18 +206,11 @@ export function createRtfReader(input: Uint8Array): RtfReader {
       return;
     }
     if (state.destination === "fonttbl") {
-      if (name === "f") fontTableEntry = parameter ?? 0;
-      else if (name === "fcharset") {
-        const codePage = codePageForCharset(parameter ?? 0, documentCodePage);
-        if (codePage !== undefined && !fontCodePages.has(fontTableEntry)) fontCodePages.set(fontTableEntry, codePage);
-      } else if (name === "cpg" && parameter !== undefined && isKnownCodePage(parameter)) fontCodePages.set(fontTableEntry, parameter);
+      fonts.control(name, parameter, documentCodePage);
       return;
     }
     if (state.destination === "style-entry") {
-      if (!styleEntry) return;
-      if (name === "s") styleEntry.number = parameter ?? 0;
-      else if (name === "cs" || name === "ds" || name === "ts") styleEntry.isParagraphStyle = false;
-      else if (name === "outlinelevel") styleEntry.outlineLevel = parameter;
+      styles.control(name, parameter);
       return;
     }
     if (state.destination === "nested-table-properties") {
@@ -284,6 +226,7 @@ export function createRtfReader(input: Uint8Array): RtfReader {
       emitText(special);
       return;
     }
+    if (applyPropertyWord(state, name, parameter)) return;
     const inText = state.destination === "text";
     switch (name) {
       case "par":
@@ -305,47 +248,16 @@ export function createRtfReader(input: Uint8Array): RtfReader {
       case "nestrow":
         if (inText) state.builder.endNestedRow();
         return;
-      case "pard":
-        state.style = 0;
-        state.outlineLevel = undefined;
-        state.inTable = false;
-        state.listId = 0;
-        state.listLevel = 0;
-        return;
-      case "plain":
-        state.hidden = false;
-        state.font = undefined;
-        return;
-      case "s":
-        state.style = parameter ?? 0;
-        return;
-      case "outlinelevel":
-        state.outlineLevel = parameter;
-        return;
-      case "intbl":
-        state.inTable = true;
-        return;
-      case "itap":
-        state.inTable = (parameter ?? 1) > 0;
-        return;
-      case "ls":
-        state.listId = parameter ?? 0;
-        return;
-      case "ilvl":
-        state.listLevel = parameter ?? 0;
-        return;
-      case "v":
-        state.hidden = parameter !== 0;
-        return;
-      case "f":
-        state.font = parameter;
-        return;
       default:
         return;
     }
   };
 
   const handleToken = (token: RtfToken) => {
+    if (token.kind === "end") {
+      done = true;
+      return;
+    }
     if (skipDepth > 0) {
       if (token.kind === "group-open") skipDepth++;
       else if (token.kind === "group-close") skipDepth--;
@@ -387,15 +299,12 @@ export function createRtfReader(input: Uint8Array): RtfReader {
         }
         emitText(SPECIAL_SYMBOLS.get(token.character) ?? "");
         return;
-      case "end":
-        done = true;
-        return;
     }
   };
 
   return {
     step(byteBudget) {
-      const stopAt = tokenizer.position + byteBudget;
+      const stopAt = Math.min(data.length, tokenizer.position + byteBudget);
       while (!done && tokenizer.position < stopAt) handleToken(tokenizer.next());
       if (tokenizer.position >= data.length) done = true;
       if (done) flushBytes();

@@ -1,0 +1,248 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEmbedder } from "../src/embedding/registry.js";
+import { openMainStore } from "../src/store/main-store.js";
+import { META_KEYS } from "../src/store/meta.js";
+import { json, makeTempDir, runCli, SHARED, writeFile } from "./helpers/cli.js";
+import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
+
+interface Result {
+  ref: string;
+  relativePath: string;
+  documentTitle: string;
+  folderId: string;
+  folderPath: string;
+  location: string | null;
+  section: string | null;
+  snippet: string;
+  score: number;
+  relevancePercent: number;
+  distance?: number;
+  bm25?: number;
+  vectorRank?: number;
+  keywordRank?: number;
+  pinned?: boolean;
+  chunk: { content: string };
+}
+
+interface Report {
+  query: string;
+  mode: string;
+  requestedMode: string;
+  fusion: string | null;
+  keywordQuery: string | null;
+  notices: string[];
+  results: Result[];
+}
+
+const TINY_BERT_DIR = path.join(SHARED, "models/tiny-bert");
+
+function writeDocuments(folder: string): void {
+  writeFile(folder, "notes.md", "# Field notes\n\nThe heron waits by the river at dawn.\n\n## Weather\n\nRain all week, and the river rose over its banks.\n");
+  writeFile(folder, "report.txt", "Quarterly report.\n\nRevenue grew in the northern region thanks to the aardvark campaign.\n");
+  writeFile(folder, "garden/tomatoes.md", "# Tomatoes\n\nTomatoes need full sun and steady watering to ripen well near the river.\n");
+}
+
+/** Writes vectors for every chunk straight through the store, as `chunkpad embed` would. */
+async function embedWithTinyModel(home: string): Promise<string> {
+  const embedder = await createEmbedder({ provider: "local", model: TINY_BERT_DIR, cacheDir: path.join(home, "cache", "models"), hubUrl: "http://127.0.0.1:9" });
+  const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+  try {
+    const chunks = store.listChunks();
+    const vectors = await embedder.embedDocuments(chunks.map((chunk) => chunk.content));
+    store.upsertVectors(chunks.map((chunk, index) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: vectors[index] as Float32Array })), embedder.fingerprint);
+    store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
+    store.setMeta(META_KEYS.embeddingModel, TINY_BERT_DIR);
+    return chunks[0]?.content ?? "";
+  } finally {
+    store.close();
+    await embedder.close?.();
+  }
+}
+
+describe("chunkpad search: keyword search right after add (no model)", () => {
+  const home = makeTempDir("home");
+  const folder = makeTempDir("docs");
+  const other = makeTempDir("other");
+
+  beforeAll(async () => {
+    writeDocuments(folder);
+    writeFile(other, "river.txt", "Another river story, from the other folder.\n");
+    for (const target of [folder, other]) {
+      const added = await runCli(["add", target], { home });
+      expect(added.code, added.stderr).toBe(0);
+    }
+  });
+
+  it("finds the right chunk, ranked, with a snippet, and says how to get search by meaning", async () => {
+    const result = await runCli(["search", "aardvark campaign"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^1\. 100% {2}report\.txt {2}\w+:report\.txt#1$/m);
+    expect(result.stdout).toContain("Revenue grew in the northern region thanks to the aardvark campaign.");
+    expect(result.stdout).not.toMatch(/^2\./m);
+    expect(result.stderr).toMatch(/keyword search.*chunkpad embed/);
+  });
+
+  it("gives every field with --json", async () => {
+    const report = json<Report>(await runCli(["search", "heron", "--json"], { home }));
+    expect(report).toMatchObject({ query: "heron", mode: "keyword", requestedMode: "auto", fusion: null });
+    expect(report.keywordQuery).toContain('"heron"');
+    const [top] = report.results;
+    expect(top).toMatchObject({
+      relativePath: "notes.md",
+      documentTitle: "Field notes",
+      folderPath: folder,
+      section: "Field notes",
+      score: 1,
+      relevancePercent: 100,
+      keywordRank: 1,
+    });
+    expect(top?.ref).toMatch(/^\w+:notes\.md#1$/);
+    expect(top?.snippet).toContain("heron");
+    expect(top?.bm25).toBeLessThan(0);
+    expect(top?.distance).toBeUndefined();
+    expect(top?.chunk.content).toContain("The heron waits");
+  });
+
+  it("shows each stage's numbers with --explain", async () => {
+    const result = await runCli(["search", "river", "--explain"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^mode: keyword · keyword query: "river"\*$/m);
+    expect(result.stdout).toMatch(/score 1\.0000 · vector: not found · keyword: bm25 -[0-9.e-]+, rank 1/);
+    expect(result.stdout).toMatch(/keyword: bm25 -[0-9.e-]+, rank 3/);
+  });
+
+  it("filters by folder and by document", async () => {
+    const all = json<Report>(await runCli(["search", "river", "--json"], { home }));
+    expect(all.results.map((row) => row.relativePath).sort()).toEqual(["garden/tomatoes.md", "notes.md", "river.txt"]);
+    const onlyOther = json<Report>(await runCli(["search", "river", "--folder", other, "--json"], { home }));
+    expect(onlyOther.results.map((row) => row.relativePath)).toEqual(["river.txt"]);
+    const twoDocuments = json<Report>(await runCli(["search", "river", "--document", "notes.md", "--document", "tomatoes", "--json"], { home }));
+    expect(twoDocuments.results.map((row) => row.relativePath).sort()).toEqual(["garden/tomatoes.md", "notes.md"]);
+    const missing = await runCli(["search", "river", "--document", "no-such.pdf"], { home });
+    expect(missing.code).toBe(0);
+    expect(missing.stderr).toMatch(/No document matches --document "no-such.pdf"/);
+    expect(missing.stdout).toMatch(/No results for "river"/);
+    const notAdded = await runCli(["search", "river", "--folder", makeTempDir("never")], { home });
+    expect(notAdded.code).toBe(1);
+    expect(notAdded.stderr).toMatch(/not a folder you have added.*chunkpad add/);
+  });
+
+  it("puts a pinned document's chunks first at 100%", async () => {
+    const report = json<Report>(await runCli(["search", "heron", "--pin", "report.txt", "--json"], { home }));
+    expect(report.results.map((row) => [row.relativePath, row.relevancePercent, row.pinned ?? false])).toEqual([
+      ["report.txt", 100, true],
+      ["notes.md", 100, false],
+    ]);
+    const text = await runCli(["search", "heron", "--pin", "report.txt"], { home });
+    expect(text.stdout).toMatch(/^1\. 100% {2}report\.txt {2}\(pinned\)/m);
+  });
+
+  it("returns normally for a query full of FTS5 syntax, and for an empty result", async () => {
+    for (const query of ['"unbalanced AND (NEAR title:', "NOT OR AND", "col:value^ * -", "river)\"("]) {
+      const result = await runCli(["search", "--", query], { home });
+      expect(result.code, `${query}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).not.toMatch(/syntax|unexpected/i);
+    }
+    const none = await runCli(["search", "zeppelin"], { home });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/No results for "zeppelin"/);
+  });
+
+  it("rejects bad flags with a usage error", async () => {
+    const badMode = await runCli(["search", "river", "--mode", "semantic"], { home });
+    expect(badMode.code).toBe(2);
+    expect(badMode.stderr).toMatch(/keyword, vector, hybrid|Allowed choices/);
+    const badScore = await runCli(["search", "river", "--min-score", "50"], { home });
+    expect(badScore.code).toBe(2);
+    expect(badScore.stderr).toMatch(/--min-score takes a number from 0 to 1/);
+  });
+});
+
+describe("chunkpad search: vectors without the model never download", () => {
+  const home = makeTempDir("home");
+  const folder = makeTempDir("docs");
+  let hub: HubServer;
+
+  beforeAll(async () => {
+    hub = await startHubServer();
+    writeDocuments(folder);
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCli(["config", "set", "embedding.model", TINY_BERT_REPO], { home })).code).toBe(0);
+    // Vectors exist (say, embedded on another machine), but this model is not in the cache.
+    const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+    const chunks = store.listChunks();
+    store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: new Float32Array(64).fill(0.1) })), "some model");
+    store.close();
+  });
+  afterAll(async () => {
+    await hub.close();
+  });
+
+  it("--mode vector falls back to keyword with a clear message and no network request", async () => {
+    const result = await runCli(["search", "aardvark", "--mode", "vector", "--json"], { home, env: { CHUNKPAD_HUB_URL: hub.url } });
+    expect(result.code, result.stderr).toBe(0);
+    const report = json<Report>(result);
+    expect(report).toMatchObject({ requestedMode: "vector", mode: "keyword" });
+    expect(report.results.map((row) => row.relativePath)).toEqual(["report.txt"]);
+    expect(result.stderr).toMatch(/not downloaded yet.*chunkpad embed/);
+    expect(hub.requests).toEqual([]);
+  });
+});
+
+describe("chunkpad search: hybrid with the tiny fixture model", () => {
+  const home = makeTempDir("home");
+  const folder = makeTempDir("docs");
+  let firstChunkText = "";
+
+  beforeAll(async () => {
+    writeDocuments(folder);
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCli(["config", "set", "embedding.model", TINY_BERT_DIR], { home })).code).toBe(0);
+    firstChunkText = await embedWithTinyModel(home);
+  });
+
+  it("defaults to hybrid and the vector stage finds a chunk from its own text at distance 0", async () => {
+    // The tiny model's vectors carry no meaning, but the same text gives the same vector.
+    const result = await runCli(["search", "--json", "--explain", "--", firstChunkText], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const report = json<Report>(result);
+    expect(report).toMatchObject({ requestedMode: "auto", mode: "hybrid", fusion: "weighted", notices: [] });
+    const top = report.results[0];
+    expect(top?.chunk.content).toBe(firstChunkText);
+    expect(top?.vectorRank).toBe(1);
+    expect(top?.distance).toBeCloseTo(0, 4);
+    expect(report.results.every((row) => row.distance !== undefined)).toBe(true);
+  });
+
+  it("rrf fusion and vector mode run with the model; --explain prints both stages", async () => {
+    const rrf = json<Report>(await runCli(["search", "river", "--fusion", "rrf", "--json"], { home }));
+    expect(rrf).toMatchObject({ mode: "hybrid", fusion: "rrf" });
+    expect(rrf.results[0]).toMatchObject({ keywordRank: expect.any(Number), vectorRank: expect.any(Number) });
+    const vector = json<Report>(await runCli(["search", "river", "--mode", "vector", "--min-score", "0", "--json"], { home }));
+    expect(vector.mode).toBe("vector");
+    expect(vector.results).toHaveLength(3);
+    expect(vector.results.every((row) => row.bm25 === undefined)).toBe(true);
+    const explained = await runCli(["search", "river", "--explain"], { home });
+    expect(explained.stdout).toMatch(/vector: distance [0-9.e-]+, rank \d+ · keyword: bm25 -[0-9.e-]+, rank \d+/);
+  });
+
+  it("stops with a clear error when the configured model is not the one that made the vectors", async () => {
+    const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+    const original = store.getMeta(META_KEYS.embeddingFingerprint) ?? "";
+    store.setMeta(META_KEYS.embeddingFingerprint, JSON.stringify({ provider: "local", model: "Xenova/bge-small-en-v1.5" }));
+    store.setMeta(META_KEYS.embeddingModel, "bge-small-en-v1.5");
+    store.close();
+    try {
+      const result = await runCli(["search", "river"], { home });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/made by bge-small-en-v1\.5.*chunkpad embed --reembed/);
+      const keyword = await runCli(["search", "river", "--mode", "keyword"], { home });
+      expect(keyword.code).toBe(0);
+    } finally {
+      const restore = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+      restore.setMeta(META_KEYS.embeddingFingerprint, original);
+      restore.close();
+    }
+  });
+});
