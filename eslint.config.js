@@ -2,7 +2,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-const ROOMS = ["core", "ingest", "chunking", "chunkfiles", "embedding", "store", "search", "rag", "llm", "app"];
+const ROOMS = ["core", "ingest", "chunking", "chunkfiles", "embedding", "hub", "store", "search", "rag", "llm", "app"];
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "web/dist/**", "coverage/**"] },

@@ -13,3 +13,12 @@ export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type 
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review.js";
 export type { ChunkState, ChunkEmbedState } from "./app/review-states.js";
 export { EVALUATION_MODES, EVALUATION_METRICS, parseEvaluationModes, type EvaluationMode, type EvaluateOptions, type EvaluationReport, type ModeEvaluation } from "./app/evaluate.js";
+export type { AskOptions, AskEvent, AnswerResult, AnswerSettings } from "./app/ask.js";
+export type { ChatSession, ChatSessionOptions } from "./app/ask-session.js";
+export type { ConversationView, MessageView, StoredCitation } from "./app/conversations.js";
+export type { ConversationSummary } from "./store/chat-store.js";
+export type { CitationLabel } from "./rag/context.js";
+export { REFUSAL_TEXT } from "./rag/guardrail.js";
+export { LLM_PROVIDER_NAMES, SECRET_PROVIDERS, formatBytes as formatModelBytes, type LlmProviderName, type KeyDescription, type KeySource, type DownloadOffer } from "./llm/index.js";
+export type { DownloadProgress } from "./hub/index.js";
+export { parseProviderName } from "./app/llm-setup.js";

@@ -15,6 +15,7 @@ import type { QueryEmbedderLoader } from "./search-vector.js";
 import type { EvaluateOptions, EvaluationReport } from "./evaluate.js";
 import { setReviewState, type ReviewOptions, type ReviewReport } from "./review.js";
 import { listChunkStates, type ChunkState } from "./review-states.js";
+import { createAnswerService, type AnswerService } from "./ask-service.js";
 
 export interface OpenChunkpadOptions {
   /** Environment to read CHUNKPAD_HOME and XDG variables from; defaults to process.env. */
@@ -44,6 +45,16 @@ export interface Chunkpad {
   chunkStates(folderPath: string, relativePath?: string): ChunkState[];
   /** Runs BEIR-style queries through search per mode and scores them against qrels. */
   evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
+  /** Searches, then streams a grounded answer with [C#] citations (or refuses below the floor). */
+  ask: AnswerService["ask"];
+  /** An interactive chat: follow-up questions, chunk toggles, regenerate without a new search. */
+  startChat: AnswerService["startChat"];
+  listConversations: AnswerService["listConversations"];
+  getConversation: AnswerService["getConversation"];
+  deleteConversation: AnswerService["deleteConversation"];
+  setApiKey: AnswerService["setApiKey"];
+  listApiKeys: AnswerService["listApiKeys"];
+  deleteApiKey: AnswerService["deleteApiKey"];
   close(): Promise<void>;
 }
 
@@ -62,6 +73,13 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     paths,
     env,
     ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
+  });
+  const answers = createAnswerService({
+    getConfig: () => config,
+    getStore: () => getStore(),
+    search: (query, searchOptions) => searchService.search(query, searchOptions),
+    paths,
+    env,
   });
   const getRunner = () =>
     (runner ??= createParseRunner({ workers: config.ingest.workers, timeoutMs: config.ingest.perFileTimeoutSeconds * 1000, maxHeapMb: 2048 }));
@@ -133,7 +151,16 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     evaluate(evaluateOptions) {
       return searchService.evaluate(evaluateOptions);
     },
+    ask: (question, askOptions) => answers.ask(question, askOptions),
+    startChat: (chatOptions) => answers.startChat(chatOptions),
+    listConversations: () => answers.listConversations(),
+    getConversation: (id) => answers.getConversation(id),
+    deleteConversation: (id) => answers.deleteConversation(id),
+    setApiKey: (provider, key) => answers.setApiKey(provider, key),
+    listApiKeys: () => answers.listApiKeys(),
+    deleteApiKey: (provider) => answers.deleteApiKey(provider),
     async close() {
+      await answers.close();
       await searchService.close();
       await runner?.close();
       runner = undefined;

@@ -6,6 +6,10 @@ import { registerProcessCommands } from "./commands/process.js";
 import { registerSearchCommand } from "./commands/search.js";
 import { registerReviewCommands } from "./commands/review.js";
 import { registerEvalCommand } from "./commands/eval.js";
+import { registerAskCommand } from "./commands/ask.js";
+import { registerChatCommand } from "./commands/chat.js";
+import { registerHistoryCommand } from "./commands/history.js";
+import { registerKeysCommands } from "./commands/keys.js";
 import { exitCodeFor, type CliIo, defaultIo } from "./io.js";
 
 export interface CliContext {
@@ -37,6 +41,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerSearchCommand(program, context);
   registerReviewCommands(program, context);
   registerEvalCommand(program, context);
+  registerAskCommand(program, context);
+  registerChatCommand(program, context);
+  registerHistoryCommand(program, context);
+  registerKeysCommands(program, context);
 
   try {
     await program.parseAsync(argv, { from: "user" });

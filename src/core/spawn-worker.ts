@@ -1,13 +1,27 @@
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 
 /**
- * Starts a worker thread from a module next to the caller. Built code runs the .js file; under
- * the TypeScript test runner the caller is a .ts file and so is the worker, which Node 20
- * cannot load in a worker by itself: a tiny bootstrap registers tsx first, then imports it.
+ * Starts a worker thread from a module next to the caller (`baseName` may hold a relative
+ * path). Built code runs the .js file. Under the TypeScript test runner the caller is a .ts
+ * file and so is the worker; Node 20 applies no `--import tsx` hooks to a worker's entry, so a
+ * tiny bootstrap loads it through tsx's own importer instead.
  */
 export function spawnModuleWorker(callerUrl: string, baseName: string, options: WorkerOptions = {}): Worker {
   if (!callerUrl.endsWith(".ts")) return new Worker(new URL(`./${baseName}.js`, callerUrl), options);
-  const target = new URL(`./${baseName}.ts`, callerUrl).href;
-  const bootstrap = `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(target)}); });`;
+  const tsxApi = pathToFileURL(tsxEsmApiPath(callerUrl)).href;
+  const entry = new URL(`./${baseName}.ts`, callerUrl).href;
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(callerUrl)}));`;
   return new Worker(bootstrap, { ...options, eval: true });
+}
+
+/** tsx's ESM API entry (a dev dependency, present whenever the caller runs as TypeScript). */
+function tsxEsmApiPath(callerUrl: string): string {
+  const manifestPath = createRequire(callerUrl).resolve("tsx/package.json");
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as { exports: Record<string, { import?: { default?: string } }> };
+  const entry = manifest.exports["./esm/api"]?.import?.default ?? "./dist/esm/api/index.mjs";
+  return path.join(path.dirname(manifestPath), entry);
 }

@@ -1,9 +1,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
-import { createRequire } from "node:module";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { spawnModuleWorker } from "../core/spawn-worker.js";
 import { ChunkpadError } from "../core/errors.js";
 import type { Embedder, ModelStatus } from "../core/types.js";
 import type { ResolvedModel } from "./catalog.js";
@@ -35,25 +34,8 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-/** tsx's ESM API entry (a dev dependency, present whenever this file runs as TypeScript). */
-function tsxEsmApiPath(): string {
-  const manifestPath = createRequire(import.meta.url).resolve("tsx/package.json");
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as { exports: Record<string, { import: { default: string } }> };
-  const entry = manifest.exports["./esm/api"]?.import.default ?? "./dist/esm/api/index.mjs";
-  return path.join(path.dirname(manifestPath), entry);
-}
-
-/**
- * The compiled worker next to this file. Under tsx or vitest this file is TypeScript and so is
- * the worker; Node 20 does not apply `--import tsx` hooks to a worker's entry, so the worker
- * is started through tsx's own importer instead.
- */
 function startWorker(workerData: OnnxWorkerData): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./onnx-worker.js", import.meta.url), { workerData });
-  const tsxApi = pathToFileURL(tsxEsmApiPath()).href;
-  const entry = new URL("./onnx-worker.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}));`;
-  return new Worker(bootstrap, { eval: true, workerData });
+  return spawnModuleWorker(import.meta.url, "onnx-worker", { workerData });
 }
 
 function hiddenSize(modelDirectory: string): number | null {

@@ -114,6 +114,14 @@ export function attribute(element: XmlTag, local: string): string | undefined {
   return undefined;
 }
 
+/** A namespaced attribute by local name ("r:id"), never the element's own unprefixed one ("id"). */
+export function prefixedAttribute(element: XmlTag, local: string): string | undefined {
+  for (const [name, value] of Object.entries(element.attributes)) {
+    if (name.includes(":") && localName(name) === local) return value;
+  }
+  return undefined;
+}
+
 export function childElements(element: XmlElement, local?: string): XmlElement[] {
   return element.children.filter((child): child is XmlElement => typeof child !== "string" && (local === undefined || child.local === local));
 }

@@ -15,7 +15,7 @@ import { resolvePartPath } from "./ooxml.js";
 export const epubParser: Parser = {
   name: "epub",
   extensions: [".epub"],
-  parse(input: ParseInput): Promise<ParsedDocument> {
+  async parse(input: ParseInput): Promise<ParsedDocument> {
     const zip = openZip(input.data, { limits: input.limits, signal: input.signal });
     const packagePath = findPackagePath(zip);
     const opf = parseXml(zip.read(packagePath) ?? new Uint8Array(), packagePath);
@@ -38,7 +38,7 @@ export const epubParser: Parser = {
     if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", "The EPUB has no text in its chapters (it may hold only pictures); there is nothing to index.");
     const titleElement = findFirst(findFirst(opf, "metadata") ?? opf, "title");
     const title = (titleElement && collapseSpace(textContent(titleElement))) || blocks.find((block) => block.kind === "heading")?.text;
-    return Promise.resolve({ ...(title ? { title } : {}), blocks, warnings });
+    return { ...(title ? { title } : {}), blocks, warnings };
   },
 };
 

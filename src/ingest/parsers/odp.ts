@@ -11,7 +11,7 @@ import { bodyContent, openOpenDocument, readContent, textBlocks } from "./opendo
 export const odpParser: Parser = {
   name: "odp",
   extensions: [".odp", ".otp"],
-  parse(input: ParseInput): Promise<ParsedDocument> {
+  async parse(input: ParseInput): Promise<ParsedDocument> {
     const opened = openOpenDocument(input, "presentation");
     const presentation = bodyContent(readContent(opened), "presentation");
     if (!presentation) {
@@ -24,7 +24,7 @@ export const odpParser: Parser = {
       const slide = index + 1;
       const notes: string[] = [];
       for (const block of textBlocks(page, notes)) blocks.push({ ...block, slide });
-      if (notes.length > 0) blocks.push({ kind: "list", text: notes.map((note) => `- ${note}`).join("\n"), slide });
+      if (notes.length > 0) blocks.push({ kind: "list", text: notes.join("\n"), slide });
       const speakerNotes = findFirst(page, "notes");
       if (speakerNotes) {
         for (const block of textBlocks(speakerNotes)) blocks.push({ ...block, kind: block.kind === "heading" ? "paragraph" : block.kind, level: undefined, slide });
@@ -33,6 +33,6 @@ export const odpParser: Parser = {
     for (const block of blocks) if (block.level === undefined) delete block.level;
     if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", "The presentation has no text (its slides hold only pictures or are empty); there is nothing to index.");
     const title = opened.title ?? blocks.find((block) => block.kind === "heading")?.text;
-    return Promise.resolve({ ...(title ? { title } : {}), blocks, pageCount: pages.length, warnings: [] });
+    return { ...(title ? { title } : {}), blocks, pageCount: pages.length, warnings: [] };
   },
 };

@@ -13,7 +13,7 @@ import { createSheetBuilder, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, type SheetBuilde
 export const odsParser: Parser = {
   name: "ods",
   extensions: [".ods", ".ots"],
-  parse(input: ParseInput): Promise<ParsedDocument> {
+  async parse(input: ParseInput): Promise<ParsedDocument> {
     const opened = openOpenDocument(input, "spreadsheet");
     const blocks: ParsedBlock[] = [];
     const warnings: string[] = [];
@@ -49,7 +49,8 @@ export const odsParser: Parser = {
           }
           if (element.local === "table-row") {
             row = [];
-            rowRepeat = repeatCount(attribute(element, "number-rows-repeated"), MAX_SHEET_ROWS);
+            // One past the cap, so a long run still marks the sheet as cut.
+            rowRepeat = repeatCount(attribute(element, "number-rows-repeated"), MAX_SHEET_ROWS + 1);
           } else if ((element.local === "table-cell" || element.local === "covered-table-cell") && row) {
             cell = { repeat: repeatCount(attribute(element, "number-columns-repeated"), MAX_SHEET_COLUMNS), paragraphs: [] };
           } else if (cell && element.local === "p") {
@@ -104,7 +105,7 @@ export const odsParser: Parser = {
     );
 
     if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", "The spreadsheet's sheets are empty; there is nothing to index.");
-    return Promise.resolve({ ...(opened.title ? { title: opened.title } : {}), blocks, pageCount: sheetCount, warnings });
+    return { ...(opened.title ? { title: opened.title } : {}), blocks, pageCount: sheetCount, warnings };
   },
 };
 

@@ -6,7 +6,7 @@ import { bodyContent, openOpenDocument, readContent, textBlocks } from "./opendo
 export const odtParser: Parser = {
   name: "odt",
   extensions: [".odt", ".ott"],
-  parse(input: ParseInput): Promise<ParsedDocument> {
+  async parse(input: ParseInput): Promise<ParsedDocument> {
     const opened = openOpenDocument(input, "text document");
     const text = bodyContent(readContent(opened), "text");
     if (!text) {
@@ -14,9 +14,9 @@ export const odtParser: Parser = {
     }
     const notes: string[] = [];
     const blocks = textBlocks(text, notes);
-    if (notes.length > 0) blocks.push({ kind: "list", text: notes.map((note) => `- ${note}`).join("\n") });
+    if (notes.length > 0) blocks.push({ kind: "list", text: notes.join("\n") });
     if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", "The OpenDocument text has no text (it is empty or holds only pictures); there is nothing to index.");
     const title = opened.title ?? blocks.find((block) => block.kind === "heading")?.text;
-    return Promise.resolve({ ...(title ? { title } : {}), blocks, warnings: [] });
+    return { ...(title ? { title } : {}), blocks, warnings: [] };
   },
 };

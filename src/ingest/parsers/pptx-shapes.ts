@@ -1,5 +1,5 @@
 import type { ParsedBlock } from "../../core/types.js";
-import { attribute, childElements, collapseSpace, findAll, findFirst, firstChild, type XmlElement } from "../xml.js";
+import { attribute, childElements, collapseSpace, findAll, findFirst, firstChild, prefixedAttribute, type XmlElement } from "../xml.js";
 
 /**
  * Blocks from a PresentationML shape tree (p:spTree), in the order the shapes are written,
@@ -120,7 +120,7 @@ function graphicFrameBlocks(frame: XmlElement, context: ShapeContext, push: (blo
     return;
   }
   const diagram = findFirst(frame, "relIds");
-  const dataId = diagram ? attribute(diagram, "dm") : undefined;
+  const dataId = diagram ? prefixedAttribute(diagram, "dm") : undefined;
   if (dataId && context.diagramText) {
     const lines = context.diagramText(dataId);
     if (lines.length > 0) push({ kind: "list", text: lines.map((line) => `- ${line}`).join("\n") });

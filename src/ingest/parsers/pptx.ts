@@ -1,6 +1,6 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core/types.js";
-import { attribute, childElements, findFirst } from "../xml.js";
+import { childElements, findFirst, prefixedAttribute } from "../xml.js";
 import { throwIfAborted, type ZipArchive } from "../zip.js";
 import { openPackage, readCoreTitle, readRelationships, readXmlPart, requireMainPart, type Relationship } from "./ooxml.js";
 import { diagramDataText, shapeTreeBlocks } from "./pptx-shapes.js";
@@ -13,7 +13,7 @@ import { diagramDataText, shapeTreeBlocks } from "./pptx-shapes.js";
 export const pptxParser: Parser = {
   name: "pptx",
   extensions: [".pptx", ".pptm", ".ppsx", ".potx"],
-  parse(input: ParseInput): Promise<ParsedDocument> {
+  async parse(input: ParseInput): Promise<ParsedDocument> {
     const zip = openPackage(input);
     const mainPart = requireMainPart(zip, "ppt/presentation.xml", "PowerPoint presentation");
     const slidePaths = slideOrder(zip, mainPart);
@@ -37,7 +37,7 @@ export const pptxParser: Parser = {
 
     if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", "The presentation has no text (its slides hold only pictures or are empty); there is nothing to index.");
     const title = readCoreTitle(zip) ?? blocks.find((block) => block.kind === "heading")?.text;
-    return Promise.resolve({ ...(title ? { title } : {}), blocks, pageCount: slidePaths.length, warnings });
+    return { ...(title ? { title } : {}), blocks, pageCount: slidePaths.length, warnings };
   },
 };
 
@@ -47,7 +47,7 @@ function slideOrder(zip: ZipArchive, mainPart: string): string[] {
   const presentation = readXmlPart(zip, mainPart);
   const list = presentation ? findFirst(presentation, "sldIdLst") : undefined;
   const ordered = (list ? childElements(list, "sldId") : [])
-    .map((slideId) => relationships.get(attribute(slideId, "id") ?? ""))
+    .map((slideId) => relationships.get(prefixedAttribute(slideId, "id") ?? ""))
     .filter((relationship): relationship is Relationship => relationship !== undefined && !relationship.external)
     .map((relationship) => relationship.target);
   if (ordered.length > 0) return ordered;

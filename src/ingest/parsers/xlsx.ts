@@ -1,6 +1,6 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core/types.js";
-import { attribute, childElements, decodeXml, walkXml } from "../xml.js";
+import { attribute, childElements, decodeXml, prefixedAttribute, walkXml } from "../xml.js";
 import { throwIfAborted, type ZipArchive } from "../zip.js";
 import { openPackage, readCoreTitle, readRelationships, readXmlPart, requireMainPart } from "./ooxml.js";
 import { createSheetBuilder, MAX_SHEET_COLUMNS } from "./spreadsheet.js";
@@ -14,7 +14,7 @@ import { columnIndex, formatNumber, readCellFormats, type CellFormats } from "./
 export const xlsxParser: Parser = {
   name: "xlsx",
   extensions: [".xlsx", ".xlsm", ".xltx"],
-  parse(input: ParseInput): Promise<ParsedDocument> {
+  async parse(input: ParseInput): Promise<ParsedDocument> {
     const zip = openPackage(input);
     const mainPart = requireMainPart(zip, "xl/workbook.xml", "Excel workbook");
     const relationships = readRelationships(zip, mainPart);
@@ -31,7 +31,7 @@ export const xlsxParser: Parser = {
     for (const sheet of sheets) {
       throwIfAborted(input.signal);
       const name = attribute(sheet, "name") ?? "Sheet";
-      const relationship = relationships.get(attribute(sheet, "id") ?? "");
+      const relationship = relationships.get(prefixedAttribute(sheet, "id") ?? "");
       // Chart sheets and dialog sheets hold no cells.
       if (!relationship || relationship.external || relationship.type !== "worksheet") continue;
       const result = readSheet(zip, relationship.target, name, { sharedStrings, formats, signal: input.signal });
@@ -40,7 +40,7 @@ export const xlsxParser: Parser = {
     }
 
     if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", "The workbook's sheets are empty; there is nothing to index.");
-    return Promise.resolve({ ...optionalTitle(readCoreTitle(zip)), blocks, pageCount: sheets.length, warnings });
+    return { ...optionalTitle(readCoreTitle(zip)), blocks, pageCount: sheets.length, warnings };
   },
 };
 

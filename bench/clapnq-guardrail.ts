@@ -1,0 +1,120 @@
+// The "I don't know" guardrail on ClapNQ: `npx tsx bench/clapnq-guardrail.ts [floor ...]`.
+// Builds a folder with one markdown file per gold passage of all 300 dev questions (150
+// answerable, 150 unanswerable, whose passages are on topic but hold no answer), adds it,
+// and for every question runs the keyword search `chunkpad ask` runs and the guardrail's
+// decision, without any LLM. Prints how many unanswerable questions the guardrail alone
+// refuses and how many answerable ones it wrongly refuses, at the configured floor and at
+// other floors. Prints figures only; asserts nothing.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { decideRefusal } from "../src/app/ask-guardrail.js";
+import { defaultConfig } from "../src/app/config.js";
+import { openChunkpad, type SearchResult } from "../src/index.js";
+
+export interface ClapnqQuestion {
+  id: string;
+  question: string;
+  answerable: boolean;
+  /** The gold passage's file in the corpus folder. */
+  file: string;
+  title: string;
+  text: string;
+  /** The gold long answer (answerable questions). */
+  answer: string;
+}
+
+const CLAPNQ_DIR = path.resolve("../shared/ir/clapnq-dev");
+
+interface ClapnqRecord {
+  id: string;
+  input: string;
+  passages: Array<{ title: string; text: string }>;
+  output: Array<{ answer: string }>;
+}
+
+export function loadClapnq(directory = CLAPNQ_DIR): ClapnqQuestion[] {
+  const questions: ClapnqQuestion[] = [];
+  for (const kind of ["answerable", "unanswerable"] as const) {
+    const lines = fs.readFileSync(path.join(directory, `${kind}.jsonl`), "utf8").split("\n").filter((line) => line.trim() !== "");
+    for (const line of lines) {
+      const record = JSON.parse(line) as ClapnqRecord;
+      const passage = record.passages[0];
+      if (!passage) continue;
+      questions.push({
+        id: record.id,
+        question: record.input,
+        answerable: kind === "answerable",
+        file: `${kind}/${record.id}.md`,
+        title: passage.title,
+        text: passage.text,
+        answer: record.output[0]?.answer ?? "",
+      });
+    }
+  }
+  return questions;
+}
+
+/** One markdown file per gold passage: the title as a heading, then the passage. */
+export function writeClapnqCorpus(folder: string, questions: readonly ClapnqQuestion[]): void {
+  for (const question of questions) {
+    const target = path.join(folder, question.file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, `# ${question.title}\n\n${question.text.trim()}\n`);
+  }
+}
+
+interface Outcome {
+  question: ClapnqQuestion;
+  results: SearchResult[];
+  goldRank: number | null;
+}
+
+function refusedAt(outcome: Outcome, floor: number): boolean {
+  return decideRefusal(outcome.question.question, outcome.results, "keyword", floor).refuse;
+}
+
+async function main(): Promise<void> {
+  const configuredFloor = defaultConfig().generation.minSimilarity;
+  const floors = process.argv.slice(2).map(Number).filter((value) => value >= 0 && value <= 1);
+  const sweep = [...new Set([configuredFloor, ...(floors.length > 0 ? floors : [0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1])])].sort((a, b) => a - b);
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-clapnq-"));
+  const folder = path.join(work, "clapnq");
+  const questions = loadClapnq();
+  writeClapnqCorpus(folder, questions);
+  const chunkpad = openChunkpad({ env: { ...process.env, CHUNKPAD_HOME: path.join(work, "home") } });
+  try {
+    const report = await chunkpad.processFolder(folder);
+    console.log(`corpus: ${report.processed.length} passages, ${report.chunksWritten} chunks; ${questions.length} questions`);
+    const outcomes: Outcome[] = [];
+    for (const question of questions) {
+      const search = await chunkpad.search(question.question, { mode: "keyword" });
+      const index = search.results.findIndex((result) => result.relativePath === question.file);
+      outcomes.push({ question, results: search.results, goldRank: index < 0 ? null : index + 1 });
+    }
+    const answerable = outcomes.filter((outcome) => outcome.question.answerable);
+    const unanswerable = outcomes.filter((outcome) => !outcome.question.answerable);
+    const found = (list: Outcome[], rank: number) => list.filter((outcome) => outcome.goldRank !== null && outcome.goldRank <= rank).length;
+    console.log(`keyword retrieval: gold passage at rank 1 for ${found(answerable, 1)}/${answerable.length} answerable, in the top ${chunkpad.config.search.limit} for ${found(answerable, chunkpad.config.search.limit)}`);
+    console.log(`nothing found at all: ${answerable.filter((o) => o.results.length === 0).length} answerable, ${unanswerable.filter((o) => o.results.length === 0).length} unanswerable`);
+    console.log("");
+    console.log("floor  unanswerable refused  answerable wrongly refused  (measure: share of the question's search words in the best chunk)");
+    for (const floor of sweep) {
+      const refusedUnanswerable = unanswerable.filter((outcome) => refusedAt(outcome, floor)).length;
+      const refusedAnswerable = answerable.filter((outcome) => refusedAt(outcome, floor)).length;
+      const mark = floor === configuredFloor ? "  ← configured (generation.minSimilarity)" : "";
+      console.log(
+        `${floor.toFixed(2).padStart(5)}  ${`${refusedUnanswerable}/${unanswerable.length}`.padStart(20)}  ${`${refusedAnswerable}/${answerable.length}`.padStart(26)}${mark}`,
+      );
+    }
+  } finally {
+    await chunkpad.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  await main();
+}

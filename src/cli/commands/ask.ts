@@ -1,0 +1,257 @@
+import { InvalidArgumentError, Option, type Command } from "commander";
+import {
+  FUSION_METHODS,
+  formatModelBytes,
+  LLM_PROVIDER_NAMES,
+  SEARCH_MODES,
+  type AnswerResult,
+  type AskEvent,
+  type AskOptions,
+  type DownloadOffer,
+  type DownloadProgress,
+  type FusionMethod,
+  type LlmProviderName,
+  type SearchMode,
+  type SearchResult,
+} from "../../index.js";
+import type { CliContext } from "../main.js";
+import { exitCodeFor, parseIntegerOption, printJson, type CliIo } from "../io.js";
+import { askYesNo, canPrompt, type LineReader } from "../prompt.js";
+
+/** `chunkpad ask`, and the printing it shares with `chunkpad chat`. */
+
+export interface AnswerFlags {
+  mode?: SearchMode;
+  fusion?: FusionMethod;
+  minScore?: number;
+  maxDistance?: number;
+  limit?: number;
+  folder: string[];
+  document: string[];
+  pin: string[];
+  strict?: boolean;
+  provider?: LlmProviderName;
+  model?: string;
+  yes?: boolean;
+}
+
+/** The search and answer flags `ask` and `chat` share. */
+export function addAnswerOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--mode <mode>", "search by keyword, vector or hybrid (default: hybrid when chunks are embedded, else keyword)").choices(SEARCH_MODES))
+    .addOption(new Option("--fusion <method>", "how hybrid search combines the two rankings (default from the config)").choices(FUSION_METHODS))
+    .option("--min-score <fraction>", "leave out chunks scoring below this, 0..1 (default from the config: 0.1)", parseFraction("--min-score", 1))
+    .option("--max-distance <distance>", "leave out vector hits farther than this cosine distance, 0..2", parseFraction("--max-distance", 2))
+    .option("--limit <n>", "how many chunks to find (default from the config: 10)", parseIntegerOption("--limit"))
+    .option("--folder <folder>", "search only this added folder (repeatable)", collect, [])
+    .option("--document <document>", "search only this document (repeatable)", collect, [])
+    .option("--pin <document>", "always give the answer this document's chunks (repeatable)", collect, [])
+    .option("--strict", "answer only with sentences copied from the chunks (temperature 0); default from generation.mode")
+    .addOption(new Option("--provider <provider>", "the LLM to answer with (default: generation.provider, else the first with a key, else local)").choices(LLM_PROVIDER_NAMES))
+    .option("--model <model>", "the model to answer with (default: generation.models.<provider>)")
+    .option("--yes", "agree to download the local model if it is needed (it is never downloaded without consent)");
+}
+
+export function answerOptionsOf(flags: AnswerFlags): AskOptions {
+  return {
+    ...(flags.mode ? { mode: flags.mode } : {}),
+    ...(flags.fusion ? { fusion: flags.fusion } : {}),
+    ...(flags.minScore === undefined ? {} : { minScore: flags.minScore }),
+    ...(flags.maxDistance === undefined ? {} : { maxDistance: flags.maxDistance }),
+    ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+    folders: flags.folder,
+    documents: flags.document,
+    pins: flags.pin,
+    ...(flags.strict ? { strict: true } : {}),
+    ...(flags.provider ? { provider: flags.provider } : {}),
+    ...(flags.model ? { model: flags.model } : {}),
+  };
+}
+
+export function registerAskCommand(program: Command, context: CliContext): void {
+  addAnswerOptions(
+    program
+      .command("ask")
+      .description("Answer a question from your documents, with citations ([C1] → file, page, chunk)")
+      .argument("<question...>", "the question"),
+  )
+    .option("--json", "print the chunks, answer and citations as JSON on stdout when done")
+    .action(async (words: string[], flags: AnswerFlags & { json?: boolean }) => {
+      const { io } = context;
+      const events = context.chunkpad().ask(words.join(" "), {
+        ...answerOptionsOf(flags),
+        ...downloadCallbacks(io, flags.yes === true),
+        onNotice: (message) => io.stderr.write(`note: ${message}\n`),
+      });
+      let error: AnswerResult["error"];
+      if (flags.json) {
+        const collected = await collectAnswer(events);
+        printJson(io, answerJson(collected));
+        error = collected.answer?.error;
+        if (error) io.stderr.write(`chunkpad: ${error.message}\n`);
+      } else {
+        error = (await printAnswer(io, events, { bar: io.stderr }))?.error;
+      }
+      if (error) context.exitCode = exitCodeFor(error);
+    });
+}
+
+/** Consent and a progress display for the local model's download. */
+export function downloadCallbacks(io: CliIo, yes: boolean, lines?: LineReader): Pick<AskOptions, "consent" | "onDownloadProgress"> {
+  const progress = createDownloadProgress(io);
+  const describe = (offer: DownloadOffer) => `${offer.model.label}, ${formatModelBytes(offer.sizeBytes)}, from ${offer.source}`;
+  if (yes) {
+    return {
+      consent: (offer) => {
+        io.stderr.write(`Downloading the local model (${describe(offer)}) into the model cache (--yes).\n`);
+        return true;
+      },
+      onDownloadProgress: progress,
+    };
+  }
+  if (!canPrompt(io)) return {};
+  return {
+    consent: (offer) =>
+      askYesNo(io, `No cloud API key is set up, so answers need the local model: ${describe(offer)}. Download it now?`, lines),
+    onDownloadProgress: progress,
+  };
+}
+
+const NON_TTY_STEP_PERCENT = 10;
+
+/** A redrawn bar on a terminal; otherwise a line every 10%, so logs show the download moving. */
+function createDownloadProgress(io: CliIo): (progress: DownloadProgress) => void {
+  let lastStep = -1;
+  return (progress) => {
+    const total = progress.bytesTotal === null ? "?" : formatModelBytes(progress.bytesTotal);
+    const text = `downloading ${progress.file}: ${progress.percent}% (${formatModelBytes(progress.bytesDone)} of ${total})`;
+    const finished = progress.bytesTotal !== null && progress.bytesDone >= progress.bytesTotal;
+    if (io.stderr.isTTY) {
+      io.stderr.write(`\r\x1b[2K${text}${finished ? "\n" : ""}`);
+      return;
+    }
+    const step = Math.floor(progress.percent / NON_TTY_STEP_PERCENT);
+    if (step === lastStep && !finished) return;
+    lastStep = finished ? Infinity : step;
+    io.stderr.write(`${text}\n`);
+  };
+}
+
+/** The chunks bar: number, relevance %, where, and (in chat) whether the answer uses it. */
+export function formatChunksBar(chunks: readonly SearchResult[], options: { toggles?: boolean; mode?: SearchMode } = {}): string {
+  if (chunks.length === 0) return "No chunks found.\n";
+  const width = String(chunks.length).length;
+  const lines = [`Chunks found${options.mode ? ` (${options.mode} search)` : ""}:`];
+  chunks.forEach((chunk, index) => {
+    const number = `${String(index + 1).padStart(width)}.`;
+    const state = options.toggles ? (chunk.isIncluded ? " [on] " : " [off]") : "";
+    const where = [chunk.relativePath, chunk.location].filter(Boolean).join(" ");
+    const section = chunk.section ? ` · ${chunk.section}` : "";
+    lines.push(`  ${number}${state} ${`${chunk.relevancePercent}%`.padStart(4)}  ${where}${section}${chunk.pinned ? " (pinned)" : ""}  ${chunk.ref}`);
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+/** Prints an answer as it streams: the chunks bar, the text, then its sources. */
+export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, options: { bar: CliIo["stdout"]; toggles?: boolean }): Promise<AnswerResult | undefined> {
+  let answer: AnswerResult | undefined;
+  for await (const event of events) {
+    if (event.type === "chunks") {
+      for (const notice of event.search.notices) io.stderr.write(`note: ${notice}\n`);
+      options.bar.write(formatChunksBar(event.chunks, { mode: event.search.mode, toggles: options.toggles === true }));
+    } else if (event.type === "refused") {
+      io.stdout.write(`${event.text}\n`);
+      io.stderr.write(`(${event.message} The nearest chunks are listed above.)\n`);
+    } else if (event.type === "answer-start") {
+      io.stderr.write(`Answering with ${event.provider} (${event.model}) from ${event.labels.length} chunk${event.labels.length === 1 ? "" : "s"}…\n`);
+    } else if (event.type === "text-delta") {
+      io.stdout.write(event.text);
+    } else {
+      answer = event.answer;
+    }
+  }
+  if (answer && !answer.refused) io.stdout.write(formatAnswerEnd(answer));
+  if (answer?.error) io.stderr.write(`chunkpad: ${answer.error.message}\n`);
+  return answer;
+}
+
+/** What follows the streamed text: the incomplete marker and the sources, invented ones flagged. */
+export function formatAnswerEnd(answer: AnswerResult): string {
+  const lines: string[] = [];
+  if (answer.text !== "" && !answer.text.endsWith("\n")) lines.push("");
+  if (answer.incomplete) lines.push(answer.text === "" ? "[no answer]" : "[incomplete: the answer was cut off]");
+  if (answer.citations.length > 0 || answer.invalidCitations.length > 0) {
+    lines.push("", "Sources:");
+    for (const citation of answer.citations) {
+      const where = [citation.source, citation.page === undefined ? undefined : `page ${citation.page}`, citation.section ? `"${citation.section}"` : undefined];
+      lines.push(`  [${citation.label}] ${where.filter(Boolean).join(", ")} · ${citation.ref}`);
+    }
+    for (const label of answer.invalidCitations) {
+      lines.push(`  [${label}?] invented: the answer cites ${label}, but it was given only C1–C${answer.labels.length}; not a real source`);
+    }
+  } else if (answer.text !== "" && !answer.incomplete) {
+    lines.push("", "(The answer cites no chunk.)");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+async function collectAnswer(events: AsyncIterable<AskEvent>): Promise<{ answer?: AnswerResult; chunks: SearchResult[]; searchMode?: SearchMode; notices: string[] }> {
+  const collected: { answer?: AnswerResult; chunks: SearchResult[]; searchMode?: SearchMode; notices: string[] } = { chunks: [], notices: [] };
+  for await (const event of events) {
+    if (event.type === "chunks") {
+      collected.chunks = event.chunks;
+      collected.searchMode = event.search.mode;
+      collected.notices = event.search.notices;
+    }
+    if (event.type === "done") collected.answer = event.answer;
+  }
+  return collected;
+}
+
+type Collected = Awaited<ReturnType<typeof collectAnswer>>;
+
+/** The --json shape: everything but the chunk texts' internals; never a key. */
+function answerJson(collected: Collected): unknown {
+  const answer = collected.answer;
+  return {
+    question: answer?.question,
+    searchMode: collected.searchMode,
+    notices: collected.notices,
+    chunks: collected.chunks.map((chunk, index) => ({
+      number: index + 1,
+      ref: chunk.ref,
+      relativePath: chunk.relativePath,
+      location: chunk.location,
+      section: chunk.section,
+      relevancePercent: chunk.relevancePercent,
+      included: chunk.isIncluded,
+      pinned: chunk.pinned === true,
+    })),
+    answerMode: answer?.answerMode,
+    answer: answer?.text ?? "",
+    refused: answer?.refused ?? false,
+    ...(answer?.refusal ? { refusal: answer.refusal } : {}),
+    incomplete: answer?.incomplete ?? false,
+    ...(answer?.error ? { error: { code: answer.error.code, message: answer.error.message } } : {}),
+    citations: answer?.citations ?? [],
+    invalidCitations: answer?.invalidCitations ?? [],
+    labels: answer?.labels ?? [],
+    provider: answer?.provider ?? null,
+    model: answer?.model ?? null,
+    conversationId: answer?.conversationId ?? null,
+  };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseFraction(name: string, maximum: number) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === "" || !Number.isFinite(number) || number < 0 || number > maximum) {
+      throw new InvalidArgumentError(`${name} takes a number from 0 to ${maximum}, not "${value}"`);
+    }
+    return number;
+  };
+}

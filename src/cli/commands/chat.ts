@@ -1,0 +1,126 @@
+import type { Command } from "commander";
+import { isChunkpadError, parseProviderName, type ChatSession, type Chunkpad } from "../../index.js";
+import type { CliContext } from "../main.js";
+import type { CliIo } from "../io.js";
+import { createLineReader } from "../prompt.js";
+import { addAnswerOptions, answerOptionsOf, downloadCallbacks, formatChunksBar, printAnswer, type AnswerFlags } from "./ask.js";
+import { formatConversation } from "./history.js";
+
+/** `chunkpad chat`: questions and slash commands, one per line, from a terminal or a pipe. */
+
+const HELP = `Type a question, or a command:
+  /chunks             show the chunks of the last question (number, relevance, on/off)
+  /toggle <n>         switch chunk n off or on for the next /regen
+  /regen              answer the last question again with the chunks that are on (no new search)
+  /pin <document>     always give the answers this document's chunks
+  /unpin              forget the pinned documents
+  /provider <p> [m]   answer with provider p (anthropic, openai, ollama, local), model m
+  /new                start a new conversation
+  /history            show this conversation
+  /help               show this help
+  /quit               leave (so does Ctrl-D)
+`;
+
+export function registerChatCommand(program: Command, context: CliContext): void {
+  addAnswerOptions(program.command("chat").description("Chat with your documents: follow-up questions, switch chunks off and regenerate"))
+    .option("--continue <conversation>", "continue a stored conversation (its id from chunkpad history)")
+    .action(async (flags: AnswerFlags & { continue?: string }) => {
+      const { io } = context;
+      const chunkpad = context.chunkpad();
+      const lines = createLineReader(io);
+      const conversationId = flags.continue ? chunkpad.getConversation(flags.continue).id : undefined;
+      const session = chunkpad.startChat({
+        ...answerOptionsOf(flags),
+        ...downloadCallbacks(io, flags.yes === true, lines),
+        onNotice: (message) => io.stderr.write(`note: ${message}\n`),
+        ...(conversationId ? { conversationId } : {}),
+      });
+      const interactive = Boolean(io.stdin.isTTY);
+      if (interactive) io.stderr.write("Chat with your documents. Ask a question, or /help for commands.\n");
+      let failed = false;
+      try {
+        for (;;) {
+          if (interactive) io.stderr.write("> ");
+          const line = await lines.next();
+          if (line === null) break;
+          const input = line.trim();
+          if (input === "") continue;
+          try {
+            const outcome = input.startsWith("/") ? await runCommand(io, chunkpad, session, input) : await answer(io, session.ask(input));
+            if (outcome === "quit") break;
+            if (outcome === "failed") failed = true;
+          } catch (error) {
+            if (!isChunkpadError(error)) throw error;
+            io.stderr.write(`chunkpad: ${error.message}\n`);
+            failed = true;
+          }
+        }
+      } finally {
+        lines.close();
+      }
+      if (failed) context.exitCode = 1;
+    });
+}
+
+type Outcome = "ok" | "failed" | "quit";
+
+async function answer(io: CliIo, events: ReturnType<ChatSession["ask"]>): Promise<Outcome> {
+  const result = await printAnswer(io, events, { bar: io.stdout, toggles: true });
+  return result?.error ? "failed" : "ok";
+}
+
+async function runCommand(io: CliIo, chunkpad: Chunkpad, session: ChatSession, input: string): Promise<Outcome> {
+  const [name = "", ...rest] = input.slice(1).split(/\s+/);
+  const argument = rest.join(" ").trim();
+  switch (name.toLowerCase()) {
+    case "chunks":
+      io.stdout.write(formatChunksBar(session.chunks, { toggles: true }));
+      return "ok";
+    case "toggle": {
+      const chunk = session.toggle(Number(argument));
+      io.stdout.write(`Chunk ${argument} (${chunk.ref}) is now ${chunk.isIncluded ? "on" : "off"}. /regen answers again with the chunks that are on.\n`);
+      return "ok";
+    }
+    case "regen": {
+      const on = session.chunks.filter((chunk) => chunk.isIncluded).length;
+      io.stderr.write(`Regenerating with ${on} of ${session.chunks.length} chunks, without searching again.\n`);
+      return answer(io, session.regenerate());
+    }
+    case "pin":
+      session.pin(argument);
+      io.stdout.write(`Pinned: ${session.pins.join(", ")}. The next questions get their chunks first.\n`);
+      return "ok";
+    case "unpin":
+      session.unpin();
+      io.stdout.write("No document is pinned now.\n");
+      return "ok";
+    case "provider": {
+      if (argument === "") {
+        const current = session.provider;
+        io.stdout.write(`Provider: ${current.provider ?? "from the config (or the first set up)"}${current.model ? `, model ${current.model}` : ""}.\n`);
+        return "ok";
+      }
+      const [provider = "", model] = argument.split(/\s+/);
+      session.setProvider(parseProviderName(provider), model);
+      io.stdout.write(`The next answers come from ${provider}${model ? ` (${model})` : ""}.\n`);
+      return "ok";
+    }
+    case "new":
+      session.reset();
+      io.stdout.write("New conversation.\n");
+      return "ok";
+    case "history":
+      if (session.conversationId === null) io.stdout.write("Nothing in this conversation yet.\n");
+      else io.stdout.write(formatConversation(chunkpad.getConversation(session.conversationId)));
+      return "ok";
+    case "help":
+      io.stdout.write(HELP);
+      return "ok";
+    case "quit":
+    case "exit":
+      return "quit";
+    default:
+      io.stderr.write(`Unknown command /${name}. /help lists the commands.\n`);
+      return "failed";
+  }
+}
