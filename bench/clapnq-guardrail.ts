@@ -75,19 +75,15 @@ function refusedAt(outcome: Outcome, floor: number): boolean {
   return decideRefusal(outcome.question.question, outcome.results, "keyword", floor).refuse;
 }
 
-async function main(): Promise<void> {
-  const configuredFloor = defaultConfig().generation.minSimilarity;
-  const floors = process.argv.slice(2).map(Number).filter((value) => value >= 0 && value <= 1);
-  const sweep = [...new Set([configuredFloor, ...(floors.length > 0 ? floors : [0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1])])].sort((a, b) => a - b);
-
+async function runScenario(label: string, corpus: readonly ClapnqQuestion[], questions: readonly ClapnqQuestion[], sweep: readonly number[], configuredFloor: number): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-clapnq-"));
   const folder = path.join(work, "clapnq");
-  const questions = loadClapnq();
-  writeClapnqCorpus(folder, questions);
+  writeClapnqCorpus(folder, corpus);
   const chunkpad = openChunkpad({ env: { ...process.env, CHUNKPAD_HOME: path.join(work, "home") } });
   try {
     const report = await chunkpad.processFolder(folder);
-    console.log(`corpus: ${report.processed.length} passages, ${report.chunksWritten} chunks; ${questions.length} questions`);
+    console.log(`${label}`);
+    console.log(`  corpus: ${report.processed.length} passages, ${report.chunksWritten} chunks; ${questions.length} questions`);
     const outcomes: Outcome[] = [];
     for (const question of questions) {
       const search = await chunkpad.search(question.question, { mode: "keyword" });
@@ -96,23 +92,36 @@ async function main(): Promise<void> {
     }
     const answerable = outcomes.filter((outcome) => outcome.question.answerable);
     const unanswerable = outcomes.filter((outcome) => !outcome.question.answerable);
-    const found = (list: Outcome[], rank: number) => list.filter((outcome) => outcome.goldRank !== null && outcome.goldRank <= rank).length;
-    console.log(`keyword retrieval: gold passage at rank 1 for ${found(answerable, 1)}/${answerable.length} answerable, in the top ${chunkpad.config.search.limit} for ${found(answerable, chunkpad.config.search.limit)}`);
-    console.log(`nothing found at all: ${answerable.filter((o) => o.results.length === 0).length} answerable, ${unanswerable.filter((o) => o.results.length === 0).length} unanswerable`);
-    console.log("");
-    console.log("floor  unanswerable refused  answerable wrongly refused  (measure: share of the question's search words in the best chunk)");
+    const limit = chunkpad.config.search.limit;
+    const found = (rank: number) => answerable.filter((outcome) => outcome.goldRank !== null && outcome.goldRank <= rank).length;
+    console.log(`  keyword retrieval: gold passage at rank 1 for ${found(1)}/${answerable.length} answerable, in the top ${limit} for ${found(limit)}`);
+    const empty = (list: Outcome[]) => list.filter((outcome) => outcome.results.length === 0).length;
+    console.log(`  searches that found nothing: ${empty(answerable)} answerable, ${empty(unanswerable)} unanswerable`);
+    console.log("  floor  unanswerable refused  answerable wrongly refused");
     for (const floor of sweep) {
       const refusedUnanswerable = unanswerable.filter((outcome) => refusedAt(outcome, floor)).length;
       const refusedAnswerable = answerable.filter((outcome) => refusedAt(outcome, floor)).length;
-      const mark = floor === configuredFloor ? "  ← configured (generation.minSimilarity)" : "";
+      const mark = floor === configuredFloor ? "  <- configured (generation.minSimilarity)" : "";
       console.log(
-        `${floor.toFixed(2).padStart(5)}  ${`${refusedUnanswerable}/${unanswerable.length}`.padStart(20)}  ${`${refusedAnswerable}/${answerable.length}`.padStart(26)}${mark}`,
+        `  ${floor.toFixed(2).padStart(5)}  ${`${refusedUnanswerable}/${unanswerable.length}`.padStart(20)}  ${`${refusedAnswerable}/${answerable.length}`.padStart(26)}${mark}`,
       );
     }
+    console.log("");
   } finally {
     await chunkpad.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  const configuredFloor = defaultConfig().generation.minSimilarity;
+  const floors = process.argv.slice(2).map(Number).filter((value) => value >= 0 && value <= 1);
+  const sweep = [...new Set([configuredFloor, ...(floors.length > 0 ? floors : [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1])])].sort((a, b) => a - b);
+  const questions = loadClapnq();
+  console.log("Guardrail alone, keyword retriever; measure: share of the question's search words in the best chunk.\n");
+  await runScenario("A. all 300 gold passages (each unanswerable question's on-topic passage is in the folder)", questions, questions, sweep, configuredFloor);
+  const answerableOnly = questions.filter((question) => question.answerable);
+  await runScenario("B. only the 150 answerable passages (unanswerable questions are about things the folder lacks)", answerableOnly, questions, sweep, configuredFloor);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

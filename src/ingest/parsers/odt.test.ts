@@ -58,6 +58,7 @@ describe("odtParser", () => {
 
   it("reads ODF spacing, tables, text boxes and footnotes", async () => {
     const body = [
+      `<text:list><text:list-item><text:h text:outline-level="1">1. Budget</text:h></text:list-item></text:list>`,
       `<text:h text:outline-level="2">Costs<text:s text:c="3"/>overview</text:h>`,
       `<text:p>First<text:tab/>second<text:line-break/>next   line <text:span>joined</text:span>` +
         `<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation><text:note-body><text:p>Source: survey.</text:p></text:note-body></text:note>.</text:p>`,
@@ -69,6 +70,7 @@ describe("odtParser", () => {
     ].join("");
     const document = await parse(buildOdt(body));
     expect(document.blocks).toEqual([
+      { kind: "heading", text: "1. Budget", level: 1 },
       { kind: "heading", text: "Costs overview", level: 2 },
       { kind: "paragraph", text: "First second\nnext line joined[1]." },
       { kind: "table", text: "Item | Price\nTea | 3" },

@@ -96,7 +96,9 @@ export function textBlocks(container: XmlElement, notes: string[] = []): ParsedB
           break;
         }
         case "list":
-          push({ kind: "list", text: listLines(child, 0, notes).join("\n") });
+          // Numbered headings sit in lists; they must stay headings, so such a list is walked.
+          if (findFirst(child, "h")) visit(child);
+          else push({ kind: "list", text: listLines(child, 0, notes).join("\n") });
           break;
         case "table":
           push({ kind: "table", text: tableRows(child, notes).join("\n") });
