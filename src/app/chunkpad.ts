@@ -82,7 +82,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     env,
   });
   const getRunner = () =>
-    (runner ??= createParseRunner({ workers: config.ingest.workers, timeoutMs: config.ingest.perFileTimeoutSeconds * 1000, maxHeapMb: 2048 }));
+    (runner ??= createParseRunner({ workers: config.ingest.workers, timeoutMs: config.ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config.ingest.workerHeapMb }));
 
   const folderChunking = (folder: IndexedFolder | undefined, overrides: Partial<ChunkingOptions> | undefined): ChunkingOptions => {
     const saved = folder ? getStore().getFolderSettings(folder.id) : null;

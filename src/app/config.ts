@@ -21,9 +21,10 @@ const configSchema = z
         maxDecompressedMb: z.number().positive().default(256),
         maxArchiveEntries: z.number().int().positive().default(5000),
         workers: z.number().int().min(1).max(16).default(2),
+        workerHeapMb: z.number().int().min(64).max(16384).default(1024),
       })
       .strict()
-      .default({ maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2 }),
+      .default({ maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2, workerHeapMb: 1024 }),
     embedding: z
       .object({
         provider: z.enum(["local", "ollama", "openai"]).default("local"),

@@ -10,6 +10,7 @@ import { odsParser } from "./parsers/ods.js";
 import { odtParser } from "./parsers/odt.js";
 import { pptxParser } from "./parsers/pptx.js";
 import { xlsxParser } from "./parsers/xlsx.js";
+import { nativeWords } from "../../test/helpers/pandoc-native.js";
 
 /**
  * Every zip-based office file of the shared corpus ends as text or as a classified
@@ -75,17 +76,6 @@ function normalize(text: string): string {
   return text.normalize("NFC").toLowerCase().replace(/[\s\u00a0\u200b]+/g, " ");
 }
 
-/** The words of pandoc's expected tree: its Str "..." leaves, with Haskell escapes decoded. */
-function nativeWords(native: string): string[] {
-  return [...native.matchAll(/Str "((?:[^"\\]|\\.)*)"/g)]
-    .map((match) =>
-      (match[1] ?? "")
-        .replace(/\\(\d+)(?:\\&)?/g, (_, code: string) => String.fromCodePoint(Number(code)))
-        .replace(/\\&/g, "")
-        .replace(/\\(["\\])/g, "$1"),
-    )
-    .filter((word) => word.trim() !== "");
-}
 
 /** Levels of the non-empty headers in a pandoc tree, in order. */
 function nativeHeaderLevels(native: string): number[] {

@@ -153,15 +153,28 @@ export function formatChunksBar(chunks: readonly SearchResult[], options: { togg
 }
 
 /** Prints an answer as it streams: the chunks bar, the text, then its sources. */
-export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, options: { bar: CliIo["stdout"]; toggles?: boolean }): Promise<AnswerResult | undefined> {
+export interface PrintAnswerOptions {
+  /** Where the chunks bar goes: stderr for `ask` (stdout keeps the answer), stdout in a chat. */
+  bar: CliIo["stdout"];
+  /** Show each chunk's on/off state (chat). */
+  toggles?: boolean;
+  /** Notices already shown in this session, not repeated. */
+  seenNotices?: Set<string>;
+}
+
+export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, options: PrintAnswerOptions): Promise<AnswerResult | undefined> {
   let answer: AnswerResult | undefined;
   for await (const event of events) {
     if (event.type === "chunks") {
-      for (const notice of event.search.notices) io.stderr.write(`note: ${notice}\n`);
+      for (const notice of event.search.notices) {
+        if (options.seenNotices?.has(notice)) continue;
+        options.seenNotices?.add(notice);
+        io.stderr.write(`note: ${notice}\n`);
+      }
       options.bar.write(formatChunksBar(event.chunks, { mode: event.search.mode, toggles: options.toggles === true }));
     } else if (event.type === "refused") {
       io.stdout.write(`${event.text}\n`);
-      io.stderr.write(`(${event.message} The nearest chunks are listed above.)\n`);
+      io.stderr.write(`(${event.message}${event.reason === "below-similarity-floor" ? " The nearest chunks are listed above." : ""})\n`);
     } else if (event.type === "answer-start") {
       io.stderr.write(`Answering with ${event.provider} (${event.model}) from ${event.labels.length} chunk${event.labels.length === 1 ? "" : "s"}…\n`);
     } else if (event.type === "text-delta") {
@@ -187,12 +200,17 @@ export function formatAnswerEnd(answer: AnswerResult): string {
       lines.push(`  [${citation.label}] ${where.filter(Boolean).join(", ")} · ${citation.ref}`);
     }
     for (const label of answer.invalidCitations) {
-      lines.push(`  [${label}?] invented: the answer cites ${label}, but it was given only C1–C${answer.labels.length}; not a real source`);
+      lines.push(`  [${label}?] invented: the answer cites ${label}, but it was given ${givenLabels(answer.labels.length)}; not a real source`);
     }
   } else if (answer.text !== "" && !answer.incomplete) {
     lines.push("", "(The answer cites no chunk.)");
   }
   return `${lines.join("\n")}\n`;
+}
+
+function givenLabels(count: number): string {
+  if (count === 0) return "no chunks";
+  return count === 1 ? "only C1" : `only C1–C${count}`;
 }
 
 async function collectAnswer(events: AsyncIterable<AskEvent>): Promise<{ answer?: AnswerResult; chunks: SearchResult[]; searchMode?: SearchMode; notices: string[] }> {

@@ -37,6 +37,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
       });
       const interactive = Boolean(io.stdin.isTTY);
       if (interactive) io.stderr.write("Chat with your documents. Ask a question, or /help for commands.\n");
+      const view: ChatView = { io, seenNotices: new Set() };
       let failed = false;
       try {
         for (;;) {
@@ -46,7 +47,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
           const input = line.trim();
           if (input === "") continue;
           try {
-            const outcome = input.startsWith("/") ? await runCommand(io, chunkpad, session, input) : await answer(io, session.ask(input));
+            const outcome = input.startsWith("/") ? await runCommand(view, chunkpad, session, input) : await answer(view, session.ask(input));
             if (outcome === "quit") break;
             if (outcome === "failed") failed = true;
           } catch (error) {
@@ -64,12 +65,22 @@ export function registerChatCommand(program: Command, context: CliContext): void
 
 type Outcome = "ok" | "failed" | "quit";
 
-async function answer(io: CliIo, events: ReturnType<ChatSession["ask"]>): Promise<Outcome> {
-  const result = await printAnswer(io, events, { bar: io.stdout, toggles: true });
+/** The chat's terminal and what it has already said. */
+interface ChatView {
+  io: CliIo;
+  /** Notices (such as "no chunks are embedded yet") are shown once per chat, not after every question. */
+  seenNotices: Set<string>;
+}
+
+async function answer(view: ChatView, events: ReturnType<ChatSession["ask"]>): Promise<Outcome> {
+  const { io } = view;
+  const result = await printAnswer(io, events, { bar: io.stdout, toggles: true, seenNotices: view.seenNotices });
+  io.stdout.write("\n");
   return result?.error ? "failed" : "ok";
 }
 
-async function runCommand(io: CliIo, chunkpad: Chunkpad, session: ChatSession, input: string): Promise<Outcome> {
+async function runCommand(view: ChatView, chunkpad: Chunkpad, session: ChatSession, input: string): Promise<Outcome> {
+  const { io } = view;
   const [name = "", ...rest] = input.slice(1).split(/\s+/);
   const argument = rest.join(" ").trim();
   switch (name.toLowerCase()) {
@@ -84,7 +95,7 @@ async function runCommand(io: CliIo, chunkpad: Chunkpad, session: ChatSession, i
     case "regen": {
       const on = session.chunks.filter((chunk) => chunk.isIncluded).length;
       io.stderr.write(`Regenerating with ${on} of ${session.chunks.length} chunks, without searching again.\n`);
-      return answer(io, session.regenerate());
+      return answer(view, session.regenerate());
     }
     case "pin":
       session.pin(argument);

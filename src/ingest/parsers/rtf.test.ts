@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { rtfParser } from "./rtf.js";
+import { nativeWords } from "../../../test/helpers/pandoc-native.js";
 
 const PANDOC_RTF = path.resolve("../shared/corpus/pandoc/rtf");
 
@@ -24,22 +25,12 @@ async function parseError(source: string | Uint8Array, signal?: AbortSignal): Pr
   );
 }
 
-/** The words of pandoc's expected body (not its metadata): Str "..." leaves, Haskell escapes decoded. */
-function nativeWords(native: string): string[] {
-  const body = native.slice(native.search(/\n {2}\[/));
-  return [...body.matchAll(/Str "((?:[^"\\]|\\.)*)"/g)].map((match) =>
-    (match[1] ?? "")
-      .replace(/\\&/g, "")
-      .replace(/\\(\d+)/g, (_, code: string) => String.fromCodePoint(Number(code)))
-      .replace(/\\(["\\])/g, "$1"),
-  );
-}
 
 describe("rtfParser on pandoc's RTF reader tests", () => {
   const files = fs.readdirSync(PANDOC_RTF).filter((name) => name.endsWith(".rtf") && name !== "image.rtf");
 
   it.each(files)("%s has the words of its .native tree", async (name) => {
-    const words = nativeWords(fs.readFileSync(path.join(PANDOC_RTF, name.replace(/\.rtf$/, ".native")), "utf8"));
+    const words = nativeWords(fs.readFileSync(path.join(PANDOC_RTF, name.replace(/\.rtf$/, ".native")), "utf8"), { bodyOnly: true });
     const text = (await textOf(new Uint8Array(fs.readFileSync(path.join(PANDOC_RTF, name))))).toLowerCase();
     const missing = words.filter((word) => !text.includes(word.toLowerCase()));
     expect(words.length).toBeGreaterThan(0);

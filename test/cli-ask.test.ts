@@ -1,0 +1,179 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { startHubServer, type HubServer } from "./helpers/hub-server.js";
+import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
+import { startOllamaServer } from "./helpers/llm-servers/ollama-server.js";
+import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
+import type { RecordedRequest, ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
+
+/** `chunkpad ask` end to end: the real CLI, real folders, providers' wire protocols on 127.0.0.1. */
+
+const WARRANTY_TEXT = "The warranty lasts two years from the date of purchase.";
+const API_KEY = "sk-ant-test-secret-0123456789";
+
+let anthropic: ScriptedServer;
+let openai: ScriptedServer;
+let ollama: ScriptedServer;
+const home = makeTempDir("ask-home");
+const folder = makeTempDir("ask-docs");
+
+beforeAll(async () => {
+  [anthropic, openai, ollama] = await Promise.all([startAnthropicServer(), startOpenAiServer(), startOllamaServer()]);
+  writeFile(folder, "warranty.md", `# Warranty\n\n${WARRANTY_TEXT} Repairs are free.\n`);
+  writeFile(folder, "returns.md", "# Returns\n\nReturns are accepted within 30 days. The warranty does not cover misuse.\n");
+  writeFile(folder, "garden.txt", "Tomatoes need full sun and steady watering.\n");
+  const added = await runCli(["add", folder], { home });
+  expect(added.code, added.stderr).toBe(0);
+});
+afterAll(async () => {
+  await Promise.all([anthropic.close(), openai.close(), ollama.close()]);
+});
+
+const anthropicEnv = () => ({ ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: API_KEY });
+const ask = (args: string[], env: NodeJS.ProcessEnv = anthropicEnv()) => runCli(["ask", ...args], { home, env });
+
+/** The text of the last user message a provider was sent (the context and the question). */
+function promptOf(request: RecordedRequest | undefined): string {
+  const messages = (request?.body.messages ?? []) as Array<{ content: unknown }>;
+  const last = messages.at(-1)?.content;
+  return typeof last === "string" ? last : JSON.stringify(last);
+}
+
+describe("chunkpad ask", () => {
+  it.each([
+    ["anthropic", () => anthropic, () => anthropicEnv(), []],
+    ["openai", () => openai, () => ({ OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test" }), ["--provider", "openai"]],
+    ["ollama", () => ollama, () => ({ OLLAMA_HOST: ollama.url }), ["--provider", "ollama"]],
+  ] as const)("streams the answer from %s, after the chunks found, and lists the citations", async (_name, server, env, flags) => {
+    server().reset();
+    server().script({ reply: "text", deltas: ["The warranty lasts ", "two years [C1]."] });
+    const result = await ask([...flags, "How long is the warranty?"], env());
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Chunks found \(keyword search\):\n\s+1\. 100% {2}warranty\.md · Warranty {2}\w+:warranty\.md#1/);
+    expect(result.stdout).toMatch(/^The warranty lasts two years \[C1\]\.\n\nSources:\n {2}\[C1\] warranty\.md, "Warranty" · \w+:warranty\.md#1\n$/);
+    expect(server().requests).toHaveLength(1);
+    expect(promptOf(server().requests[0])).toContain(WARRANTY_TEXT);
+    expect(promptOf(server().requests[0])).toContain("Question: How long is the warranty?");
+    const temperature = server().requests[0]?.body.temperature ?? (server().requests[0]?.body.options as { temperature?: number }).temperature;
+    expect(temperature).toBe(0.1);
+  });
+
+  it("sends temperature 0 with --strict", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: [`${WARRANTY_TEXT} [C1]`] });
+    const result = await ask(["--strict", "How long is the warranty?"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(anthropic.requests[0]?.body.temperature).toBe(0);
+    expect(JSON.stringify(anthropic.requests[0]?.body.system)).toContain("copied word for word");
+  });
+
+  it("flags a citation the model invented and does not show it as a source", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: ["Two years [C1]. Also [C7]."] });
+    const result = await ask(["How long is the warranty?"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/\[C1\] warranty\.md/);
+    expect(result.stdout).toMatch(/\[C7\?\] invented: the answer cites C7, but it was given only C1–C\d; not a real source/);
+    expect(result.stdout).not.toMatch(/^ {2}\[C7\] /m);
+
+    anthropic.script({ reply: "text", deltas: ["Two years [C1][C7]."] });
+    const report = json<{ citations: Array<{ label: string }>; invalidCitations: string[] }>(await runCli(["ask", "--json", "warranty"], { home, env: anthropicEnv() }));
+    expect(report.citations.map((citation) => citation.label)).toEqual(["C1"]);
+    expect(report.invalidCitations).toEqual(["C7"]);
+  });
+
+  it("answers \"I don't know\" without calling the LLM when the best chunk is below the floor, and shows the nearest chunks", async () => {
+    anthropic.reset();
+    const result = await ask(["How do penguins survive the antarctic winter storms under warranty?"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe("I don't know based on your documents.\n");
+    expect(result.stderr).toMatch(/1\. +\d+% {2}(warranty|returns)\.md/);
+    expect(result.stderr).toMatch(/holds \d+% of the question's search words, below the 25% floor/);
+    expect(anthropic.requests).toHaveLength(0);
+  });
+
+  it("says the key was rejected in one line, exits 1, and never shows the key", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "error", error: "auth" });
+    const result = await ask(["How long is the warranty?"]);
+    expect(result.code).toBe(1);
+    const errorLines = result.stderr.split("\n").filter((line) => line.startsWith("chunkpad:"));
+    expect(errorLines).toHaveLength(1);
+    expect(errorLines[0]).toMatch(/Anthropic rejected the API key \(401\).*Set a valid key with "chunkpad keys set anthropic"\./);
+    expect(result.stdout + result.stderr).not.toContain(API_KEY);
+    expect(anthropic.requests).toHaveLength(1);
+  });
+
+  it("keeps an answer cut off mid-stream, marks it incomplete on screen and in history, and exits 1", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: ["The warranty ", "lasts two ", "years [C1]."], dropAfterDeltas: 2 });
+    const result = await ask(["What does the warranty say?"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("The warranty lasts two \n[incomplete: the answer was cut off]\n");
+    expect(result.stderr).toMatch(/chunkpad: The answer from Anthropic was cut off mid-stream .*the partial answer is kept/);
+
+    const conversations = json<Array<{ id: string; title: string }>>(await runCli(["history", "--json"], { home }));
+    const latest = conversations.find((conversation) => conversation.title === "What does the warranty say?");
+    const shown = json<{ messages: Array<{ role: string; content: string; incomplete: boolean }> }>(await runCli(["history", "--json", latest?.id ?? "?"], { home }));
+    expect(shown.messages.map((message) => [message.role, message.content, message.incomplete])).toEqual([
+      ["user", "What does the warranty say?", false],
+      ["assistant", "The warranty lasts two ", true],
+    ]);
+  });
+
+  it("prints the whole answer as JSON with --json, without the key", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: ["Two years [C1]."] });
+    const result = await ask(["--json", "How long is the warranty?"]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = json<Record<string, unknown>>(result);
+    expect(report).toMatchObject({
+      answer: "Two years [C1].",
+      refused: false,
+      incomplete: false,
+      searchMode: "keyword",
+      provider: "anthropic",
+      citations: [{ label: "C1", source: "warranty.md" }],
+    });
+    expect((report.chunks as unknown[])[0]).toMatchObject({ number: 1, relativePath: "warranty.md", relevancePercent: 100, included: true });
+    expect(result.stdout).not.toContain(API_KEY);
+  });
+});
+
+describe("chunkpad ask with no provider set up: the local model", () => {
+  const LOCAL_REPO = "bartowski/Llama-3.2-3B-Instruct-GGUF";
+  const LOCAL_FILE = "Llama-3.2-3B-Instruct-Q4_K_M.gguf";
+  let hub: HubServer;
+  const localHome = makeTempDir("ask-local-home");
+  const cachedModel = path.join(localHome, "cache", "models", LOCAL_REPO, LOCAL_FILE);
+
+  beforeAll(async () => {
+    // Not a real GGUF (the weights cannot be had here): the download is real, loading it fails.
+    const repo = makeTempDir("ask-local-repo");
+    writeFile(repo, LOCAL_FILE, Buffer.alloc(3 * 1024 * 1024, 7));
+    hub = await startHubServer({ repos: { [LOCAL_REPO]: repo } });
+    const added = await runCli(["add", folder], { home: localHome });
+    expect(added.code, added.stderr).toBe(0);
+  });
+  afterAll(() => hub.close());
+
+  it("without a terminal or --yes, says how to agree and downloads nothing", async () => {
+    const result = await runCli(["ask", "How long is the warranty?"], { home: localHome, env: { CHUNKPAD_HUB_URL: hub.url } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/chunkpad: No LLM provider is configured .*Llama 3\.2 3B Instruct .*\(2\.0 GB\).*--yes.*chunkpad keys set anthropic/);
+    expect(hub.requests).toEqual([]);
+    expect(fs.existsSync(cachedModel)).toBe(false);
+  });
+
+  it("with --yes, downloads it from CHUNKPAD_HUB_URL with progress on stderr, then reports that it cannot load", async () => {
+    const result = await runCli(["ask", "--yes", "How long is the warranty?"], { home: localHome, env: { CHUNKPAD_HUB_URL: hub.url } });
+    expect(result.stderr).toMatch(/Downloading the local model \(Llama 3\.2 3B Instruct \(Q4_K_M\), 3 MB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\)/);
+    expect(result.stderr).toMatch(/downloading Llama-3\.2-3B-Instruct-Q4_K_M\.gguf: 100% \(3 MB of 3 MB\)/);
+    expect(fs.statSync(cachedModel).size).toBe(3 * 1024 * 1024);
+    // The file is not a GGUF: the local provider says so in one line and the command fails.
+    expect(result.stderr).toMatch(/chunkpad: The local model .* could not be loaded \(it is not a GGUF file\)/);
+    expect(result.code).toBe(1);
+  });
+});

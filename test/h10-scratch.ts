@@ -1,0 +1,17 @@
+import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
+import { runCli, makeTempDir, writeFile } from "./helpers/cli.js";
+const server = await startAnthropicServer();
+const home = makeTempDir("scratch"); const folder = makeTempDir("scratchdocs");
+writeFile(folder, "warranty.md", "# Warranty\n\nThe warranty lasts two years from the date of purchase.\n");
+writeFile(folder, "returns.md", "# Returns\n\nReturns are accepted within 30 days. The warranty does not cover misuse.\n");
+await runCli(["add", folder], { home });
+const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-xyz-123456789" };
+server.script({ reply: "text", deltas: ["Two years [C1]. ", "Misuse is excluded [C2][C9]."] });
+let r = await runCli(["ask", "warranty"], { home, env });
+console.log("STDOUT>>\n" + r.stdout + "STDERR>>\n" + r.stderr + "code " + r.code);
+server.script({ reply: "text", deltas: ["Two years [C1]."] }, { reply: "text", deltas: ["Misuse is not covered [C1]."] }, { reply: "text", deltas: ["Thirty days [C2]."] });
+r = await runCli(["chat"], { home, env, input: "What does the warranty cover?\n/chunks\n/toggle 1\n/regen\nAnd returns?\n/history\n/bogus\n/help\n" });
+console.log("STDOUT>>\n" + r.stdout + "STDERR>>\n" + r.stderr + "code " + r.code);
+r = await runCli(["history"], { home });
+console.log(r.stdout, r.stderr);
+await server.close();
