@@ -57,7 +57,9 @@ export function parseSecretProvider(value: string): SecretProvider {
 }
 
 export function createAnswerService(options: AnswerServiceOptions): AnswerService {
-  const secrets = options.secrets ?? createSecretStore({ configDir: options.paths.configDir, env: options.env });
+  // CHUNKPAD_KEYCHAIN=off skips the OS keychain (CI, containers, tests that must not touch a real keychain).
+  const keychainOff = options.env.CHUNKPAD_KEYCHAIN?.toLowerCase() === "off";
+  const secrets = options.secrets ?? createSecretStore({ configDir: options.paths.configDir, env: options.env, ...(keychainOff ? { keyring: null } : {}) });
   const llm = createLlmSetup({
     getConfig: options.getConfig,
     env: options.env,

@@ -133,6 +133,13 @@ export async function processFolder(context: ProcessContext, folderPath: string,
     chunkCount: documents.reduce((sum, document) => sum + document.chunkCount, 0),
     lastProcessedAt: new Date().toISOString(),
   });
+  // Files finish in any order when parsed in parallel; report them in path order.
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  report.processed.sort(byPath);
+  report.failed.sort(byPath);
+  report.conflicts.sort(byPath);
+  report.editsSynced.sort(byPath);
+  report.unchanged.sort();
   report.durationMs = Date.now() - started;
   options.onProgress?.({ phase: "done", done, total });
   return report;

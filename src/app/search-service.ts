@@ -1,7 +1,8 @@
 import type { Embedder } from "../core/types.js";
 import { createEmbedder, type EmbedderConfig } from "../embedding/registry.js";
 import type { MainStore } from "../store/main-store.js";
-import { DEFAULT_HUB_URL, type ChunkpadConfig } from "./config.js";
+import type { ChunkpadConfig } from "./config.js";
+import { embedderConfigFor } from "./embedder-setup.js";
 import { evaluateSearch, type EvaluateOptions, type EvaluationReport } from "./evaluate.js";
 import type { ChunkpadPaths } from "./paths.js";
 import { searchChunks, type SearchOptions, type SearchReport } from "./search.js";
@@ -30,18 +31,8 @@ export interface SearchService {
 
 /** The embedder settings from the config; the model loads from the cache and never downloads. */
 export function queryEmbedderConfig(config: ChunkpadConfig, paths: ChunkpadPaths, env: NodeJS.ProcessEnv): EmbedderConfig {
-  const { embedding } = config;
-  return {
-    provider: embedding.provider,
-    model: embedding.model,
-    dtype: embedding.dtype,
-    cacheDir: paths.modelsDir,
-    hubUrl: env.CHUNKPAD_HUB_URL || embedding.hubUrl || DEFAULT_HUB_URL,
-    ...(embedding.baseUrl === undefined ? {} : { baseUrl: embedding.baseUrl }),
-    apiKey: () => env.OPENAI_API_KEY,
-    // A query is one short text: one thread keeps the second core free for the server.
-    threads: 1,
-  };
+  // A query is one short text: one thread keeps the second core free for the server.
+  return embedderConfigFor(config, paths, env, { threads: 1 });
 }
 
 export function createSearchService(options: SearchServiceOptions): SearchService {

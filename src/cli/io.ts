@@ -40,3 +40,8 @@ export function parseIntegerOption(name: string) {
     return number;
   };
 }
+
+/** "1 chunk", "3 chunks". */
+export function plural(count: number, word: string, plural = `${word}s`): string {
+  return `${count} ${count === 1 ? word : plural}`;
+}

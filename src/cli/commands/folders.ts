@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ChunkTreeNode } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { printJson } from "../io.js";
+import { plural, printJson } from "../io.js";
 import { formatChunkStates } from "./review.js";
 
 export function registerFolderCommands(program: Command, context: CliContext): void {
@@ -19,7 +19,7 @@ export function registerFolderCommands(program: Command, context: CliContext): v
       for (const folder of folders) {
         const when = folder.lastProcessedAt ? `processed ${folder.lastProcessedAt.replace("T", " ").slice(0, 19)}` : "never processed";
         context.io.stdout.write(
-          `${folder.rootPath}\n  ${folder.documentCount} documents, ${folder.storedChunkCount} chunks (${folder.includedChunkCount} included, ${folder.embeddedChunkCount} embedded)` +
+          `${folder.rootPath}\n  ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${folder.includedChunkCount} included, ${folder.embeddedChunkCount} embedded)` +
             `${folder.failedCount ? `, ${folder.failedCount} failed` : ""}; ${when}\n`,
         );
       }
@@ -40,7 +40,7 @@ export function registerFolderCommands(program: Command, context: CliContext): v
       }
       const report = await context.chunkpad().chunkTree(folder);
       if (flags.json) return printJson(context.io, report);
-      context.io.stdout.write(`${report.chunksRootPath}  (${report.fileCount} files, ${report.chunkCount} chunks)\n`);
+      context.io.stdout.write(`${report.chunksRootPath}  (${plural(report.fileCount, "file")}, ${plural(report.chunkCount, "chunk")})\n`);
       context.io.stdout.write(renderTree(report.tree.children, ""));
     });
 }
@@ -51,10 +51,10 @@ function renderTree(nodes: ChunkTreeNode[], indent: string): string {
     const last = index === nodes.length - 1;
     const branch = last ? "└── " : "├── ";
     if (node.type === "folder") {
-      text += `${indent}${branch}${node.name}/  (${node.fileCount} files, ${node.chunkCount} chunks)\n`;
+      text += `${indent}${branch}${node.name}/  (${plural(node.fileCount, "file")}, ${plural(node.chunkCount, "chunk")})\n`;
       text += renderTree(node.children, indent + (last ? "    " : "│   "));
     } else {
-      text += `${indent}${branch}${node.name}  ${node.chunkCount} chunks${node.detail ? `  ${node.detail}` : ""}\n`;
+      text += `${indent}${branch}${node.name}  ${plural(node.chunkCount, "chunk")}${node.detail ? `  ${node.detail}` : ""}\n`;
     }
   });
   return text;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ProcessReport } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { parseIntegerOption, printJson, readStdin } from "../io.js";
+import { parseIntegerOption, plural, printJson, readStdin } from "../io.js";
 import { createProgressBar } from "../progress.js";
 
 interface ProcessFlags {
@@ -61,13 +61,13 @@ export function formatReport(report: ProcessReport): string {
   lines.push(
     `  processed ${report.processed.length}, unchanged ${report.unchanged.length}, edits taken in ${report.editsSynced.length}, ` +
       `skipped ${report.skipped.length}, failed ${report.failed.length}, conflicts ${report.conflicts.length}, removed ${report.removed.length}; ` +
-      `${report.chunksWritten} chunks written in ${seconds} s`,
+      `${plural(report.chunksWritten, "chunk")} written in ${seconds} s`,
   );
   for (const file of report.processed) {
     const pages = file.pages ? `, ${file.pages} ${file.format === "pptx" || file.format === "odp" ? "slides" : file.format === "xlsx" || file.format === "ods" ? "sheets" : "pages"}` : "";
-    lines.push(`  + ${file.path} (${file.format}${pages}): ${file.chunks} ${file.chunks === 1 ? "chunk" : "chunks"}`);
+    lines.push(`  + ${file.path} (${file.format}${pages}): ${plural(file.chunks, "chunk")}`);
   }
-  for (const edit of report.editsSynced) lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${edit.chunks} chunks)`);
+  for (const edit of report.editsSynced) lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);
   for (const conflict of report.conflicts) lines.push(`  ! ${conflict.path}: ${conflict.message}`);
   for (const failure of report.failed) lines.push(`  ✗ ${failure.path}: ${failure.message}${failure.unchangedSinceFailure ? " (unchanged since it failed)" : ""}`);
   for (const skip of report.skipped) lines.push(`  - ${skip.relativePath}: skipped, ${skip.reason}`);

@@ -1,0 +1,68 @@
+import type { EmbeddingDtype } from "../embedding/catalog.js";
+import { resolveModel } from "../embedding/catalog.js";
+import type { EmbedderConfig } from "../embedding/registry.js";
+import { DEFAULT_HUB_URL, type ChunkpadConfig } from "./config.js";
+import type { ChunkpadPaths } from "./paths.js";
+
+/**
+ * The embedder settings, in one place for `embed` and `search`: they must agree on the model,
+ * the model cache and the hub, or search would look for vectors another model made.
+ */
+
+/** What a command line may change for one run (`--model`, `--dtype`), plus tuning. */
+export interface EmbedderOverrides {
+  model?: string;
+  dtype?: EmbeddingDtype;
+  /** ONNX Runtime intra-op threads (local provider); default: up to 4. */
+  threads?: number;
+}
+
+/** CHUNKPAD_HUB_URL, else the config's embedding.hubUrl, else the Hugging Face hub. */
+export function hubUrlFor(config: ChunkpadConfig, env: NodeJS.ProcessEnv): string {
+  return env.CHUNKPAD_HUB_URL || config.embedding.hubUrl || DEFAULT_HUB_URL;
+}
+
+export function embedderConfigFor(config: ChunkpadConfig, paths: ChunkpadPaths, env: NodeJS.ProcessEnv, overrides: EmbedderOverrides = {}): EmbedderConfig {
+  const { embedding } = config;
+  return {
+    provider: embedding.provider,
+    model: overrides.model ?? embedding.model,
+    dtype: overrides.dtype ?? embedding.dtype,
+    cacheDir: paths.modelsDir,
+    hubUrl: hubUrlFor(config, env),
+    ...(embedding.baseUrl === undefined ? {} : { baseUrl: embedding.baseUrl }),
+    // Read when a request is made, never kept in the config.
+    apiKey: () => env.OPENAI_API_KEY,
+    ...(overrides.threads === undefined ? {} : { threads: overrides.threads }),
+  };
+}
+
+/** Which model makes the vectors, known without loading it: the fields of its fingerprint that a user chooses. */
+export interface ModelIdentity {
+  provider: EmbedderConfig["provider"];
+  /** Hub id or absolute directory (local), or the provider's model name. */
+  model: string;
+  /** Local models only; null for remote providers. */
+  dtype: EmbeddingDtype | null;
+}
+
+/**
+ * The identity the embedder will report, from the config alone (no files read beyond a local
+ * directory's config.json, no network). Throws INVALID_ARGUMENT for a model spec that is
+ * neither a catalog name, a hub id nor a directory.
+ */
+export function modelIdentity(embedderConfig: EmbedderConfig): ModelIdentity {
+  if (embedderConfig.provider !== "local") return { provider: embedderConfig.provider, model: embedderConfig.model, dtype: null };
+  const resolved = resolveModel(embedderConfig.model, embedderConfig.dtype === undefined ? {} : { dtype: embedderConfig.dtype });
+  return { provider: "local", model: resolved.repoId ?? resolved.directory ?? resolved.spec, dtype: resolved.dtype };
+}
+
+/**
+ * The value to remember in the config for a model chosen on the command line: a local
+ * directory as an absolute path (the next run may start elsewhere), anything else as typed.
+ */
+export function configModelValue(embedderConfig: EmbedderConfig): string {
+  if (embedderConfig.provider !== "local") return embedderConfig.model;
+  const resolved = resolveModel(embedderConfig.model);
+  return resolved.directory ?? embedderConfig.model.trim();
+}

@@ -1,0 +1,105 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json, makeTempDir, runCli, writeFile, type CliResult } from "./helpers/cli.js";
+import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
+import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
+
+/**
+ * `chunkpad keys` through the real CLI on this headless machine: no keychain works, so keys go
+ * to a user-only file. CHUNKPAD_KEYCHAIN=off keeps a developer's real keychain out of the
+ * tests that write; the read-only test uses the real keychain lookup.
+ */
+
+const KEY = "sk-ant-api03-TOPSECRET-0123456789abcdef";
+const NO_KEYCHAIN = { CHUNKPAD_KEYCHAIN: "off" };
+
+let anthropic: ScriptedServer;
+beforeAll(async () => {
+  anthropic = await startAnthropicServer();
+});
+afterAll(() => anthropic.close());
+
+/** Every file under the folder except the key file, as text. */
+function everythingButTheKeyFile(root: string): string {
+  let text = "";
+  for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name !== "secrets.json") text += fs.readFileSync(path.join(entry.parentPath, entry.name), "latin1");
+  }
+  return text;
+}
+
+const outputOf = (...results: CliResult[]) => results.map((result) => result.stdout + result.stderr).join("\n");
+
+describe("chunkpad keys", () => {
+  it("lists no keys on a fresh machine, looking in the real keychain first", async () => {
+    const home = makeTempDir("keys-fresh");
+    const listed = await runCli(["keys", "list"], { home });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe("anthropic  no key\nopenai     no key\n");
+  });
+
+  it("stores a key piped on stdin in a user-only file, says where, and never shows it", async () => {
+    const home = makeTempDir("keys-set");
+    const set = await runCli(["keys", "set", "anthropic"], { home, env: NO_KEYCHAIN, input: `${KEY}\n` });
+    expect(set.code, set.stderr).toBe(0);
+    const keyFile = path.join(home, "config", "secrets.json");
+    expect(set.stdout).toBe(`Stored the anthropic key in the key file ${keyFile} (readable only by you).\n`);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+
+    const listed = await runCli(["keys", "list"], { home, env: NO_KEYCHAIN });
+    expect(listed.stdout).toBe(`anthropic  file (${keyFile})\nopenai     no key\n`);
+    const asJson = await runCli(["keys", "list", "--json"], { home, env: NO_KEYCHAIN });
+    expect(json(asJson)).toEqual([
+      { provider: "anthropic", source: "file", location: keyFile },
+      { provider: "openai", source: null, location: "not set" },
+    ]);
+
+    // The stored key is what ask sends; it never reaches the output, the config or the databases.
+    writeFile(home, "docs/warranty.md", "# Warranty\n\nThe warranty lasts two years.\n");
+    await runCli(["add", path.join(home, "docs")], { home });
+    await runCli(["config", "set", "generation.mode", "strict"], { home });
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: ["Two years [C1]."] }, { reply: "error", error: "auth" });
+    const asked = await runCli(["ask", "--json", "How long is the warranty?"], { home, env: { ...NO_KEYCHAIN, ANTHROPIC_BASE_URL: anthropic.url } });
+    expect(asked.code, asked.stderr).toBe(0);
+    const headers = anthropic.requests[0]?.headers ?? {};
+    expect(headers["x-api-key"] ?? headers.authorization).toMatch(new RegExp(`^(Bearer )?${KEY}$`));
+    const rejected = await runCli(["ask", "How long is the warranty?"], { home, env: { ...NO_KEYCHAIN, ANTHROPIC_BASE_URL: anthropic.url } });
+    expect(rejected.code).toBe(1);
+
+    expect(outputOf(set, listed, asJson, asked, rejected)).not.toContain(KEY);
+    expect(outputOf(set, listed, asJson, asked, rejected)).not.toContain("TOPSECRET");
+    expect(fs.readFileSync(path.join(home, "config", "config.json"), "utf8")).toContain('"mode": "strict"');
+    expect(everythingButTheKeyFile(home)).not.toContain("TOPSECRET");
+  });
+
+  it("deletes a stored key, and says when an environment variable still provides one", async () => {
+    const home = makeTempDir("keys-delete");
+    await runCli(["keys", "set", "openai"], { home, env: NO_KEYCHAIN, input: "sk-proj-abcdefgh12345678" });
+    const deleted = await runCli(["keys", "delete", "openai"], { home, env: { ...NO_KEYCHAIN, OPENAI_API_KEY: "sk-env-key-12345678" } });
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toBe("Deleted the stored openai key.\n");
+    expect(deleted.stderr).toContain("a key is still set in the environment variable OPENAI_API_KEY");
+    expect(fs.existsSync(path.join(home, "config", "secrets.json"))).toBe(false);
+    const listed = await runCli(["keys", "list"], { home, env: { ...NO_KEYCHAIN, OPENAI_API_KEY: "sk-env-key-12345678" } });
+    expect(listed.stdout).toBe("anthropic  no key\nopenai     environment (environment variable OPENAI_API_KEY)\n");
+    expect(listed.stdout).not.toContain("sk-env-key");
+  });
+
+  it("never takes a key from the command line, and refuses an empty key or a provider without keys", async () => {
+    const home = makeTempDir("keys-refuse");
+    const onArgv = await runCli(["keys", "set", "anthropic", KEY], { home, env: NO_KEYCHAIN });
+    expect(onArgv.code).toBe(2);
+    expect(outputOf(onArgv)).not.toContain(KEY);
+    expect(fs.existsSync(path.join(home, "config", "secrets.json"))).toBe(false);
+
+    const empty = await runCli(["keys", "set", "anthropic"], { home, env: NO_KEYCHAIN, input: "\n" });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/^chunkpad: No key was given\. Pipe it in/);
+
+    const ollama = await runCli(["keys", "set", "ollama"], { home, env: NO_KEYCHAIN, input: "x" });
+    expect(ollama.code).toBe(1);
+    expect(ollama.stderr).toContain("Ollama and the local model need no key");
+  });
+});
