@@ -22,3 +22,5 @@ export { REFUSAL_TEXT } from "./rag/guardrail.js";
 export { LLM_PROVIDER_NAMES, SECRET_PROVIDERS, formatBytes as formatModelBytes, type LlmProviderName, type KeyDescription, type KeySource, type DownloadOffer } from "./llm/index.js";
 export type { DownloadProgress } from "./hub/index.js";
 export { parseProviderName } from "./app/llm-setup.js";
+export type { EmbedOptions, EmbedReport, EmbedProgress, EmbedConsentRequest } from "./app/embed-selected.js";
+export type { ModelReport, ModelRequest } from "./app/embed-model.js";

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
 import { startHubServer, type HubServer } from "./helpers/hub-server.js";
@@ -7,6 +8,7 @@ import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js"
 import { startOllamaServer } from "./helpers/llm-servers/ollama-server.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { RecordedRequest, ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
+import { main } from "../src/cli/main.js";
 
 /** `chunkpad ask` end to end: the real CLI, real folders, providers' wire protocols on 127.0.0.1. */
 
@@ -164,6 +166,21 @@ describe("chunkpad ask with no provider set up: the local model", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/chunkpad: No LLM provider is configured .*Llama 3\.2 3B Instruct .*\(2\.0 GB\).*--yes.*chunkpad keys set anthropic/);
     expect(hub.requests).toEqual([]);
+    expect(fs.existsSync(cachedModel)).toBe(false);
+  });
+
+  it("on a terminal, asks first, showing the size, and downloads nothing when the answer is no", async () => {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    const stdout = new PassThrough();
+    let shown = "";
+    stderr.on("data", (data: Buffer) => (shown += data.toString()));
+    stdin.write("n\n");
+    const code = await main(["ask", "How long is the warranty?"], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: localHome, CHUNKPAD_HUB_URL: hub.url } });
+    expect(code).toBe(1);
+    expect(shown).toMatch(/answers need the local model: Llama 3\.2 3B Instruct \(Q4_K_M\), 3 MB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\. Download it now\? \[y\/N\] /);
+    expect(shown).toContain("chunkpad: ");
+    expect(hub.requests.filter((request) => request.method === "GET")).toEqual([]);
     expect(fs.existsSync(cachedModel)).toBe(false);
   });
 

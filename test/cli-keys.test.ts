@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, makeTempDir, runCli, writeFile, type CliResult } from "./helpers/cli.js";
 import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
+import { main } from "../src/cli/main.js";
 
 /**
  * `chunkpad keys` through the real CLI on this headless machine: no keychain works, so keys go
@@ -72,6 +74,25 @@ describe("chunkpad keys", () => {
     expect(outputOf(set, listed, asJson, asked, rejected)).not.toContain("TOPSECRET");
     expect(fs.readFileSync(path.join(home, "config", "config.json"), "utf8")).toContain('"mode": "strict"');
     expect(everythingButTheKeyFile(home)).not.toContain("TOPSECRET");
+  });
+
+  it("on a terminal, reads the key at a prompt that does not echo it", async () => {
+    const home = makeTempDir("keys-tty");
+    const rawModes: boolean[] = [];
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: (mode: boolean) => rawModes.push(mode) });
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    const stdout = new PassThrough();
+    let shown = "";
+    for (const stream of [stdout, stderr]) stream.on("data", (data: Buffer) => (shown += data.toString()));
+    // Typed: the key, a typo erased with backspace, Enter.
+    stdin.write("sk-typed-key-123\u007fX\r");
+    const code = await main(["keys", "set", "anthropic"], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: home, ...NO_KEYCHAIN } });
+    expect(code, shown).toBe(0);
+    expect(shown).toContain("anthropic API key (input hidden): ");
+    expect(shown).not.toContain("sk-typed");
+    expect(rawModes).toEqual([true, false]);
+    const stored = JSON.parse(fs.readFileSync(path.join(home, "config", "secrets.json"), "utf8")) as Record<string, string>;
+    expect(stored.anthropic).toBe("sk-typed-key-12X");
   });
 
   it("deletes a stored key, and says when an environment variable still provides one", async () => {

@@ -260,6 +260,16 @@ describe("chat session", () => {
     expect(llm.selections[0]).toMatchObject({ provider: "openai", model: "gpt-test" });
   });
 
+  it("refuses without calling the LLM when every chunk is switched off", async () => {
+    const llm = fakeLlm(textAnswer("Two years [C1]."));
+    const session = createChatSession(dependencies(fakeSearch([WARRANTY]), llm, tempChatStore()));
+    await collect(session.ask("How long is the warranty?"));
+    session.toggle(1);
+    const events = await collect(session.regenerate());
+    expect(events[0]).toMatchObject({ type: "refused", reason: "no-included-chunks", message: expect.stringContaining("/toggle") });
+    expect(llm.calls).toHaveLength(1);
+  });
+
   it("says what to do for a chunk number that is not there or a regenerate before any question", async () => {
     const session = createChatSession(dependencies(fakeSearch([WARRANTY]), fakeLlm(), tempChatStore()));
     expect(() => session.toggle(1)).toThrow(/ask a question first/);

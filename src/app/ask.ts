@@ -118,7 +118,7 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
   const base = { question: input.question, answerMode, invalidCitations: [], citations: [], droppedForBudget: [] };
   const decision = decideRefusal(input.question, input.chunks, input.searchMode, generation.minSimilarity);
   if (decision.refuse) {
-    const message = refusalMessage(decision, input.searchMode, generation.minSimilarity);
+    const message = refusalMessage(decision, input, generation.minSimilarity);
     yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message };
     const stored = store(dependencies, input, { content: REFUSAL_TEXT, chunkRefs: [], provider: null, model: null, incomplete: false });
     const refusal = { reason: decision.reason, message, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
@@ -184,8 +184,14 @@ function searchOptionsOf(options: AskOptions): SearchOptions {
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as SearchOptions;
 }
 
-function refusalMessage(decision: { reason: RefusalReason; message: string; bestSimilarity?: number }, mode: SearchMode, floor: number): string {
-  if (decision.reason !== "below-similarity-floor" || decision.bestSimilarity === undefined) return decision.message;
+function refusalMessage(decision: { reason: RefusalReason; message: string; bestSimilarity?: number }, input: AnswerInput, floor: number): string {
+  if (decision.reason === "no-included-chunks") {
+    return input.chunks.length === 0
+      ? 'Search found no chunk for this question. Try other words, or add the folder that holds the answer with "chunkpad add <folder>".'
+      : "Every chunk is switched off. Switch at least one back on (/toggle <n>) and regenerate.";
+  }
+  if (decision.bestSimilarity === undefined) return decision.message;
+  const mode = input.searchMode;
   const percent = (value: number) => `${Math.round(value * 100)}%`;
   const measure =
     mode === "keyword"

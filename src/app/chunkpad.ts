@@ -16,6 +16,8 @@ import type { EvaluateOptions, EvaluationReport } from "./evaluate.js";
 import { setReviewState, type ReviewOptions, type ReviewReport } from "./review.js";
 import { listChunkStates, type ChunkState } from "./review-states.js";
 import { createAnswerService, type AnswerService } from "./ask-service.js";
+import { createEmbedService, type EmbedService } from "./embed-service.js";
+import type { EmbedOptions, EmbedReport } from "./embed-selected.js";
 
 export interface OpenChunkpadOptions {
   /** Environment to read CHUNKPAD_HOME and XDG variables from; defaults to process.env. */
@@ -43,6 +45,12 @@ export interface Chunkpad {
   setIncluded(targets: readonly string[], included: boolean, options?: ReviewOptions): ReviewReport;
   /** Per chunk of an added folder: included or excluded, embedded, modified since embedding, new. */
   chunkStates(folderPath: string, relativePath?: string): ChunkState[];
+  /** Step 2: embeds included chunks that are new or changed, removes vectors of excluded ones; downloads the model only with consent. */
+  embed(options?: EmbedOptions): Promise<EmbedReport>;
+  /** The embedding model's state from files alone (never downloads or loads). */
+  modelStatus: EmbedService["modelStatus"];
+  /** Downloads the embedding model after consent. */
+  downloadModel: EmbedService["downloadModel"];
   /** Runs BEIR-style queries through search per mode and scores them against qrels. */
   evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
   /** Searches, then streams a grounded answer with [C#] citations (or refuses below the floor). */
@@ -94,7 +102,18 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     return chunking;
   };
 
-  return {
+  const embedService = createEmbedService({
+    getStore: () => getStore(),
+    getConfig: () => config,
+    paths,
+    env,
+    // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
+    syncFolder: (rootPath, syncOptions) => facade.processFolder(rootPath, syncOptions),
+    chunkingFor: (folderId) => folderChunking(getStore().getFolder(folderId) ?? undefined, undefined),
+    setConfig: (key, value) => void facade.setConfig(key, value),
+  });
+
+  const facade: Chunkpad = {
     paths,
     get config() {
       return config;
@@ -151,6 +170,9 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     evaluate(evaluateOptions) {
       return searchService.evaluate(evaluateOptions);
     },
+    embed: (embedOptions) => embedService.embed(embedOptions),
+    modelStatus: (request) => embedService.modelStatus(request),
+    downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
     startChat: (chatOptions) => answers.startChat(chatOptions),
     listConversations: () => answers.listConversations(),
@@ -168,6 +190,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       store = undefined;
     },
   };
+  return facade;
 }
 
 function findFolder(store: MainStore, folderPath: string): IndexedFolder | undefined {

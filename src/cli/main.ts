@@ -5,6 +5,8 @@ import { registerFolderCommands } from "./commands/folders.js";
 import { registerProcessCommands } from "./commands/process.js";
 import { registerSearchCommand } from "./commands/search.js";
 import { registerReviewCommands } from "./commands/review.js";
+import { registerEmbedCommand } from "./commands/embed.js";
+import { registerModelCommands } from "./commands/model.js";
 import { registerEvalCommand } from "./commands/eval.js";
 import { registerAskCommand } from "./commands/ask.js";
 import { registerChatCommand } from "./commands/chat.js";
@@ -40,6 +42,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerConfigCommand(program, context);
   registerSearchCommand(program, context);
   registerReviewCommands(program, context);
+  registerEmbedCommand(program, context);
+  registerModelCommands(program, context);
   registerEvalCommand(program, context);
   registerAskCommand(program, context);
   registerChatCommand(program, context);

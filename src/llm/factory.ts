@@ -14,7 +14,7 @@ export const LLM_PROVIDER_NAMES: readonly LlmProviderName[] = ["anthropic", "ope
 
 /** Used when neither --model nor generation.models.{provider} says otherwise. */
 export const DEFAULT_LLM_MODELS: Readonly<Record<LlmProviderName, string>> = {
-  anthropic: "claude-sonnet-4-5",
+  anthropic: "claude-sonnet-4-6",
   openai: "gpt-4o-mini",
   ollama: "llama3.2",
   local: DEFAULT_LOCAL_LLM,

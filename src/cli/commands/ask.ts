@@ -174,7 +174,7 @@ export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, op
       options.bar.write(formatChunksBar(event.chunks, { mode: event.search.mode, toggles: options.toggles === true }));
     } else if (event.type === "refused") {
       io.stdout.write(`${event.text}\n`);
-      io.stderr.write(`(${event.message}${event.reason === "below-similarity-floor" ? " The nearest chunks are listed above." : ""})\n`);
+      io.stderr.write(`${event.message}${event.reason === "below-similarity-floor" ? " The nearest chunks are listed above." : ""}\n`);
     } else if (event.type === "answer-start") {
       io.stderr.write(`Answering with ${event.provider} (${event.model}) from ${event.labels.length} chunk${event.labels.length === 1 ? "" : "s"}…\n`);
     } else if (event.type === "text-delta") {

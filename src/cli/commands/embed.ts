@@ -1,0 +1,176 @@
+import { Option, type Command } from "commander";
+import { ChunkpadError, formatModelBytes, type EmbedConsentRequest, type EmbedProgress, type EmbedReport, type ModelStatus } from "../../index.js";
+import type { CliContext } from "../main.js";
+import { parseIntegerOption, printJson, type CliIo } from "../io.js";
+import { createProgressBar } from "../progress.js";
+import { askYesNo, canPrompt } from "../prompt.js";
+
+interface EmbedFlags {
+  model?: string;
+  dtype?: "fp32" | "q8";
+  yes?: boolean;
+  reembed?: boolean;
+  batchSize?: number;
+  json?: boolean;
+}
+
+export const DTYPES = ["fp32", "q8"] as const;
+
+export function registerEmbedCommand(program: Command, context: CliContext): void {
+  program
+    .command("embed")
+    .description("Embed the included chunks that are new or changed (and drop vectors of excluded ones), so search works by meaning too")
+    .argument("[folder]", "an added folder (default: every added folder)")
+    .option("--model <model>", "catalog name (bge-base-en-v1.5), hub id (owner/name) or a local model directory; remembered in the config")
+    .addOption(new Option("--dtype <dtype>", "model weights: fp32, or q8 (quantized: smaller and faster)").choices(DTYPES))
+    .option("--yes", "agree to download the embedding model if it is not in the cache yet")
+    .option("--reembed", "drop every vector and embed all included chunks again (after changing the model)")
+    .option("--batch-size <n>", "chunks per embedding call and per commit (default from the config: 16)", parseIntegerOption("--batch-size"))
+    .option("--json", "print a machine-readable report on stdout")
+    .action(async (folder: string | undefined, flags: EmbedFlags) => {
+      const { io } = context;
+      const controller = new AbortController();
+      const interrupt = () => {
+        io.stderr.write('\nStopping after the current batch (press Ctrl-C again to quit at once; "chunkpad embed" picks up where it stopped).\n');
+        controller.abort();
+      };
+      process.once("SIGINT", interrupt);
+      const progress = createEmbedProgress(io, { quiet: Boolean(flags.json) });
+      let report: EmbedReport;
+      try {
+        report = await context.chunkpad().embed({
+          ...(folder === undefined ? {} : { folder }),
+          ...(flags.model === undefined ? {} : { model: flags.model }),
+          ...(flags.dtype === undefined ? {} : { dtype: flags.dtype }),
+          ...(flags.batchSize === undefined ? {} : { batchSize: flags.batchSize }),
+          reembed: flags.reembed === true,
+          consent: consentFor(io, flags.yes === true),
+          onProgress: progress.report,
+          signal: controller.signal,
+        });
+      } finally {
+        progress.stop();
+        process.off("SIGINT", interrupt);
+      }
+      for (const notice of report.notices) io.stderr.write(`note: ${notice}\n`);
+      if (flags.json) return printJson(io, report);
+      io.stdout.write(formatEmbedReport(report));
+    });
+}
+
+/**
+ * Consent to download the model: --yes agrees (and says so), a terminal asks, anything else
+ * refuses with an error that says to pass --yes: a script must never download by surprise.
+ */
+export function consentFor(io: CliIo, yes: boolean): (request: EmbedConsentRequest) => Promise<boolean> {
+  const what = (request: EmbedConsentRequest) => `${request.repoId} (${describeSize(request.sizeBytes)})`;
+  if (yes) {
+    return async (request) => {
+      io.stderr.write(`Downloading the embedding model ${what(request)} from ${request.hubUrl} into ${request.cacheDir} (--yes).\n`);
+      return true;
+    };
+  }
+  if (canPrompt(io)) {
+    return (request) =>
+      askYesNo(
+        io,
+        `The embedding model ${what(request)} is not downloaded yet. Download it once from ${request.hubUrl} into ${request.cacheDir}? Search and later runs use that copy.`,
+      );
+  }
+  return async (request) => {
+    throw new ChunkpadError(
+      "MODEL_CONSENT_REQUIRED",
+      `The embedding model ${what(request)} must be downloaded before embedding, and stdin is not a terminal, so Chunkpad cannot ask. ` +
+        `Pass --yes to agree to the download (chunkpad embed --yes), or use a model directory you already have (--model /path/to/model-dir).`,
+    );
+  };
+}
+
+function describeSize(bytes: number | null): string {
+  return bytes === null ? "size unknown" : formatModelBytes(bytes);
+}
+
+const LINE_STEP_PERCENT = 10;
+
+export interface EmbedProgressDisplay {
+  report(event: EmbedProgress): void;
+  stop(): void;
+}
+
+/**
+ * Download (bytes and %), then "loading", then chunks done/total with chunks/s, on stderr: a
+ * redrawn bar on a terminal, else a line every 10% so logs show the run moving. `quiet` (--json)
+ * keeps only the download lines, which are rare and worth seeing in a log.
+ */
+export function createEmbedProgress(io: CliIo, { quiet }: { quiet: boolean }): EmbedProgressDisplay {
+  const tty = Boolean(io.stderr.isTTY);
+  const bar = createProgressBar(io.stderr as NodeJS.WriteStream, tty && !quiet);
+  const download = createDownloadDisplay(io);
+  let lastStep = -1;
+  return {
+    report(event) {
+      if (event.phase === "model") {
+        if (event.status.state === "downloading") download(event.status);
+        else if (event.status.state === "loading" && !quiet) io.stderr.write("Loading the embedding model…\n");
+        return;
+      }
+      if (event.phase !== "embed" || quiet) return;
+      const rate = `${Math.round(event.chunksPerSecond)} chunks/s`;
+      if (tty) return bar.update(event.done, event.total, rate);
+      const percent = event.total === 0 ? 100 : Math.floor((event.done / event.total) * 100);
+      const step = Math.floor(percent / LINE_STEP_PERCENT);
+      if (event.done === 0 || (step === lastStep && event.done < event.total)) return;
+      lastStep = step;
+      io.stderr.write(`embedded ${event.done}/${event.total} chunks (${percent}%), ${rate}\n`);
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+/** Model download progress: bytes and percent, redrawn on a terminal, a line per 10% otherwise. */
+export function createDownloadDisplay(io: CliIo): (status: Extract<ModelStatus, { state: "downloading" }>) => void {
+  const tty = Boolean(io.stderr.isTTY);
+  let lastStep = -1;
+  let finished = false;
+  return (status) => {
+    if (finished) return;
+    const total = status.bytesTotal === null ? "?" : formatModelBytes(status.bytesTotal);
+    const filled = Math.round((Math.min(100, status.percent) / 100) * 24);
+    const text = `downloading the embedding model: ${"█".repeat(filled)}${"░".repeat(24 - filled)} ${status.percent}% (${formatModelBytes(status.bytesDone)} of ${total})`;
+    const done = status.bytesTotal !== null && status.bytesDone >= status.bytesTotal;
+    if (tty) {
+      io.stderr.write(`\r\x1b[2K${text}${done ? "\n" : ""}`);
+    } else {
+      const step = Math.floor(status.percent / LINE_STEP_PERCENT);
+      if (step === lastStep && !done) return;
+      lastStep = step;
+      io.stderr.write(`${text}\n`);
+    }
+    finished = done;
+  };
+}
+
+export function formatEmbedReport(report: EmbedReport): string {
+  const lines: string[] = [];
+  const model = `${report.model}${report.dtype ? ` (${report.dtype})` : ""}${report.dimensions ? `, ${report.dimensions} dims` : ""}`;
+  const seconds = (report.durationMs / 1000).toFixed(1);
+  const { synced } = report;
+  if (synced.editsTakenIn > 0) lines.push(`Took in your edits to ${plural(synced.editsTakenIn, "chunk file")}.`);
+  if (synced.documentsProcessed > 0) lines.push(`Processed ${plural(synced.documentsProcessed, "new or changed document")} first.`);
+  if (synced.sourcesRemoved > 0) lines.push(`Removed ${plural(synced.sourcesRemoved, "deleted document")}.`);
+  if (report.reembed) lines.push("Dropped every vector (--reembed) to embed again.");
+  const excluded = report.excluded > 0 ? `; ${report.excluded} excluded` : "";
+  if (report.nothingToDo) {
+    const state = report.unchanged === 0 ? "no chunks are included" : `${report.unchanged === 1 ? "the included chunk is" : `all ${report.unchanged} included chunks are`} embedded with ${model}`;
+    lines.push(`Nothing to embed: ${state}${excluded}.`);
+  } else {
+    const rate = report.chunksPerSecond === null ? "" : `, ${Math.round(report.chunksPerSecond)} chunks/s`;
+    lines.push(`Embedded ${plural(report.embedded, "chunk")}, removed ${report.removed}, unchanged ${report.unchanged}${excluded} with ${model} in ${seconds} s${rate}.`);
+  }
+  for (const change of report.configChanged) lines.push(`${change.key} is now ${change.value} in the config, so search uses the same model.`);
+  return `${lines.join("\n")}\n`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

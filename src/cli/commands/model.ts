@@ -1,0 +1,70 @@
+import { Option, type Command } from "commander";
+import { formatModelBytes, type ModelReport } from "../../index.js";
+import type { CliContext } from "../main.js";
+import { printJson } from "../io.js";
+import { consentFor, createDownloadDisplay, DTYPES } from "./embed.js";
+
+interface ModelFlags {
+  model?: string;
+  dtype?: "fp32" | "q8";
+  yes?: boolean;
+  json?: boolean;
+}
+
+/** `chunkpad model status|download`: the embedding model's state, and a download ahead of the first embed. */
+export function registerModelCommands(program: Command, context: CliContext): void {
+  const model = program.command("model").description("The embedding model: where it stands (status) and getting it ahead of time (download)");
+  const common = (command: Command) =>
+    command
+      .option("--model <model>", "catalog name, hub id or local model directory (default from the config)")
+      .addOption(new Option("--dtype <dtype>", "fp32, or q8 (quantized)").choices(DTYPES))
+      .option("--json", "print a machine-readable report on stdout");
+  const request = (flags: ModelFlags) => ({
+    ...(flags.model === undefined ? {} : { model: flags.model }),
+    ...(flags.dtype === undefined ? {} : { dtype: flags.dtype }),
+  });
+
+  common(model.command("status").description("Show whether the embedding model is downloaded (no network, nothing loaded)")).action((flags: ModelFlags) => {
+    const report = context.chunkpad().modelStatus(request(flags));
+    if (flags.json) return printJson(context.io, report);
+    context.io.stdout.write(formatModelReport(report));
+  });
+
+  common(model.command("download").description("Download the embedding model into the model cache (asks first; --yes for scripts)"))
+    .option("--yes", "agree to the download without asking")
+    .action(async (flags: ModelFlags) => {
+      const download = createDownloadDisplay(context.io);
+      const report = await context.chunkpad().downloadModel({
+        ...request(flags),
+        consent: consentFor(context.io, flags.yes === true),
+        onStatus: (status) => {
+          if (status.state === "downloading") download(status);
+        },
+      });
+      if (flags.json) return printJson(context.io, report);
+      context.io.stdout.write(formatModelReport(report));
+    });
+}
+
+export function formatModelReport(report: ModelReport): string {
+  const details = [report.model !== report.spec ? report.model : null, report.dtype, report.dimensions ? `${report.dimensions} dims` : null].filter(Boolean).join(", ");
+  const lines = [`Embedding model: ${report.spec}${details ? ` (${details})` : ""}${report.provider === "local" ? "" : ` via ${report.provider}`}`];
+  const size = report.approximateBytes === null ? "" : ` (about ${formatModelBytes(report.approximateBytes)})`;
+  switch (report.status.state) {
+    case "ready":
+      lines.push(report.provider === "local" ? "Status: ready (on disk; nothing to download)" : `Status: served by ${report.provider}; nothing to download`);
+      break;
+    case "notDownloaded":
+      lines.push(`Status: not downloaded${size}. "chunkpad embed" or "chunkpad model download" gets it (after asking).`);
+      break;
+    case "error":
+      lines.push(`Status: error: ${report.status.message}`);
+      break;
+    default:
+      lines.push(`Status: ${report.status.state}`);
+  }
+  if (report.location !== null) lines.push(`Location: ${report.location}`);
+  if (report.status.state === "notDownloaded") lines.push(`Hub: ${report.hubUrl}`);
+  if (report.assumption !== null) lines.push(`Note: ${report.assumption}`);
+  return `${lines.join("\n")}\n`;
+}
