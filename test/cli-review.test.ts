@@ -93,7 +93,7 @@ describe("chunkpad exclude / include", () => {
     const text = await runCli(["chunks", folder, "--chunks"], { home });
     expect(text.stdout).toMatch(/^reports\/q3\.txt\n {2}#1 {2}excluded, new \(not embedded\) {2}Quarterly report/m);
     const tree = await runCli(["chunks", folder], { home });
-    expect(tree.stdout).toMatch(/q3\.txt\.md {2}1 chunks {2}\(1 excluded\)/);
+    expect(tree.stdout).toMatch(/q3\.txt\.md {2}1 chunk {2}\(1 excluded\)/);
 
     const included = await runCli(["include", "**/q?.txt"], { home });
     expect(included.stdout).toMatch(/^Included 2 chunks\.$/m);

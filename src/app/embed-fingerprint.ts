@@ -83,11 +83,13 @@ export function describeIdentity(value: { model?: unknown; dtype?: unknown; prov
 }
 
 /** The error for vectors made by another model or settings, with both ways out. */
-export function embeddingMismatch(options: { storedBy: string; current: string; vectorCount: number; reason: string; details: Record<string, unknown> }): ChunkpadError {
+export function embeddingMismatch(options: { storedBy: string; current: string; vectorCount: number; reason?: string; details: Record<string, unknown> }): ChunkpadError {
   const vectors = `${options.vectorCount} ${options.vectorCount === 1 ? "vector" : "vectors"}`;
+  const were = options.vectorCount === 1 ? "was" : "were";
+  const reason = options.reason === undefined ? "" : ` (${options.reason})`;
   return new ChunkpadError(
     "EMBEDDING_MISMATCH",
-    `The ${vectors} in the database were made by ${options.storedBy}, but this run uses ${options.current} (${options.reason}); vectors of different models cannot be searched together. ` +
+    `The ${vectors} in the database ${were} made by ${options.storedBy}, but this run uses ${options.current}${reason}; vectors of different models cannot be searched together. ` +
       `Re-embed everything with "chunkpad embed --reembed" (drops the ${vectors} and embeds the included chunks again), or keep them by embedding with the model that made them (--model, or "chunkpad config set embedding.model ...").`,
     { details: options.details },
   );

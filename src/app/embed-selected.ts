@@ -120,7 +120,7 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
   const stored = readStoredFingerprint(store.getMeta(META_KEYS.embeddingFingerprint));
   // Before anything is synced or downloaded: a model other than the one that made the vectors stops here.
   if (!reembed && store.vectorCount() > 0 && stored.embedder !== null && !sameIdentity(stored.embedder, identity)) {
-    throw mismatch(store, stored, identity, "another model");
+    throw mismatch(store, stored, identity);
   }
 
   const before = embeddedRefs(store, folders);
@@ -212,8 +212,8 @@ function prepareVectors(store: MainStore, embedder: Embedder, stored: StoredFing
     store.dropAllVectors();
   } else if (store.vectorCount() > 0) {
     const differing = stored.embedder === null ? [] : differingFields(stored.embedder, embedder.fingerprint);
-    if (differing.length > 0) throw mismatch(store, stored, identity, `other settings: ${differing.join(", ")}`);
-    if (otherSize) throw mismatch(store, stored, identity, `${storedDimensions}-dimension vectors, not ${embedder.dimensions}`);
+    if (differing.length > 0) throw mismatch(store, stored, identity, `the same model with other settings: ${differing.join(", ")}`);
+    if (otherSize) throw mismatch(store, stored, identity, `which makes ${embedder.dimensions}-dimension vectors, not ${storedDimensions}`);
   }
   if (embedder.dimensions > 0) store.ensureVectorTable(embedder.dimensions);
 }
@@ -267,13 +267,13 @@ async function embedPlans(store: MainStore, embedder: Embedder, plans: readonly 
   }
 }
 
-function mismatch(store: MainStore, stored: StoredFingerprint, identity: ModelIdentity, reason: string): ChunkpadError {
+function mismatch(store: MainStore, stored: StoredFingerprint, identity: ModelIdentity, reason?: string): ChunkpadError {
   const storedBy = stored.embedder === null ? (store.getMeta(META_KEYS.embeddingModel) ?? "another model") : describeIdentity(stored.embedder);
   return embeddingMismatch({
     storedBy,
     current: describeIdentity(identity),
     vectorCount: store.vectorCount(),
-    reason,
+    ...(reason === undefined ? {} : { reason }),
     details: { storedFingerprint: stored.raw, model: identity.model, dtype: identity.dtype, provider: identity.provider },
   });
 }

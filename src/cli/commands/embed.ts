@@ -62,7 +62,7 @@ export function registerEmbedCommand(program: Command, context: CliContext): voi
  * Consent to download the model: --yes agrees (and says so), a terminal asks, anything else
  * refuses with an error that says to pass --yes: a script must never download by surprise.
  */
-export function consentFor(io: CliIo, yes: boolean): (request: EmbedConsentRequest) => Promise<boolean> {
+export function consentFor(io: CliIo, yes: boolean, command = "chunkpad embed"): (request: EmbedConsentRequest) => Promise<boolean> {
   const what = (request: EmbedConsentRequest) => `${request.repoId} (${describeSize(request.sizeBytes)})`;
   if (yes) {
     return async (request) => {
@@ -80,8 +80,8 @@ export function consentFor(io: CliIo, yes: boolean): (request: EmbedConsentReque
   return async (request) => {
     throw new ChunkpadError(
       "MODEL_CONSENT_REQUIRED",
-      `The embedding model ${what(request)} must be downloaded before embedding, and stdin is not a terminal, so Chunkpad cannot ask. ` +
-        `Pass --yes to agree to the download (chunkpad embed --yes), or use a model directory you already have (--model /path/to/model-dir).`,
+      `The embedding model ${what(request)} must be downloaded first, and stdin is not a terminal, so Chunkpad cannot ask. ` +
+        `Pass --yes to agree to the download (${command} --yes), or use a model directory you already have (--model /path/to/model-dir).`,
     );
   };
 }
@@ -131,17 +131,21 @@ export function createEmbedProgress(io: CliIo, { quiet }: { quiet: boolean }): E
 export function createDownloadDisplay(io: CliIo): (status: Extract<ModelStatus, { state: "downloading" }>) => void {
   const tty = Boolean(io.stderr.isTTY);
   let lastStep = -1;
+  let lastPercent = -1;
   let finished = false;
   return (status) => {
     if (finished) return;
+    const percent = Math.floor(status.percent);
     const total = status.bytesTotal === null ? "?" : formatModelBytes(status.bytesTotal);
     const filled = Math.round((Math.min(100, status.percent) / 100) * 24);
-    const text = `downloading the embedding model: ${"█".repeat(filled)}${"░".repeat(24 - filled)} ${status.percent}% (${formatModelBytes(status.bytesDone)} of ${total})`;
+    const text = `downloading the embedding model: ${"█".repeat(filled)}${"░".repeat(24 - filled)} ${percent}% (${formatModelBytes(status.bytesDone)} of ${total})`;
     const done = status.bytesTotal !== null && status.bytesDone >= status.bytesTotal;
     if (tty) {
+      if (percent === lastPercent && !done) return;
+      lastPercent = percent;
       io.stderr.write(`\r\x1b[2K${text}${done ? "\n" : ""}`);
     } else {
-      const step = Math.floor(status.percent / LINE_STEP_PERCENT);
+      const step = Math.floor(percent / LINE_STEP_PERCENT);
       if (step === lastStep && !done) return;
       lastStep = step;
       io.stderr.write(`${text}\n`);
@@ -152,17 +156,18 @@ export function createDownloadDisplay(io: CliIo): (status: Extract<ModelStatus, 
 
 export function formatEmbedReport(report: EmbedReport): string {
   const lines: string[] = [];
-  const model = `${report.model}${report.dtype ? ` (${report.dtype})` : ""}${report.dimensions ? `, ${report.dimensions} dims` : ""}`;
+  const details = [report.dtype, report.dimensions ? `${report.dimensions} dims` : null].filter(Boolean).join(", ");
+  const model = `${report.model}${details ? ` (${details})` : ""}`;
   const seconds = (report.durationMs / 1000).toFixed(1);
   const { synced } = report;
   if (synced.editsTakenIn > 0) lines.push(`Took in your edits to ${plural(synced.editsTakenIn, "chunk file")}.`);
   if (synced.documentsProcessed > 0) lines.push(`Processed ${plural(synced.documentsProcessed, "new or changed document")} first.`);
   if (synced.sourcesRemoved > 0) lines.push(`Removed ${plural(synced.sourcesRemoved, "deleted document")}.`);
   if (report.reembed) lines.push("Dropped every vector (--reembed) to embed again.");
-  const excluded = report.excluded > 0 ? `; ${report.excluded} excluded` : "";
+  const excluded = report.excluded > 0 ? `, excluded ${report.excluded}` : "";
   if (report.nothingToDo) {
     const state = report.unchanged === 0 ? "no chunks are included" : `${report.unchanged === 1 ? "the included chunk is" : `all ${report.unchanged} included chunks are`} embedded with ${model}`;
-    lines.push(`Nothing to embed: ${state}${excluded}.`);
+    lines.push(`Nothing to embed: ${state}${report.excluded > 0 ? ` (${report.excluded} excluded)` : ""}.`);
   } else {
     const rate = report.chunksPerSecond === null ? "" : `, ${Math.round(report.chunksPerSecond)} chunks/s`;
     lines.push(`Embedded ${plural(report.embedded, "chunk")}, removed ${report.removed}, unchanged ${report.unchanged}${excluded} with ${model} in ${seconds} s${rate}.`);

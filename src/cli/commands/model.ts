@@ -36,7 +36,7 @@ export function registerModelCommands(program: Command, context: CliContext): vo
       const download = createDownloadDisplay(context.io);
       const report = await context.chunkpad().downloadModel({
         ...request(flags),
-        consent: consentFor(context.io, flags.yes === true),
+        consent: consentFor(context.io, flags.yes === true, "chunkpad model download"),
         onStatus: (status) => {
           if (status.state === "downloading") download(status);
         },
