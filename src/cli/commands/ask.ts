@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import {
+  describeCitationLocation,
   FUSION_METHODS,
   formatModelBytes,
   LLM_PROVIDER_NAMES,
@@ -196,7 +197,7 @@ export function formatAnswerEnd(answer: AnswerResult): string {
   if (answer.citations.length > 0 || answer.invalidCitations.length > 0) {
     lines.push("", "Sources:");
     for (const citation of answer.citations) {
-      const where = [citation.source, citation.page === undefined ? undefined : `page ${citation.page}`, citation.section ? `"${citation.section}"` : undefined];
+      const where = [citation.source, describeCitationLocation(citation), citation.section ? `"${citation.section}"` : undefined];
       lines.push(`  [${citation.label}] ${where.filter(Boolean).join(", ")} · ${citation.ref}`);
     }
     for (const label of answer.invalidCitations) {
