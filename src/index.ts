@@ -25,3 +25,4 @@ export { parseProviderName } from "./app/llm-setup.js";
 export type { EmbedOptions, EmbedReport, EmbedProgress, EmbedConsentRequest } from "./app/embed-selected.js";
 export type { ModelReport, ModelRequest } from "./app/embed-model.js";
 export { describeLocation as describeCitationLocation } from "./rag/context.js";
+export type { ProviderStatus } from "./app/providers.js";

@@ -14,6 +14,7 @@ import { createChatSession, type ChatSession, type ChatSessionOptions } from "./
 import type { ChunkpadConfig } from "./config.js";
 import { deleteConversation, getConversation, listConversations, type ConversationView } from "./conversations.js";
 import { createLlmSetup } from "./llm-setup.js";
+import { describeProviders, type ProviderStatus } from "./providers.js";
 import type { ChunkpadPaths } from "./paths.js";
 import type { SearchOptions, SearchReport } from "./search.js";
 
@@ -47,6 +48,8 @@ export interface AnswerService {
   /** Where each provider's key comes from; never the key itself. */
   listApiKeys(): Promise<KeyDescription[]>;
   deleteApiKey(provider: string): Promise<KeyDescription>;
+  /** Every LLM provider: which one a question would use, and what each is missing. */
+  describeProviders(): Promise<ProviderStatus[]>;
   close(): Promise<void>;
 }
 
@@ -78,6 +81,15 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
     listConversations: () => listConversations(getChats()),
     getConversation: (id) => getConversation(getChats(), (refs) => options.getStore().getChunks(refs), id),
     deleteConversation: (id) => deleteConversation(getChats(), id),
+    describeProviders: async () =>
+      describeProviders({
+        config: options.getConfig(),
+        env: options.env,
+        secrets,
+        modelsDir: options.paths.modelsDir,
+        selected: (await llm.select()).provider,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
     setApiKey: (provider, key) => secrets.set(parseSecretProvider(provider), key),
     listApiKeys: () => Promise.all(SECRET_PROVIDERS.map((provider) => secrets.describe(provider))),
     deleteApiKey: (provider) => secrets.delete(parseSecretProvider(provider)),

@@ -63,6 +63,7 @@ export interface Chunkpad {
   setApiKey: AnswerService["setApiKey"];
   listApiKeys: AnswerService["listApiKeys"];
   deleteApiKey: AnswerService["deleteApiKey"];
+  providers: AnswerService["describeProviders"];
   close(): Promise<void>;
 }
 
@@ -181,6 +182,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     setApiKey: (provider, key) => answers.setApiKey(provider, key),
     listApiKeys: () => answers.listApiKeys(),
     deleteApiKey: (provider) => answers.deleteApiKey(provider),
+    providers: () => answers.describeProviders(),
     async close() {
       await answers.close();
       await searchService.close();

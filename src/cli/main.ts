@@ -11,6 +11,7 @@ import { registerEvalCommand } from "./commands/eval.js";
 import { registerAskCommand } from "./commands/ask.js";
 import { registerChatCommand } from "./commands/chat.js";
 import { registerHistoryCommand } from "./commands/history.js";
+import { registerProvidersCommand } from "./commands/providers.js";
 import { registerKeysCommands } from "./commands/keys.js";
 import { exitCodeFor, type CliIo, defaultIo } from "./io.js";
 
@@ -48,6 +49,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerAskCommand(program, context);
   registerChatCommand(program, context);
   registerHistoryCommand(program, context);
+  registerProvidersCommand(program, context);
   registerKeysCommands(program, context);
 
   try {
