@@ -204,3 +204,31 @@ describe("chunkpad CLI basics", () => {
     expect(bad.stderr).toMatch(/search\.minScore/);
   });
 });
+
+describe("chunkpad remove", () => {
+  it("forgets a folder (search no longer finds it) and keeps its chunk files unless asked", async () => {
+    const home = makeTempDir("home-remove");
+    const docs = makeTempDir("docs-remove");
+    writeFile(docs, "a.txt", "The okapi lives in the rainforest.");
+    expect((await runCli(["add", docs], { home })).code).toBe(0);
+    expect(ftsHits(home, "okapi")).toHaveLength(1);
+
+    const removed = await runCli(["remove", docs], { home });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toMatch(/Kept .*_chunks/);
+    expect(ftsHits(home, "okapi")).toEqual([]);
+    expect(json<unknown[]>(await runCli(["folders", "--json"], { home }))).toEqual([]);
+    expect(fs.existsSync(path.join(docs, "_chunks", "a.txt.md"))).toBe(true);
+    expect(fs.existsSync(path.join(docs, "a.txt"))).toBe(true);
+
+    const again = await runCli(["remove", docs], { home });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/has not been added/);
+
+    expect((await runCli(["add", docs], { home })).code).toBe(0);
+    const deleted = await runCli(["remove", docs, "--delete-chunks"], { home });
+    expect(deleted.code).toBe(0);
+    expect(fs.existsSync(path.join(docs, "_chunks"))).toBe(false);
+    expect(fs.existsSync(path.join(docs, "a.txt"))).toBe(true);
+  });
+});

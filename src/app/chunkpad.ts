@@ -5,7 +5,7 @@ import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { openMainStore, type MainStore } from "../store/main-store.js";
 import type { FolderSummary } from "../store/store-types.js";
-import { loadConfig, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig } from "./config.js";
+import { loadConfig, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig } from "./config.js";
 import { resolvePaths, type ChunkpadPaths } from "./paths.js";
 import { processFolder, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
 import { chunkTree, type ChunkTreeReport } from "./chunk-tree.js";
@@ -36,6 +36,8 @@ export interface Chunkpad {
   readonly config: ChunkpadConfig;
   processFolder(folderPath: string, options?: AddFolderOptions): Promise<ProcessReport>;
   listFolders(): FolderSummary[];
+  /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
+  removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean }): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
   chunkTree(folderPath: string): Promise<ChunkTreeReport>;
   setConfig(key: string, value: string): ChunkpadConfig;
   unsetConfig(key: string): ChunkpadConfig;
@@ -71,31 +73,33 @@ export interface Chunkpad {
 export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const env = options.env ?? process.env;
   const paths = resolvePaths({ env });
-  let config = loadConfig(paths.configPath);
+  // Loaded on first use, so a config file with a bad value still lets `config set` repair it.
+  let loadedConfig: ChunkpadConfig | undefined;
+  const config = () => (loadedConfig ??= loadConfig(paths.configPath));
   let store: MainStore | undefined;
   let runner: ParseRunner | undefined;
 
   const getStore = () => (store ??= openMainStore({ path: paths.databasePath }));
   const searchService = createSearchService({
     getStore: () => getStore(),
-    getConfig: () => config,
+    getConfig: config,
     paths,
     env,
     ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
   });
   const answers = createAnswerService({
-    getConfig: () => config,
+    getConfig: config,
     getStore: () => getStore(),
     search: (query, searchOptions) => searchService.search(query, searchOptions),
     paths,
     env,
   });
   const getRunner = () =>
-    (runner ??= createParseRunner({ workers: config.ingest.workers, timeoutMs: config.ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config.ingest.workerHeapMb }));
+    (runner ??= createParseRunner({ workers: config().ingest.workers, timeoutMs: config().ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config().ingest.workerHeapMb }));
 
   const folderChunking = (folder: IndexedFolder | undefined, overrides: Partial<ChunkingOptions> | undefined): ChunkingOptions => {
     const saved = folder ? getStore().getFolderSettings(folder.id) : null;
-    const chunking = { ...config.chunking, ...(saved ?? {}), ...(overrides ?? {}) };
+    const chunking = { ...config().chunking, ...(saved ?? {}), ...(overrides ?? {}) };
     if (chunking.chunkOverlapTokens >= chunking.chunkSizeTokens) {
       throw new ChunkpadError("INVALID_ARGUMENT", `The overlap (${chunking.chunkOverlapTokens} tokens) must be smaller than the chunk size (${chunking.chunkSizeTokens} tokens).`);
     }
@@ -105,7 +109,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
 
   const embedService = createEmbedService({
     getStore: () => getStore(),
-    getConfig: () => config,
+    getConfig: config,
     paths,
     env,
     // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
@@ -117,7 +121,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const facade: Chunkpad = {
     paths,
     get config() {
-      return config;
+      return config();
     },
     async processFolder(folderPath, addOptions = {}) {
       const existing = findFolder(getStore(), folderPath);
@@ -127,9 +131,9 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
           store: getStore(),
           runner: getRunner(),
           chunking,
-          limits: { maxDecompressedBytes: config.ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config.ingest.maxArchiveEntries },
-          maxFileSizeBytes: config.ingest.maxFileSizeMb * 1024 * 1024,
-          concurrency: config.ingest.workers,
+          limits: { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries },
+          maxFileSizeBytes: config().ingest.maxFileSizeMb * 1024 * 1024,
+          concurrency: config().ingest.workers,
         },
         folderPath,
         addOptions,
@@ -142,20 +146,28 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     listFolders() {
       return getStore().listFolders();
     },
+    async removeFolder(folderPath, removeOptions = {}) {
+      const folder = findFolder(getStore(), folderPath);
+      if (!folder) throw notIndexed(folderPath);
+      getStore().removeFolder(folder.id);
+      // The chunk files are the user's edits too: deleted only when asked.
+      if (removeOptions.deleteChunkFiles) await fs.promises.rm(folder.chunksRootPath, { recursive: true, force: true });
+      return { rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, chunkFilesDeleted: Boolean(removeOptions.deleteChunkFiles) };
+    },
     async chunkTree(folderPath) {
       const folder = findFolder(getStore(), folderPath);
       if (!folder) throw notIndexed(folderPath);
       return chunkTree(getStore(), folder);
     },
     setConfig(key, value) {
-      config = setConfigValue(config, key, value);
-      saveConfig(paths.configPath, config);
-      return config;
+      loadedConfig = setConfigValue(readConfigFile(paths.configPath), key, value);
+      saveConfig(paths.configPath, loadedConfig);
+      return loadedConfig;
     },
     unsetConfig(key) {
-      config = unsetConfigValue(config, key);
-      saveConfig(paths.configPath, config);
-      return config;
+      loadedConfig = unsetConfigValue(readConfigFile(paths.configPath), key);
+      saveConfig(paths.configPath, loadedConfig);
+      return loadedConfig;
     },
     search(query, searchOptions) {
       return searchService.search(query, searchOptions);

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isChunkpadError } from "../core/errors.js";
-import { defaultConfig, flattenConfig, getConfigValue, loadConfig, saveConfig, setConfigValue, unsetConfigValue } from "./config.js";
+import { defaultConfig, flattenConfig, getConfigValue, loadConfig, readConfigFile, saveConfig, setConfigValue, unsetConfigValue } from "./config.js";
 
 const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-config-"));
 
@@ -39,6 +39,20 @@ describe("config file", () => {
     const file = path.join(temp(), "config.json");
     fs.writeFileSync(file, "{ not json");
     expect(() => loadConfig(file)).toThrow(/not valid JSON/);
+  });
+
+  it("lets set and unset repair a file with a bad value, keeping the other settings", () => {
+    const file = path.join(temp(), "config.json");
+    fs.writeFileSync(file, JSON.stringify({ search: { limit: "ten", fusion: "rrf" } }));
+    expect(() => loadConfig(file)).toThrow(/search\.limit.*chunkpad config unset <key>/);
+    const repaired = setConfigValue(readConfigFile(file), "search.limit", "5");
+    expect(repaired.search).toMatchObject({ limit: 5, fusion: "rrf" });
+    expect(unsetConfigValue(readConfigFile(file), "search.limit").search).toMatchObject({ limit: 10, fusion: "rrf" });
+    expect(readConfigFile(path.join(temp(), "missing.json"))).toEqual({});
+  });
+
+  it("says a rejected value was not changed, naming the key", () => {
+    expect(() => setConfigValue(defaultConfig(), "search.limit", "-3")).toThrow(/^search\.limit was not changed: search\.limit: /);
   });
 
   it("unset returns a key to its default, and list shows every leaf", () => {

@@ -70,11 +70,20 @@ export function defaultConfig(): ChunkpadConfig {
 
 /** Reads and validates the config file; a missing file is the defaults. */
 export function loadConfig(configPath: string): ChunkpadConfig {
+  return validateConfig(readConfigFile(configPath), (problems) =>
+    `The config file ${configPath} is invalid: ${problems}. Fix it with "chunkpad config set <key> <value>" or "chunkpad config unset <key>", or by hand.`);
+}
+
+/**
+ * The config file as written, not validated, for `config set` and `unset` to repair: a bad
+ * value must not stop the commands that fix it. A missing file is an empty config.
+ */
+export function readConfigFile(configPath: string): Record<string, unknown> {
   let raw: string;
   try {
     raw = fs.readFileSync(configPath, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return defaultConfig();
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new ChunkpadError("CONFIG_INVALID", `Cannot read the config file ${configPath}: ${(error as Error).message}`, { cause: error });
   }
   let json: unknown;
@@ -83,14 +92,17 @@ export function loadConfig(configPath: string): ChunkpadConfig {
   } catch (error) {
     throw new ChunkpadError("CONFIG_INVALID", `The config file ${configPath} is not valid JSON (${(error as Error).message}). Fix it by hand or delete it to go back to the defaults.`, { cause: error });
   }
-  return validateConfig(json, configPath);
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new ChunkpadError("CONFIG_INVALID", `The config file ${configPath} is not a JSON object. Fix it by hand or delete it to go back to the defaults.`);
+  }
+  return json as Record<string, unknown>;
 }
 
-function validateConfig(json: unknown, where: string): ChunkpadConfig {
+function validateConfig(json: unknown, describeInvalid: (problems: string) => string): ChunkpadConfig {
   const result = configSchema.safeParse(json);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
-    throw new ChunkpadError("CONFIG_INVALID", `The config in ${where} is invalid: ${problems}. Fix it with "chunkpad config set" or by hand.`);
+    throw new ChunkpadError("CONFIG_INVALID", describeInvalid(problems));
   }
   const config = result.data;
   if (config.chunking.chunkOverlapTokens >= config.chunking.chunkSizeTokens) {
@@ -122,8 +134,8 @@ export function getConfigValue(config: ChunkpadConfig, key: string): unknown {
  * Sets a dotted key from a string the user typed; numbers and booleans are parsed, and the
  * whole config is validated again so a bad value never reaches the file.
  */
-export function setConfigValue(config: ChunkpadConfig, key: string, value: string): ChunkpadConfig {
-  const copy = structuredClone(config) as Record<string, unknown>;
+export function setConfigValue(config: object, key: string, value: string): ChunkpadConfig {
+  const copy = withSections(config);
   const parts = key.split(".");
   const last = parts.pop();
   if (!last || parts.length === 0) throw new ChunkpadError("INVALID_ARGUMENT", `Config keys have a section, like "search.minScore"; "${key}" has none.`);
@@ -136,17 +148,24 @@ export function setConfigValue(config: ChunkpadConfig, key: string, value: strin
     node = next as Record<string, unknown>;
   }
   node[last] = parseScalar(value);
-  return validateConfig(copy, `"${key}"`);
+  return validateConfig(copy, (problems) => `${key} was not changed: ${problems}.`);
 }
 
-export function unsetConfigValue(config: ChunkpadConfig, key: string): ChunkpadConfig {
-  const copy = structuredClone(config) as Record<string, unknown>;
+export function unsetConfigValue(config: object, key: string): ChunkpadConfig {
+  const copy = withSections(config);
   const parts = key.split(".");
   const last = parts.pop();
   let node: Record<string, unknown> | undefined = copy;
   for (const part of parts) node = node?.[part] as Record<string, unknown> | undefined;
   if (node && last) delete node[last];
-  return validateConfig(copy, `"${key}"`);
+  return validateConfig(copy, (problems) => `${key} was not reset: ${problems}.`);
+}
+
+/** A copy with every known section present (a config file may leave sections out). */
+function withSections(config: object): Record<string, unknown> {
+  const copy = structuredClone(config) as Record<string, unknown>;
+  for (const section of Object.keys(defaultConfig())) copy[section] ??= {};
+  return copy;
 }
 
 function parseScalar(value: string): unknown {

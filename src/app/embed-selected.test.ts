@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { rejectionOf } from "../../test/helpers/rejection.js";
 import { isChunkpadError } from "../core/errors.js";
 import { DEFAULT_CHUNKING, type ChunkingOptions, type Embedder } from "../core/types.js";
 import { embeddingFingerprint } from "../embedding/fingerprint.js";
@@ -128,17 +129,8 @@ function setup(documents: Record<string, string[]> = { "birds.md": ["heron", "ke
 function emptyProcessReport(folderId: string, rootPath: string): ProcessReport {
   return {
     folder: { id: folderId, rootPath, chunksRootPath: path.join(rootPath, "_chunks") },
-    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], chunksWritten: 0, durationMs: 0,
+    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], chunksWritten: 0, durationMs: 0,
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the promise to reject");
 }
 
 describe("embedSelected", () => {
@@ -198,7 +190,7 @@ describe("embedSelected", () => {
     await run(fakeModel("test-org/fake", 4));
     const other = fakeModel("other-org/bigger", 8);
 
-    const error = await rejection(run(other, { model: "other-org/bigger" }));
+    const error = await rejectionOf(run(other, { model: "other-org/bigger" }));
     expect(isChunkpadError(error, "EMBEDDING_MISMATCH")).toBe(true);
     expect((error as Error).message).toMatch(/made by test-org\/fake \(fp32\).*other-org\/bigger.*chunkpad embed --reembed/);
     expect(other.loads).toEqual([]);
@@ -214,7 +206,7 @@ describe("embedSelected", () => {
   it("treats another dtype as another model", async () => {
     const { run } = setup();
     await run(fakeModel("test-org/fake", 4));
-    const error = await rejection(run(fakeModel("test-org/fake", 4), { dtype: "q8" }));
+    const error = await rejectionOf(run(fakeModel("test-org/fake", 4), { dtype: "q8" }));
     expect(isChunkpadError(error, "EMBEDDING_MISMATCH")).toBe(true);
     expect((error as Error).message).toMatch(/test-org\/fake \(fp32\).*test-org\/fake \(q8\)/);
   });
@@ -253,7 +245,7 @@ describe("embedSelected", () => {
 
     const controller = new AbortController();
     const events: EmbedProgress[] = [];
-    const cancelled = await rejection(
+    const cancelled = await rejectionOf(
       run(fakeModel("test-org/fake", 4), {
         signal: controller.signal,
         onProgress: (event) => {
@@ -294,7 +286,7 @@ describe("embedSelected", () => {
     });
     cleanups.push(() => store.close());
     const { dependencies } = setup();
-    const error = await rejection(embedSelected({ ...dependencies(fakeModel("test-org/fake", 4)), store }));
+    const error = await rejectionOf(embedSelected({ ...dependencies(fakeModel("test-org/fake", 4)), store }));
     expect(isChunkpadError(error, "VECTOR_UNAVAILABLE")).toBe(true);
     expect((error as Error).message).toMatch(/no such extension.*keyword search still works/i);
   });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { ChunkpadError, describeError, isChunkpadError } from "../core/errors.js";
 import type { ChunkDraft, ChunkingOptions, ParseLimits } from "../core/types.js";
 import { chunkDocument } from "../chunking/chunker.js";
-import { parseChunkFile, renderChunkFile } from "../chunkfiles/format.js";
+import { parseChunkFile, readChunkFileText, renderChunkFile } from "../chunkfiles/format.js";
 import { chunkFilePathFor, chunksRootFor } from "../chunkfiles/paths.js";
 import { removeChunkFile } from "../chunkfiles/discover.js";
 import { hashText } from "../chunkfiles/hash.js";
@@ -57,11 +57,13 @@ export interface ProcessReport {
   processed: ProcessedFile[];
   unchanged: string[];
   /** Chunk files edited by hand whose text was taken into the database. */
-  editsSynced: Array<{ path: string; chunks: number }>;
+  editsSynced: Array<{ path: string; chunks: number; warnings: string[] }>;
   skipped: WalkSkip[];
   failed: FailedFile[];
   conflicts: ChunkFileConflict[];
   removed: string[];
+  /** Of the removed sources, those whose chunk file was edited by hand: the file is kept (path relative to the folder). */
+  keptEdits: Array<{ path: string; chunkFile: string }>;
   chunksWritten: number;
   durationMs: number;
 }
@@ -89,11 +91,15 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   const folder = store.upsertFolder(root, chunksRootFor(root));
   const report: ProcessReport = {
     folder: { id: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath },
-    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], chunksWritten: 0, durationMs: 0,
+    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], chunksWritten: 0, durationMs: 0,
   };
 
   options.onProgress?.({ phase: "scan", done: 0, total: 0 });
-  const walk = await walkFolder(root, { supportedExtensions: supportedExtensions(), maxFileSizeBytes: context.maxFileSizeBytes });
+  const walk = await walkFolder(root, {
+    supportedExtensions: supportedExtensions(),
+    maxFileSizeBytes: context.maxFileSizeBytes,
+    skipDirectories: nestedChunkRoots(store, folder.id, root),
+  });
   report.skipped = walk.skipped;
 
   const chunkingKey = JSON.stringify([context.chunking.chunkSizeTokens, context.chunking.chunkOverlapTokens]);
@@ -118,9 +124,16 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   // there but skipped this time (too large, say) keeps what it had.
   options.onProgress?.({ phase: "cleanup", done, total });
   const present = new Set([...walk.files.map((file) => file.relativePath), ...walk.skipped.map((skip) => skip.relativePath)]);
-  for (const [relativePath] of previous) {
+  for (const [relativePath, source] of previous) {
     if (present.has(relativePath)) continue;
-    await removeChunkFile(chunkFilePathFor(root, relativePath), root);
+    const chunkFile = chunkFilePathFor(root, relativePath);
+    const chunkText = await readIfExists(chunkFile);
+    // A chunk file edited by hand is the user's work: the source going away does not delete it.
+    if (chunkText !== undefined && hashText(chunkText) !== source.chunkFileHash) {
+      report.keptEdits.push({ path: relativePath, chunkFile: path.relative(root, chunkFile).split(path.sep).join("/") });
+    } else {
+      await removeChunkFile(chunkFile, root);
+    }
     store.deleteDocument(folder.id, relativePath);
     store.deleteSource(folder.id, relativePath);
     report.removed.push(relativePath);
@@ -139,10 +152,22 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   report.failed.sort(byPath);
   report.conflicts.sort(byPath);
   report.editsSynced.sort(byPath);
+  report.keptEdits.sort(byPath);
   report.unchanged.sort();
   report.durationMs = Date.now() - started;
   options.onProgress?.({ phase: "done", done, total });
   return report;
+}
+
+/** The `_chunks/` folders of other added folders inside this one: their chunk files are not documents of this folder. */
+function nestedChunkRoots(store: MainStore, folderId: string, root: string): Map<string, string> {
+  const skip = new Map<string, string>();
+  for (const other of store.listFolders()) {
+    if (other.id !== folderId && other.chunksRootPath.startsWith(root + path.sep)) {
+      skip.set(other.chunksRootPath, `chunk files of the added folder ${other.rootPath}`);
+    }
+  }
+  return skip;
 }
 
 async function resolveFolder(folderPath: string): Promise<string> {
@@ -185,11 +210,11 @@ async function processOne(context: ProcessContext, folderId: string, root: strin
   if (sourceUnchanged && previous && existingText !== undefined) {
     if (existingHash !== previous.syncedChunkFileHash) {
       // The user edited the chunk file: its text is the truth for this source's chunks.
-      const chunks = parseChunkFile(existingText);
+      const { chunks, warnings } = readChunkFileText(existingText);
       const document = store.getDocumentByPath(folderId, file.relativePath);
       syncDocument(context, folderId, file, document?.title ?? path.basename(file.relativePath), document?.pageCount ?? null, chunks);
       store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs, syncedChunkFileHash: existingHash ?? null });
-      report.editsSynced.push({ path: file.relativePath, chunks: chunks.length });
+      report.editsSynced.push({ path: file.relativePath, chunks: chunks.length, warnings });
     } else {
       if (!statUnchanged) store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs });
       report.unchanged.push(file.relativePath);

@@ -41,6 +41,14 @@ describe("walking a folder", () => {
     expect(JSON.stringify(result)).not.toContain("secret");
   });
 
+  it("does not enter the folders it is told to skip, and says why", async () => {
+    const root = folderWith({ "inner/a.txt": "a", "inner/_chunks/a.txt.md": "chunks", "other/_chunks/b.txt": "b" });
+    const reason = "chunk files of the added folder inner";
+    const result = await walkFolder(root, { ...options, skipDirectories: new Map([[path.join(fs.realpathSync(root), "inner", "_chunks"), reason]]) });
+    expect(result.files.map((file) => file.relativePath)).toEqual(["inner/a.txt", "other/_chunks/b.txt"]);
+    expect(result.skipped).toEqual([{ relativePath: "inner/_chunks", reason }]);
+  });
+
   it("skips files over the size limit with a reason that says how to include them", async () => {
     const root = folderWith({ "big.txt": "x".repeat(500), "small.txt": "ok" });
     const result = await walkFolder(root, options);

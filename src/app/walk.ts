@@ -24,6 +24,8 @@ export interface WalkOptions {
   /** Lower-case extensions with the dot that some parser reads. */
   supportedExtensions: ReadonlySet<string>;
   maxFileSizeBytes: number;
+  /** Real paths of folders not to enter, with the reason shown (the `_chunks/` of a folder added inside this one). */
+  skipDirectories?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -74,6 +76,11 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
       }
 
       if (stats.isDirectory()) {
+        const skipReason = options.skipDirectories?.get(target);
+        if (skipReason !== undefined) {
+          skipped.push({ relativePath, reason: skipReason });
+          continue;
+        }
         if (visitedDirectories.has(target)) {
           skipped.push({ relativePath, reason: "symlink loops back into the folder" });
           continue;

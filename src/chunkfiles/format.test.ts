@@ -95,7 +95,15 @@ describe("readChunkFileText", () => {
   });
 
   it("treats a comment that is not key=value metadata as content", () => {
-    expect(parseChunkFile("## Chunk 1\n<!-- TODO: check this -->\nbody\n")).toEqual([{ content: "<!-- TODO: check this -->\nbody", meta: {} }]);
+    expect(readChunkFileText("## Chunk 1\n<!-- TODO: check this -->\nbody\n")).toEqual({ chunks: [{ content: "<!-- TODO: check this -->\nbody", meta: {} }], warnings: [] });
+  });
+
+  it("keeps a metadata comment broken by hand as text, and says so", () => {
+    const unclosed = readChunkFileText('## Chunk 1\n<!-- page=3 section="Intro\nbody\n');
+    expect(unclosed.chunks).toEqual([{ content: '<!-- page=3 section="Intro\nbody', meta: {} }]);
+    expect(unclosed.warnings).toEqual(['The metadata comment under "## Chunk 1" could not be read (it is not closed with -->); it was kept as text of the chunk.']);
+    const malformed = readChunkFileText('## Chunk 2\n<!-- page=3 section="Intro -->\nbody\n');
+    expect(malformed.warnings.join(" ")).toMatch(/under "## Chunk 2" could not be read \(a value is malformed\)/);
   });
 });
 

@@ -90,10 +90,16 @@ export function readChunkFileText(markdown: string): ParsedChunkFile {
     const heading = CHUNK_HEADING.exec(line);
     if (heading) {
       const section: Section = { number: heading[1] === undefined ? undefined : Number(heading[1]), lines: [], meta: {} };
-      const attributes = parseAttributeComment(lines[index + 1] ?? "");
+      const next = lines[index + 1] ?? "";
+      const attributes = parseAttributeComment(next);
       if (attributes) {
         section.meta = metaFromAttributes(attributes);
         index++;
+      } else if (next.startsWith("<!--") && (!next.includes("-->") || /\w=/.test(next))) {
+        // Chunkpad never writes metadata it cannot read back: a hand edit broke it. (A closed
+        // comment without key=value pairs is the user's own note, and simply content.)
+        const problem = next.includes("-->") ? "a value is malformed" : "it is not closed with -->";
+        warnings.push(`The metadata comment under "${line.trim()}" could not be read (${problem}); it was kept as text of the chunk.`);
       }
       sections.push(section);
       continue;

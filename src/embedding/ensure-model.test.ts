@@ -2,9 +2,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ChunkpadError } from "../core/errors.js";
 import type { ModelStatus } from "../core/types.js";
 import { startHubServer, TINY_BERT_DIR, TINY_BERT_FILES, TINY_BERT_REPO, type HubServer } from "../../test/helpers/hub-server.js";
+import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { ensureModelAvailable, type ModelConsentRequest } from "./ensure-model.js";
 
 const TOTAL_BYTES = TINY_BERT_FILES.reduce((sum, file) => sum + fs.statSync(path.join(TINY_BERT_DIR, file)).size, 0);
@@ -21,15 +21,6 @@ afterEach(async () => {
   await hub.close();
   fs.rmSync(cacheDir, { recursive: true, force: true });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<ChunkpadError> {
-  const error: unknown = await promise.then(
-    () => new Error("expected a rejection"),
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ChunkpadError);
-  return error as ChunkpadError;
-}
 
 describe("ensureModelAvailable", () => {
   it("downloads after consent, reporting the size first and progress after", async () => {
@@ -72,7 +63,7 @@ describe("ensureModelAvailable", () => {
 
   it("never downloads on the search path", async () => {
     const statuses: ModelStatus[] = [];
-    const error = await rejection(
+    const error = await chunkpadRejection(
       ensureModelAvailable({ model: "bge-base-en-v1.5", cacheDir, hubUrl: hub.url, allowDownload: false, onStatus: (status) => statuses.push(status) }),
     );
     expect(error.code).toBe("MODEL_NOT_DOWNLOADED");
@@ -83,7 +74,7 @@ describe("ensureModelAvailable", () => {
   });
 
   it("stops before downloading anything when the user says no", async () => {
-    const error = await rejection(ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => false }));
+    const error = await chunkpadRejection(ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => false }));
     expect(error.code).toBe("MODEL_CONSENT_REQUIRED");
     expect(error.message).toContain("--yes");
     expect(hub.requests.filter((request) => request.method === "GET")).toEqual([]);
@@ -93,7 +84,7 @@ describe("ensureModelAvailable", () => {
   it("reports a failed download as an error status", async () => {
     hub.behave({ notFound: true });
     const statuses: ModelStatus[] = [];
-    const error = await rejection(
+    const error = await chunkpadRejection(
       ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => true, onStatus: (status) => statuses.push(status) }),
     );
     expect(error.code).toBe("MODEL_NOT_FOUND");
@@ -102,7 +93,7 @@ describe("ensureModelAvailable", () => {
 
   it("uses a local directory as it is, and says which files it lacks", async () => {
     expect(await ensureModelAvailable({ model: TINY_BERT_DIR, cacheDir, hubUrl: hub.url, allowDownload: false })).toBe(TINY_BERT_DIR);
-    const error = await rejection(ensureModelAvailable({ model: TINY_BERT_DIR, dtype: "q8", cacheDir, hubUrl: hub.url, allowDownload: false }));
+    const error = await chunkpadRejection(ensureModelAvailable({ model: TINY_BERT_DIR, dtype: "q8", cacheDir, hubUrl: hub.url, allowDownload: false }));
     expect(error.code).toBe("MODEL_NOT_FOUND");
     expect(error.message).toContain("onnx/model_quantized.onnx");
     expect(hub.requests).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ChunkpadError } from "../core/errors.js";
 import { closedServerUrl, startFakeApiServer, type FakeApiServer } from "../../test/helpers/hub-server.js";
+import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { createOllamaEmbedder } from "./ollama.js";
 
 let server: FakeApiServer | undefined;
@@ -19,12 +19,6 @@ function ollamaAnswer(input: string[], dimensions = 4): unknown {
     load_duration: 1019500,
     prompt_eval_count: input.length * 8,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
-  const error: unknown = await promise.then(() => undefined, (reason: unknown) => reason);
-  expect(error).toBeInstanceOf(ChunkpadError);
-  return error as ChunkpadError;
 }
 
 describe("the Ollama embedder", () => {
@@ -60,7 +54,7 @@ describe("the Ollama embedder", () => {
 
   it("tells the user to pull a model Ollama does not have", async () => {
     server = await startFakeApiServer(() => ({ status: 404, body: { error: 'model "nomic-embed-text" not found, try pulling it first' } }));
-    const error = await failure(createOllamaEmbedder({ model: "nomic-embed-text", host: server.url }).embedQuery("q"));
+    const error = await chunkpadRejection(createOllamaEmbedder({ model: "nomic-embed-text", host: server.url }).embedQuery("q"));
     expect(error.code).toBe("MODEL_NOT_FOUND");
     expect(error.statusCode).toBe(404);
     expect(error.message).toContain("ollama pull nomic-embed-text");
@@ -68,14 +62,14 @@ describe("the Ollama embedder", () => {
 
   it("marks server errors retryable", async () => {
     server = await startFakeApiServer(() => ({ status: 500, body: { error: "llama runner process has terminated" } }));
-    const error = await failure(createOllamaEmbedder({ model: "x", host: server.url }).embedQuery("q"));
+    const error = await chunkpadRejection(createOllamaEmbedder({ model: "x", host: server.url }).embedQuery("q"));
     expect(error).toMatchObject({ code: "EMBEDDING_FAILED", statusCode: 500, isRetryable: true });
     expect(error.message).toContain("llama runner process has terminated");
   });
 
   it("says how to start Ollama when nothing listens", async () => {
     const host = await closedServerUrl();
-    const error = await failure(createOllamaEmbedder({ model: "x", host }).embedQuery("q"));
+    const error = await chunkpadRejection(createOllamaEmbedder({ model: "x", host }).embedQuery("q"));
     expect(error.code).toBe("EMBEDDING_FAILED");
     expect(error.isRetryable).toBe(true);
     expect(error.message).toContain(host);
@@ -84,7 +78,7 @@ describe("the Ollama embedder", () => {
 
   it("rejects an answer without one embedding per input", async () => {
     server = await startFakeApiServer(() => ({ body: { model: "x", embeddings: [] } }));
-    const error = await failure(createOllamaEmbedder({ model: "x", host: server.url }).embedDocuments(["a", "b"]));
+    const error = await chunkpadRejection(createOllamaEmbedder({ model: "x", host: server.url }).embedDocuments(["a", "b"]));
     expect(error.code).toBe("EMBEDDING_FAILED");
   });
 });

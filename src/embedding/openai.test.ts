@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ChunkpadError } from "../core/errors.js";
 import { startFakeApiServer, type FakeApiServer } from "../../test/helpers/hub-server.js";
+import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { createOpenAiEmbedder } from "./openai.js";
 
 let server: FakeApiServer | undefined;
@@ -18,12 +18,6 @@ function openAiAnswer(input: string[]): unknown {
 
 function openAiError(message: string, type: string, code: string | null): unknown {
   return { error: { message, type, param: null, code } };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
-  const error: unknown = await promise.then(() => undefined, (reason: unknown) => reason);
-  expect(error).toBeInstanceOf(ChunkpadError);
-  return error as ChunkpadError;
 }
 
 describe("the OpenAI embedder", () => {
@@ -60,27 +54,27 @@ describe("the OpenAI embedder", () => {
 
   it("refuses vectors of another size than the model's", async () => {
     server = await startFakeApiServer((request) => ({ body: openAiAnswer((request.body as { input: string[] }).input) }));
-    const error = await failure(createOpenAiEmbedder({ model: "text-embedding-3-small", baseURL: server.url, apiKey: "k" }).embedQuery("q"));
+    const error = await chunkpadRejection(createOpenAiEmbedder({ model: "text-embedding-3-small", baseURL: server.url, apiKey: "k" }).embedQuery("q"));
     expect(error.code).toBe("EMBEDDING_MISMATCH");
   });
 
   it("explains a rejected key", async () => {
     server = await startFakeApiServer(() => ({ status: 401, body: openAiError("Incorrect API key provided: sk-test.", "invalid_request_error", "invalid_api_key") }));
-    const error = await failure(createOpenAiEmbedder({ model: "text-embedding-3-small", baseURL: server.url, apiKey: "sk-test" }).embedQuery("q"));
+    const error = await chunkpadRejection(createOpenAiEmbedder({ model: "text-embedding-3-small", baseURL: server.url, apiKey: "sk-test" }).embedQuery("q"));
     expect(error).toMatchObject({ code: "EMBEDDING_FAILED", statusCode: 401, isRetryable: false });
     expect(error.message).toMatch(/rejected the API key/);
   });
 
   it("marks rate limits retryable", async () => {
     server = await startFakeApiServer(() => ({ status: 429, body: openAiError("Rate limit reached for text-embedding-3-small.", "requests", "rate_limit_exceeded") }));
-    const error = await failure(createOpenAiEmbedder({ model: "text-embedding-3-small", baseURL: server.url, apiKey: "k" }).embedQuery("q"));
+    const error = await chunkpadRejection(createOpenAiEmbedder({ model: "text-embedding-3-small", baseURL: server.url, apiKey: "k" }).embedQuery("q"));
     expect(error).toMatchObject({ code: "EMBEDDING_FAILED", statusCode: 429, isRetryable: true });
     expect(error.message).toContain("Rate limit reached");
   });
 
   it("reports an unknown model as MODEL_NOT_FOUND", async () => {
     server = await startFakeApiServer(() => ({ status: 404, body: openAiError("The model `nope` does not exist", "invalid_request_error", "model_not_found") }));
-    const error = await failure(createOpenAiEmbedder({ model: "nope", baseURL: server.url, apiKey: "k" }).embedQuery("q"));
+    const error = await chunkpadRejection(createOpenAiEmbedder({ model: "nope", baseURL: server.url, apiKey: "k" }).embedQuery("q"));
     expect(error.code).toBe("MODEL_NOT_FOUND");
     expect(error.message).toContain("does not exist");
   });
@@ -91,7 +85,7 @@ describe("the OpenAI embedder", () => {
       called = true;
       return new Response("{}");
     };
-    const error = await failure(createOpenAiEmbedder({ model: "text-embedding-3-small", fetch: fetchSpy }).embedQuery("q"));
+    const error = await chunkpadRejection(createOpenAiEmbedder({ model: "text-embedding-3-small", fetch: fetchSpy }).embedQuery("q"));
     expect(error.message).toContain("OPENAI_API_KEY");
     expect(called).toBe(false);
   });

@@ -2,8 +2,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import mammoth from "mammoth";
 import { describe, expect, it } from "vitest";
+import { recordingParser } from "../../test/helpers/parse.js";
+import { thrownBy } from "../../test/helpers/rejection.js";
 import { isChunkpadError } from "../core/errors.js";
-import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type ParseInput, type Parser } from "../core/types.js";
+import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type Parser } from "../core/types.js";
 import { decryptOoxml, detectOfficeEncryption, withOfficeDecryption } from "./office-crypto.js";
 import { readOle, writeOle } from "./office-crypto/ole.js";
 import { legacyRc4Keys } from "./office-crypto/rc4.js";
@@ -13,15 +15,6 @@ const PASSWORD = "Password1234_";
 
 function read(relative: string): Uint8Array {
   return new Uint8Array(fs.readFileSync(path.join(CRYPTO, relative)));
-}
-
-function failure(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
 }
 
 /** A real .docx reader for the round trip: mammoth's raw text, one paragraph per line. */
@@ -37,19 +30,6 @@ const mammothParser: Parser = {
     return { blocks, warnings: [] };
   },
 };
-
-function recordingParser(): Parser & { inputs: ParseInput[] } {
-  const inputs: ParseInput[] = [];
-  return {
-    name: "docx",
-    extensions: [".docx"],
-    inputs,
-    parse(input) {
-      inputs.push(input);
-      return Promise.resolve({ blocks: [{ kind: "paragraph", text: "parsed" }], warnings: [] });
-    },
-  };
-}
 
 function parseWith(parser: Parser, data: Uint8Array, password?: string): Promise<ParsedDocument> {
   return parser.parse({ path: "/documents/secret.docx", data, password, limits: DEFAULT_PARSE_LIMITS });
@@ -88,14 +68,14 @@ describe("decryptOoxml", () => {
   });
 
   it.each(["inputs/example_password.docx", "inputs/ecma376standard_password.docx"])("rejects a wrong password for %s", (input) => {
-    const error = failure(() => decryptOoxml(read(input), "password1234_"));
+    const error = thrownBy(() => decryptOoxml(read(input), "password1234_"));
     expect(isChunkpadError(error, "PARSE_WRONG_PASSWORD")).toBe(true);
     expect((error as Error).message).toMatch(/--password/);
   });
 
   it("refuses a file that is not encrypted OOXML", () => {
-    expect(isChunkpadError(failure(() => decryptOoxml(read("inputs/rc4cryptoapi_password.doc"), PASSWORD)), "PARSE_MALFORMED")).toBe(true);
-    expect(isChunkpadError(failure(() => decryptOoxml(read("outputs/example.docx"), PASSWORD)), "PARSE_MALFORMED")).toBe(true);
+    expect(isChunkpadError(thrownBy(() => decryptOoxml(read("inputs/rc4cryptoapi_password.doc"), PASSWORD)), "PARSE_MALFORMED")).toBe(true);
+    expect(isChunkpadError(thrownBy(() => decryptOoxml(read("outputs/example.docx"), PASSWORD)), "PARSE_MALFORMED")).toBe(true);
   });
 
   it("refuses a hostile spin count instead of hashing for hours", () => {
@@ -106,20 +86,20 @@ describe("decryptOoxml", () => {
     const info = Buffer.from(entry.content as Uint8Array).subarray(0, entry.size);
     const hostile = Buffer.concat([info.subarray(0, 8), Buffer.from(info.subarray(8).toString("utf8").replace('spinCount="100000"', 'spinCount="4000000000"'))]);
     const data = writeOle(container, new Map([["EncryptionInfo", new Uint8Array(hostile)]]));
-    expect(isChunkpadError(failure(() => decryptOoxml(data, PASSWORD)), "PARSE_MALFORMED")).toBe(true);
+    expect(isChunkpadError(thrownBy(() => decryptOoxml(data, PASSWORD)), "PARSE_MALFORMED")).toBe(true);
   });
 
   it("reports a truncated encrypted package as damaged, not as a crash", () => {
     const container = readOle(read("inputs/ecma376standard_password.docx"));
     if (!container) throw new Error("fixture unreadable");
     const data = writeOle(container, new Map([["EncryptedPackage", new Uint8Array([0xff, 0xff, 0, 0, 0, 0, 0, 0, 1, 2, 3])]]));
-    expect(isChunkpadError(failure(() => decryptOoxml(data, PASSWORD)), "PARSE_MALFORMED")).toBe(true);
+    expect(isChunkpadError(thrownBy(() => decryptOoxml(data, PASSWORD)), "PARSE_MALFORMED")).toBe(true);
   });
 });
 
 describe("withOfficeDecryption", () => {
   it("asks for a password without calling the wrapped parser", async () => {
-    const inner = recordingParser();
+    const inner = recordingParser("parsed");
     const error = await parseWith(withOfficeDecryption(inner), read("inputs/example_password.docx")).catch((caught: unknown) => caught);
     expect(isChunkpadError(error, "PARSE_ENCRYPTED")).toBe(true);
     expect((error as Error).message).toBe("encrypted: password required — run again with --password");
@@ -134,7 +114,7 @@ describe("withOfficeDecryption", () => {
   });
 
   it("passes unencrypted files through untouched and keeps the parser's name", async () => {
-    const inner = recordingParser();
+    const inner = recordingParser("parsed");
     const wrapped = withOfficeDecryption(inner);
     const plain = read("outputs/example.docx");
     await parseWith(wrapped, plain, PASSWORD);
@@ -144,7 +124,7 @@ describe("withOfficeDecryption", () => {
   });
 
   it("explains an encrypted Office 97-2003 file under a new-format name", async () => {
-    const error = await parseWith(withOfficeDecryption(recordingParser()), read("inputs/rc4cryptoapi_password.doc"), PASSWORD).catch((caught: unknown) => caught);
+    const error = await parseWith(withOfficeDecryption(recordingParser("parsed")), read("inputs/rc4cryptoapi_password.doc"), PASSWORD).catch((caught: unknown) => caught);
     expect(isChunkpadError(error, "PARSE_MALFORMED")).toBe(true);
     expect((error as Error).message).toMatch(/Office 97-2003/);
   });

@@ -1,21 +1,11 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isChunkpadError } from "../core/errors.js";
+import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "./parse-runner.js";
 
 const misbehaving = { callerUrl: import.meta.url, baseName: "../../test/fixtures/misbehaving-parse-worker" };
 const job = (name: string) => ({ path: `/nowhere/${name}`, limits: DEFAULT_PARSE_LIMITS });
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isChunkpadError(error)) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("parse runner", () => {
   let runner: ParseRunner | undefined;
@@ -25,7 +15,7 @@ describe("parse runner", () => {
 
   it("stops a parser stuck in a loop, reports PARSE_TIMEOUT, and keeps serving the next files", async () => {
     runner = createParseRunner({ workers: 1, timeoutMs: 200, maxHeapMb: 256, worker: misbehaving });
-    const stuck = await failure(runner.parse(job("hang.pdf")));
+    const stuck = await chunkpadRejection(runner.parse(job("hang.pdf")));
     expect(stuck.code).toBe("PARSE_TIMEOUT");
     expect(stuck.message).toMatch(/perFileTimeoutSeconds/);
     await expect(runner.parse(job("good.txt"))).resolves.toMatchObject({ blocks: [{ text: "fine" }] });
@@ -33,7 +23,7 @@ describe("parse runner", () => {
 
   it("reports a parser that runs out of memory as too large, not as a crash of the run", async () => {
     runner = createParseRunner({ workers: 1, timeoutMs: 60_000, maxHeapMb: 64, worker: misbehaving });
-    expect((await failure(runner.parse(job("oom.docx")))).code).toBe("PARSE_TOO_LARGE");
+    expect((await chunkpadRejection(runner.parse(job("oom.docx")))).code).toBe("PARSE_TOO_LARGE");
     await expect(runner.parse(job("after.txt"))).resolves.toMatchObject({ title: "/nowhere/after.txt" });
   });
 
@@ -51,7 +41,7 @@ describe("parse runner", () => {
     expect(document.pageCount).toBe(14);
     expect(document.blocks.some((block) => block.page === 14)).toBe(true);
     const encrypted = path.resolve("../shared/corpus/pdf.js/pdfs/issue6010_1.pdf");
-    expect((await failure(runner.parse({ path: encrypted, limits: DEFAULT_PARSE_LIMITS }))).code).toBe("PARSE_ENCRYPTED");
+    expect((await chunkpadRejection(runner.parse({ path: encrypted, limits: DEFAULT_PARSE_LIMITS }))).code).toBe("PARSE_ENCRYPTED");
     await expect(runner.parse({ path: encrypted, password: "abc", limits: DEFAULT_PARSE_LIMITS })).resolves.toMatchObject({ blocks: expect.any(Array) });
   });
 });

@@ -1,27 +1,11 @@
-import fs from "node:fs";
-import path from "node:path";
 import { strFromU8, strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { type ChunkpadError, isChunkpadError } from "../core/errors.js";
+import { corpusBytes } from "../../test/helpers/parse.js";
+import { chunkpadThrown } from "../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from "../core/types.js";
 import { openZip, type ZipArchive } from "./zip.js";
 
-const CORPUS = path.resolve("../shared/corpus");
 const MEGABYTE = 1024 * 1024;
-
-function corpusBytes(relativePath: string): Uint8Array {
-  return new Uint8Array(fs.readFileSync(path.join(CORPUS, relativePath)));
-}
-
-function failure(action: () => unknown): ChunkpadError {
-  try {
-    action();
-  } catch (error) {
-    if (isChunkpadError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a ChunkpadError, but nothing was thrown");
-}
 
 function readAll(zip: ZipArchive): void {
   for (const entry of zip.entries) zip.read(entry.name);
@@ -75,7 +59,7 @@ describe("openZip", () => {
     expect(roomy.read("big.xml")?.byteLength).toBe(content.byteLength);
 
     const tight: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxDecompressedBytes: MEGABYTE };
-    const error = failure(() => openZip(lying, { limits: tight }).read("big.xml"));
+    const error = chunkpadThrown(() => openZip(lying, { limits: tight }).read("big.xml"));
     expect(error.code).toBe("PARSE_ZIP_BOMB");
     expect(error.message).toContain("1 MB");
     expect(error.message).toContain("ingest.maxDecompressedMb");
@@ -85,14 +69,14 @@ describe("openZip", () => {
     const archive = zipSync({ "a.xml": proseBytes(600 * 1024), "b.xml": proseBytes(600 * 1024) });
     const zip = openZip(archive, { limits: { ...DEFAULT_PARSE_LIMITS, maxDecompressedBytes: MEGABYTE } });
     expect(zip.read("a.xml")?.byteLength).toBe(600 * 1024);
-    expect(failure(() => zip.read("b.xml")).code).toBe("PARSE_ZIP_BOMB");
+    expect(chunkpadThrown(() => zip.read("b.xml")).code).toBe("PARSE_ZIP_BOMB");
   });
 
   it("stops the corpus zip bombs early, with bounded memory", () => {
     for (const bomb of ["large_size_archive.docx", "oversized_archive.docx"]) {
       const data = corpusBytes(`officeParser/files/${bomb}`);
       const before = process.memoryUsage().arrayBuffers;
-      const error = failure(() => readAll(openZip(data, { limits: DEFAULT_PARSE_LIMITS })));
+      const error = chunkpadThrown(() => readAll(openZip(data, { limits: DEFAULT_PARSE_LIMITS })));
       const grown = process.memoryUsage().arrayBuffers - before;
       expect(error.code).toBe("PARSE_ZIP_BOMB");
       expect(error.message).toContain("word/document.xml");
@@ -102,7 +86,7 @@ describe("openZip", () => {
   });
 
   it("refuses an archive with more entries than the limit before inflating anything", () => {
-    const error = failure(() => openZip(corpusBytes("officeParser/files/many_entries_archive.docx"), { limits: DEFAULT_PARSE_LIMITS }));
+    const error = chunkpadThrown(() => openZip(corpusBytes("officeParser/files/many_entries_archive.docx"), { limits: DEFAULT_PARSE_LIMITS }));
     expect(error.code).toBe("PARSE_ZIP_BOMB");
     expect(error.message).toContain("5000");
     expect(error.message).toContain("ingest.maxArchiveEntries");
@@ -111,19 +95,19 @@ describe("openZip", () => {
   });
 
   it("calls an empty zip, a truncated zip and a non-zip malformed", () => {
-    expect(failure(() => openZip(corpusBytes("mammoth.js/empty.zip"), { limits: DEFAULT_PARSE_LIMITS })).code).toBe("PARSE_MALFORMED");
+    expect(chunkpadThrown(() => openZip(corpusBytes("mammoth.js/empty.zip"), { limits: DEFAULT_PARSE_LIMITS })).code).toBe("PARSE_MALFORMED");
     expect(openZip(corpusBytes("mammoth.js/hello.zip"), { limits: DEFAULT_PARSE_LIMITS }).entries.map((entry) => entry.name)).toEqual(["hello"]);
 
     const whole = corpusBytes("officeParser/files/test.docx");
-    const truncated = failure(() => openZip(whole.subarray(0, whole.byteLength / 2), { limits: DEFAULT_PARSE_LIMITS }));
+    const truncated = chunkpadThrown(() => openZip(whole.subarray(0, whole.byteLength / 2), { limits: DEFAULT_PARSE_LIMITS }));
     expect(truncated.code).toBe("PARSE_MALFORMED");
     expect(truncated.message).toMatch(/truncated/);
 
-    const text = failure(() => openZip(strToU8("just some text, not an archive at all"), { limits: DEFAULT_PARSE_LIMITS }));
+    const text = chunkpadThrown(() => openZip(strToU8("just some text, not an archive at all"), { limits: DEFAULT_PARSE_LIMITS }));
     expect(text.code).toBe("PARSE_MALFORMED");
     expect(text.message).toMatch(/not a zip archive/);
 
-    const encrypted = failure(() => openZip(corpusBytes("msoffcrypto-tool/inputs/example_password.docx"), { limits: DEFAULT_PARSE_LIMITS }));
+    const encrypted = chunkpadThrown(() => openZip(corpusBytes("msoffcrypto-tool/inputs/example_password.docx"), { limits: DEFAULT_PARSE_LIMITS }));
     expect(encrypted.code).toBe("PARSE_MALFORMED");
     expect(encrypted.message).toMatch(/password/);
   });
@@ -133,13 +117,13 @@ describe("openZip", () => {
     const view = new DataView(archive.buffer);
     const dataStart = 30 + view.getUint16(26, true) + view.getUint16(28, true);
     archive.fill(0xff, dataStart, dataStart + 64);
-    const error = failure(() => openZip(archive, { limits: DEFAULT_PARSE_LIMITS }).read("part.xml"));
+    const error = chunkpadThrown(() => openZip(archive, { limits: DEFAULT_PARSE_LIMITS }).read("part.xml"));
     expect(error.code).toBe("PARSE_MALFORMED");
     expect(error.message).toContain("part.xml");
   });
 
   it("stops with PARSE_TIMEOUT once the time limit has passed", () => {
     const zip = openZip(zipSync({ "part.xml": proseBytes(10_000) }), { limits: DEFAULT_PARSE_LIMITS, signal: AbortSignal.abort() });
-    expect(failure(() => zip.read("part.xml")).code).toBe("PARSE_TIMEOUT");
+    expect(chunkpadThrown(() => zip.read("part.xml")).code).toBe("PARSE_TIMEOUT");
   });
 });

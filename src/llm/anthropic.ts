@@ -1,8 +1,5 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
-import type { ChunkpadError } from "../core/errors.js";
-import { isChunkpadError } from "../core/errors.js";
-import type { ChatMessage, ChatOptions, ChatStreamPart, FinishReason, LlmClient } from "../core/types.js";
-import { detectNetworkFailure, parseRetryAfter, readErrorBody, toChunkpadError } from "./errors.js";
+import type { ChatMessage, FinishReason, LlmClient } from "../core/types.js";
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   missingKeyError,
@@ -10,7 +7,7 @@ import {
   type ApiKeySource,
   type HttpProviderOptions,
 } from "./provider-options.js";
-import { collectChat, runChatStream } from "./stream-runner.js";
+import { createSdkClient } from "./sdk-client.js";
 
 /** Anthropic's Messages API, streamed, through the official SDK (its own retries off: we retry). */
 
@@ -24,62 +21,51 @@ export interface AnthropicClientOptions extends HttpProviderOptions {
 }
 
 export function createAnthropicClient(options: AnthropicClientOptions): LlmClient {
-  const env = options.env ?? process.env;
-  const baseURL = (options.baseURL || env.ANTHROPIC_BASE_URL || ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, "");
-
-  function chatStream(messages: ChatMessage[], chatOptions: ChatOptions = {}): AsyncIterable<ChatStreamPart> {
-    const model = chatOptions.model ?? options.model;
-    let secrets: string[] = [];
-    return runChatStream({
-      provider: "anthropic",
-      signal: chatOptions.signal,
-      retry: options.retry,
-      toError: (thrown) => toAnthropicError(thrown, { model, url: baseURL, secrets }),
-      attempt: async function* () {
-        const apiKey = await resolveApiKey(options.apiKey, env, KEY_VARIABLE);
-        if (!apiKey) throw missingKeyError("anthropic", KEY_VARIABLE);
-        secrets = [apiKey];
-        // Silent SDK: the core never prints; what goes wrong comes back as an error part.
-        const client = new Anthropic({ apiKey, baseURL, fetch: options.fetch, maxRetries: 0, logLevel: "off" });
-        const { system, turns } = toAnthropicMessages(messages);
-        const stream = await client.messages.create(
-          {
-            model,
-            max_tokens: chatOptions.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-            messages: turns,
-            stream: true,
-            ...(system ? { system } : {}),
-            ...(chatOptions.temperature === undefined ? {} : { temperature: chatOptions.temperature }),
-          },
-          { signal: chatOptions.signal },
-        );
-        let inputTokens: number | undefined;
-        let outputTokens: number | undefined;
-        let reason: FinishReason = "other";
-        for await (const event of stream) {
-          if (event.type === "message_start") {
-            inputTokens = event.message.usage.input_tokens;
-            outputTokens = event.message.usage.output_tokens;
-          } else if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
-            yield { type: "text-delta", text: event.delta.text };
-          } else if (event.type === "message_delta") {
-            reason = finishReason(event.delta.stop_reason);
-            outputTokens = event.usage.output_tokens ?? outputTokens;
-          } else if (event.type === "message_stop") {
-            yield { type: "finish", reason, usage: { inputTokens, outputTokens } };
-            return;
-          }
-        }
-      },
-    });
-  }
-
-  return {
+  return createSdkClient({
     provider: "anthropic",
-    model: options.model,
-    chatStream,
-    chat: (messages, chatOptions) => collectChat(chatStream(messages, chatOptions)),
-  };
+    options,
+    baseUrlVariable: "ANTHROPIC_BASE_URL",
+    defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
+    readApiError: (thrown) =>
+      thrown instanceof APIError
+        ? { statusCode: thrown.status, headers: thrown.headers, body: thrown.error, providerType: thrown.type ?? undefined }
+        : undefined,
+    attempt: async function* ({ messages, chatOptions, model, env, settings, useSecrets }) {
+      const apiKey = await resolveApiKey(options.apiKey, env, KEY_VARIABLE);
+      if (!apiKey) throw missingKeyError("anthropic", KEY_VARIABLE);
+      useSecrets([apiKey]);
+      const client = new Anthropic(settings(apiKey));
+      const { system, turns } = toAnthropicMessages(messages);
+      const stream = await client.messages.create(
+        {
+          model,
+          max_tokens: chatOptions.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+          messages: turns,
+          stream: true,
+          ...(system ? { system } : {}),
+          ...(chatOptions.temperature === undefined ? {} : { temperature: chatOptions.temperature }),
+        },
+        { signal: chatOptions.signal },
+      );
+      let inputTokens: number | undefined;
+      let outputTokens: number | undefined;
+      let reason: FinishReason = "other";
+      for await (const event of stream) {
+        if (event.type === "message_start") {
+          inputTokens = event.message.usage.input_tokens;
+          outputTokens = event.message.usage.output_tokens;
+        } else if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
+          yield { type: "text-delta", text: event.delta.text };
+        } else if (event.type === "message_delta") {
+          reason = finishReason(event.delta.stop_reason);
+          outputTokens = event.usage.output_tokens ?? outputTokens;
+        } else if (event.type === "message_stop") {
+          yield { type: "finish", reason, usage: { inputTokens, outputTokens } };
+          return;
+        }
+      }
+    },
+  });
 }
 
 /** The system prompt travels apart from the turns; turns alternate, so neighbours of one role merge. */
@@ -105,25 +91,4 @@ function finishReason(stopReason: string | null | undefined): FinishReason {
   if (stopReason === "end_turn" || stopReason === "stop_sequence") return "stop";
   if (stopReason === "max_tokens") return "length";
   return "other";
-}
-
-function toAnthropicError(thrown: unknown, context: { model: string; url: string; secrets: string[] }): ChunkpadError {
-  if (isChunkpadError(thrown)) return thrown;
-  const base = { provider: "anthropic" as const, model: context.model, url: context.url };
-  const network = detectNetworkFailure(thrown);
-  if (network) return toChunkpadError({ ...base, network, cause: thrown }, context.secrets);
-  if (thrown instanceof APIError) {
-    const body = readErrorBody(thrown.error);
-    return toChunkpadError(
-      {
-        ...base,
-        statusCode: thrown.status,
-        providerMessage: body.message,
-        providerType: thrown.type ?? body.type,
-        retryAfterMs: parseRetryAfter(thrown.headers),
-      },
-      context.secrets,
-    );
-  }
-  return toChunkpadError({ ...base, providerMessage: thrown instanceof Error ? thrown.message : String(thrown) }, context.secrets);
 }

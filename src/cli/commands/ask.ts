@@ -1,52 +1,47 @@
-import { InvalidArgumentError, Option, type Command } from "commander";
+import { Option, type Command } from "commander";
 import {
   describeCitationLocation,
-  FUSION_METHODS,
   formatModelBytes,
   LLM_PROVIDER_NAMES,
-  SEARCH_MODES,
   type AnswerResult,
   type AskEvent,
   type AskOptions,
   type DownloadOffer,
   type DownloadProgress,
-  type FusionMethod,
   type LlmProviderName,
   type SearchMode,
   type SearchResult,
 } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { exitCodeFor, parseIntegerOption, printJson, type CliIo } from "../io.js";
+import { formatRelevance, formatResultNumber, formatResultPlace } from "../format-results.js";
+import { exitCodeFor, printJson, type CliIo } from "../io.js";
 import { askYesNo, canPrompt, type LineReader } from "../prompt.js";
+import { addSearchOptions, SEARCH_FLAG_HELP, searchOptionsOf, type SearchFlagHelp, type SearchFlags } from "../search-options.js";
 
 /** `chunkpad ask`, and the printing it shares with `chunkpad chat`. */
 
-export interface AnswerFlags {
-  mode?: SearchMode;
-  fusion?: FusionMethod;
-  minScore?: number;
-  maxDistance?: number;
-  limit?: number;
-  folder: string[];
-  document: string[];
-  pin: string[];
+export interface AnswerFlags extends SearchFlags {
   strict?: boolean;
   provider?: LlmProviderName;
   model?: string;
   yes?: boolean;
 }
 
+/** The search flags worded for answering. */
+const ANSWER_SEARCH_HELP: SearchFlagHelp = {
+  ...SEARCH_FLAG_HELP,
+  mode: "search by keyword, vector or hybrid (default: hybrid when chunks are embedded, else keyword)",
+  fusion: "how hybrid search combines the two rankings (default from the config)",
+  minScore: "leave out chunks scoring below this, 0..1 (default from the config: 0.1)",
+  maxDistance: "leave out vector hits farther than this cosine distance, 0..2",
+  limit: "how many chunks to find (default from the config: 10)",
+  document: "search only this document (repeatable)",
+  pin: "always give the answer this document's chunks (repeatable)",
+};
+
 /** The search and answer flags `ask` and `chat` share. */
 export function addAnswerOptions(command: Command): Command {
-  return command
-    .addOption(new Option("--mode <mode>", "search by keyword, vector or hybrid (default: hybrid when chunks are embedded, else keyword)").choices(SEARCH_MODES))
-    .addOption(new Option("--fusion <method>", "how hybrid search combines the two rankings (default from the config)").choices(FUSION_METHODS))
-    .option("--min-score <fraction>", "leave out chunks scoring below this, 0..1 (default from the config: 0.1)", parseFraction("--min-score", 1))
-    .option("--max-distance <distance>", "leave out vector hits farther than this cosine distance, 0..2", parseFraction("--max-distance", 2))
-    .option("--limit <n>", "how many chunks to find (default from the config: 10)", parseIntegerOption("--limit"))
-    .option("--folder <folder>", "search only this added folder (repeatable)", collect, [])
-    .option("--document <document>", "search only this document (repeatable)", collect, [])
-    .option("--pin <document>", "always give the answer this document's chunks (repeatable)", collect, [])
+  return addSearchOptions(command, ANSWER_SEARCH_HELP)
     .option("--strict", "answer only with sentences copied from the chunks (temperature 0); default from generation.mode")
     .addOption(new Option("--provider <provider>", "the LLM to answer with (default: generation.provider, else the first with a key, else local)").choices(LLM_PROVIDER_NAMES))
     .option("--model <model>", "the model to answer with (default: generation.models.<provider>)")
@@ -55,14 +50,7 @@ export function addAnswerOptions(command: Command): Command {
 
 export function answerOptionsOf(flags: AnswerFlags): AskOptions {
   return {
-    ...(flags.mode ? { mode: flags.mode } : {}),
-    ...(flags.fusion ? { fusion: flags.fusion } : {}),
-    ...(flags.minScore === undefined ? {} : { minScore: flags.minScore }),
-    ...(flags.maxDistance === undefined ? {} : { maxDistance: flags.maxDistance }),
-    ...(flags.limit === undefined ? {} : { limit: flags.limit }),
-    folders: flags.folder,
-    documents: flags.document,
-    pins: flags.pin,
+    ...searchOptionsOf(flags),
     ...(flags.strict ? { strict: true } : {}),
     ...(flags.provider ? { provider: flags.provider } : {}),
     ...(flags.model ? { model: flags.model } : {}),
@@ -144,11 +132,9 @@ export function formatChunksBar(chunks: readonly SearchResult[], options: { togg
   const width = String(chunks.length).length;
   const lines = [`Chunks found${options.mode ? ` (${options.mode} search)` : ""}:`];
   chunks.forEach((chunk, index) => {
-    const number = `${String(index + 1).padStart(width)}.`;
     const state = options.toggles ? (chunk.isIncluded ? " [on] " : " [off]") : "";
-    const where = [chunk.relativePath, chunk.location].filter(Boolean).join(" ");
-    const section = chunk.section ? ` · ${chunk.section}` : "";
-    lines.push(`  ${number}${state} ${`${chunk.relevancePercent}%`.padStart(4)}  ${where}${section}${chunk.pinned ? " (pinned)" : ""}  ${chunk.ref}`);
+    const pinned = chunk.pinned ? " (pinned)" : "";
+    lines.push(`  ${formatResultNumber(index, width)}${state} ${formatRelevance(chunk)}  ${formatResultPlace(chunk)}${pinned}  ${chunk.ref}`);
   });
   return `${lines.join("\n")}\n`;
 }
@@ -258,19 +244,5 @@ function answerJson(collected: Collected): unknown {
     provider: answer?.provider ?? null,
     model: answer?.model ?? null,
     conversationId: answer?.conversationId ?? null,
-  };
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function parseFraction(name: string, maximum: number) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (value.trim() === "" || !Number.isFinite(number) || number < 0 || number > maximum) {
-      throw new InvalidArgumentError(`${name} takes a number from 0 to ${maximum}, not "${value}"`);
-    }
-    return number;
   };
 }

@@ -26,6 +26,19 @@ export function registerFolderCommands(program: Command, context: CliContext): v
     });
 
   program
+    .command("remove")
+    .description("Forget an added folder: its documents, chunks, vectors and review state leave the database (your documents are never touched)")
+    .argument("<folder>", "a folder you have added")
+    .option("--delete-chunks", "also delete the folder's _chunks/ directory, with any hand edits in it")
+    .option("--json", "print machine-readable output on stdout")
+    .action(async (folder: string, flags: { deleteChunks?: boolean; json?: boolean }) => {
+      const removed = await context.chunkpad().removeFolder(folder, { deleteChunkFiles: flags.deleteChunks });
+      if (flags.json) return printJson(context.io, removed);
+      context.io.stdout.write(`Removed ${removed.rootPath} from Chunkpad.\n`);
+      context.io.stdout.write(removed.chunkFilesDeleted ? `Deleted ${removed.chunksRootPath}.\n` : `Kept ${removed.chunksRootPath} (delete it yourself, or use --delete-chunks).\n`);
+    });
+
+  program
     .command("chunks")
     .description("Show the chunk-file tree of an added folder, with chunk counts")
     .argument("<folder>", "a folder you have added")

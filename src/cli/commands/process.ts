@@ -67,10 +67,21 @@ export function formatReport(report: ProcessReport): string {
     const pages = file.pages ? `, ${file.pages} ${file.format === "pptx" || file.format === "odp" ? "slides" : file.format === "xlsx" || file.format === "ods" ? "sheets" : "pages"}` : "";
     lines.push(`  + ${file.path} (${file.format}${pages}): ${plural(file.chunks, "chunk")}`);
   }
-  for (const edit of report.editsSynced) lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);
+  for (const edit of report.editsSynced) {
+    lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);
+    for (const warning of edit.warnings) lines.push(`    note: ${warning}`);
+  }
   for (const conflict of report.conflicts) lines.push(`  ! ${conflict.path}: ${conflict.message}`);
   for (const failure of report.failed) lines.push(`  ✗ ${failure.path}: ${failure.message}${failure.unchangedSinceFailure ? " (unchanged since it failed)" : ""}`);
   for (const skip of report.skipped) lines.push(`  - ${skip.relativePath}: skipped, ${skip.reason}`);
-  for (const removed of report.removed) lines.push(`  − ${removed}: source gone, chunk file removed`);
+  const kept = new Map(report.keptEdits.map((edit) => [edit.path, edit.chunkFile]));
+  for (const removed of report.removed) {
+    const chunkFile = kept.get(removed);
+    lines.push(
+      chunkFile === undefined
+        ? `  − ${removed}: source gone, chunk file removed`
+        : `  − ${removed}: source gone; kept your edited chunk file ${chunkFile} (delete it when you no longer need it)`,
+    );
+  }
   return `${lines.join("\n")}\n`;
 }

@@ -2,8 +2,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import cfb from "cfb";
 import { describe, expect, it } from "vitest";
+import { recordingParser } from "../../../test/helpers/parse.js";
+import { rejectionOf } from "../../../test/helpers/rejection.js";
 import { isChunkpadError } from "../../core/errors.js";
-import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type ParseInput, type Parser } from "../../core/types.js";
+import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type Parser } from "../../core/types.js";
 import { readOle, readStream, writeOle } from "../office-crypto/ole.js";
 import { legacyRc4Keys, rc4Stream } from "../office-crypto/rc4.js";
 import { createDocParser, docParser, sniffWordFormat } from "./doc.js";
@@ -19,25 +21,8 @@ function parse(data: Uint8Array, options: { password?: string; parser?: Parser }
   return (options.parser ?? docParser).parse({ path: "/documents/report.doc", data, password: options.password, limits: DEFAULT_PARSE_LIMITS });
 }
 
-async function parseError(data: Uint8Array, options: { password?: string; parser?: Parser } = {}): Promise<unknown> {
-  return parse(data, options).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
-
-/** A stand-in .docx parser that records what it was given. */
-function recordingDocxParser(): Parser & { inputs: ParseInput[] } {
-  const inputs: ParseInput[] = [];
-  return {
-    name: "docx",
-    extensions: [".docx"],
-    inputs,
-    parse(input) {
-      inputs.push(input);
-      return Promise.resolve({ blocks: [{ kind: "paragraph", text: "from the docx parser" }], warnings: [] });
-    },
-  };
+function parseError(data: Uint8Array, options: { password?: string; parser?: Parser } = {}): Promise<unknown> {
+  return rejectionOf(parse(data, options));
 }
 
 /** Salt, verifier and hash for password "password1", from msoffcrypto-tool's rc4.py doctests. */
@@ -146,14 +131,14 @@ describe("docParser on files that are not what their .doc name says", () => {
     expect(isChunkpadError(refused, "PARSE_MALFORMED")).toBe(true);
     expect((refused as Error).message).toMatch(/rename it to \.docx/);
 
-    const docx = recordingDocxParser();
+    const docx = recordingParser("from the docx parser");
     const document = await parse(zip, { parser: createDocParser({ docxParser: docx }) });
     expect(document.blocks[0]?.text).toBe("from the docx parser");
     expect(docx.inputs[0]?.data).toBe(zip);
   });
 
   it("decrypts an encrypted .docx named .doc before handing it on", async () => {
-    const docx = recordingDocxParser();
+    const docx = recordingParser("from the docx parser");
     const parser = createDocParser({ docxParser: docx });
     const encrypted = read("inputs/example_password.docx");
     expect(isChunkpadError(await parseError(encrypted, { parser }), "PARSE_ENCRYPTED")).toBe(true);

@@ -1,26 +1,17 @@
-import fs from "node:fs";
-import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { corpusBytes } from "../../../test/helpers/parse.js";
+import { rejectionOf } from "../../../test/helpers/rejection.js";
 import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { docxParser } from "./docx.js";
-
-const CORPUS = path.resolve("../shared/corpus");
 
 function parse(data: Uint8Array, limits = DEFAULT_PARSE_LIMITS): Promise<ParsedDocument> {
   return docxParser.parse({ path: "/documents/sample.docx", data, limits });
 }
 
 function parseCorpus(relativePath: string): Promise<ParsedDocument> {
-  return parse(new Uint8Array(fs.readFileSync(path.join(CORPUS, relativePath))));
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  return parse(corpusBytes(relativePath));
 }
 
 const WORD = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`;
@@ -131,24 +122,24 @@ describe("docxParser", () => {
   });
 
   it("classifies documents it cannot read", async () => {
-    const empty = await errorOf(parseCorpus("mammoth.js/empty.docx"));
+    const empty = await rejectionOf(parseCorpus("mammoth.js/empty.docx"));
     expect(isChunkpadError(empty, "PARSE_EMPTY")).toBe(true);
 
-    const notWord = await errorOf(parseCorpus("mammoth.js/hello.zip"));
+    const notWord = await rejectionOf(parseCorpus("mammoth.js/hello.zip"));
     expect(isChunkpadError(notWord, "PARSE_MALFORMED")).toBe(true);
     expect((notWord as Error).message).toContain("not a Word document");
 
-    const encrypted = await errorOf(parseCorpus("msoffcrypto-tool/inputs/example_password.docx"));
+    const encrypted = await rejectionOf(parseCorpus("msoffcrypto-tool/inputs/example_password.docx"));
     expect(isChunkpadError(encrypted, "PARSE_MALFORMED")).toBe(true);
     expect((encrypted as Error).message).toMatch(/password/);
 
-    const bomb = await errorOf(parseCorpus("officeParser/files/oversized_archive.docx"));
+    const bomb = await rejectionOf(parseCorpus("officeParser/files/oversized_archive.docx"));
     expect(isChunkpadError(bomb, "PARSE_ZIP_BOMB")).toBe(true);
   });
 
   it("lets mammoth read only bytes that passed the zip limits", async () => {
-    const data = new Uint8Array(fs.readFileSync(path.join(CORPUS, "officeParser/files/test.docx")));
-    const error = await errorOf(parse(data, { ...DEFAULT_PARSE_LIMITS, maxDecompressedBytes: 100_000 }));
+    const data = corpusBytes("officeParser/files/test.docx");
+    const error = await rejectionOf(parse(data, { ...DEFAULT_PARSE_LIMITS, maxDecompressedBytes: 100_000 }));
     expect(isChunkpadError(error, "PARSE_ZIP_BOMB")).toBe(true);
   });
 
@@ -159,7 +150,7 @@ describe("docxParser", () => {
       ),
       "word/document.xml": strToU8(`<w:document ${WORD}><w:body><w:p><w:r><w:t>cut off`),
     };
-    const error = await errorOf(parse(zipSync(files)));
+    const error = await rejectionOf(parse(zipSync(files)));
     expect(isChunkpadError(error)).toBe(true);
     expect(["PARSE_MALFORMED", "PARSE_EMPTY"]).toContain((error as { code: string }).code);
   });

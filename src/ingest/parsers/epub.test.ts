@@ -2,19 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { rejectionOf } from "../../../test/helpers/rejection.js";
 import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { epubParser } from "./epub.js";
 
 function parse(data: Uint8Array): Promise<ParsedDocument> {
   return epubParser.parse({ path: "/books/book.epub", data, limits: DEFAULT_PARSE_LIMITS });
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 }
 
 function chapter(body: string): string {
@@ -68,7 +62,7 @@ describe("epubParser", () => {
   it("refuses DRM-encrypted chapters but not obfuscated fonts", async () => {
     const encryption = (algorithm: string, uri: string): string =>
       `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:EncryptionMethod Algorithm="${algorithm}"/><enc:CipherData><enc:CipherReference URI="${uri}"/></enc:CipherData></enc:EncryptedData></encryption>`;
-    const drm = await errorOf(parse(buildBook({ "META-INF/encryption.xml": encryption("http://www.w3.org/2001/04/xmlenc#aes128-cbc", "OPS/text/intro.xhtml") })));
+    const drm = await rejectionOf(parse(buildBook({ "META-INF/encryption.xml": encryption("http://www.w3.org/2001/04/xmlenc#aes128-cbc", "OPS/text/intro.xhtml") })));
     expect(isChunkpadError(drm, "PARSE_ENCRYPTED")).toBe(true);
     expect((drm as Error).message).toContain("DRM");
 
@@ -77,7 +71,7 @@ describe("epubParser", () => {
   });
 
   it("calls a zip with no package document malformed", async () => {
-    const error = await errorOf(parse(zipSync({ "chapter.xhtml": strToU8(chapter("<p>x</p>")) })));
+    const error = await rejectionOf(parse(zipSync({ "chapter.xhtml": strToU8(chapter("<p>x</p>")) })));
     expect(isChunkpadError(error, "PARSE_MALFORMED")).toBe(true);
     expect((error as Error).message).toContain("not an EPUB");
   });

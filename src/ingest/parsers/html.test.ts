@@ -1,39 +1,13 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ChunkpadError } from "../../core/errors.js";
+import { CORPUS_DIR, parseFile, shareOfWordsFound } from "../../../test/helpers/parse.js";
+import { chunkpadRejection } from "../../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { htmlParser } from "./html.js";
-
-const CORPUS = resolve("../shared/corpus");
 
 function parse(html: string | Uint8Array): Promise<ParsedDocument> {
   const data = typeof html === "string" ? new TextEncoder().encode(html) : html;
   return htmlParser.parse({ path: "page.html", data, limits: DEFAULT_PARSE_LIMITS });
-}
-
-function parseFile(path: string): Promise<ParsedDocument> {
-  return htmlParser.parse({ path, data: readFileSync(path), limits: DEFAULT_PARSE_LIMITS });
-}
-
-async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ChunkpadError) return error;
-    throw error;
-  }
-  throw new Error("expected the parse to fail");
-}
-
-function words(text: string): Set<string> {
-  return new Set(text.normalize("NFKC").toLowerCase().match(/\p{L}{4,}/gu) ?? []);
-}
-
-function shareFound(reference: string, document: ParsedDocument): number {
-  const found = words(`${document.title ?? ""}\n${document.blocks.map((block) => block.text).join("\n")}`);
-  const expected = [...words(reference)];
-  return expected.filter((word) => found.has(word)).length / expected.length;
 }
 
 const allText = (document: ParsedDocument): string => document.blocks.map((block) => block.text).join("\n");
@@ -146,16 +120,16 @@ describe("htmlParser", () => {
   });
 
   it("reports a page with no visible text as PARSE_EMPTY", async () => {
-    expect((await failure(parse("<html><head><title>T</title></head><body><script>x()</script></body></html>"))).code).toBe("PARSE_EMPTY");
-    expect((await failure(parse(""))).code).toBe("PARSE_EMPTY");
+    expect((await chunkpadRejection(parse("<html><head><title>T</title></head><body><script>x()</script></body></html>"))).code).toBe("PARSE_EMPTY");
+    expect((await chunkpadRejection(parse(""))).code).toBe("PARSE_EMPTY");
   });
 });
 
 describe("htmlParser on the corpus", () => {
-  const testsuite = readFileSync(`${CORPUS}/pandoc/testsuite.txt`, "utf8");
+  const testsuite = readFileSync(`${CORPUS_DIR}/pandoc/testsuite.txt`, "utf8");
 
   it.each(["writer.html5", "writer.html4"])("reads pandoc's %s with the headings and words of its markdown source", async (name) => {
-    const document = await parseFile(`${CORPUS}/pandoc/${name}`);
+    const document = await parseFile(htmlParser, `${CORPUS_DIR}/pandoc/${name}`);
     expect(document.title).toBe("Pandoc Test Suite");
     const headings = document.blocks.filter((block) => block.kind === "heading").map((block) => [block.level, block.text]);
     // HTML4 puts the title block in <div id="header"> as headings; HTML5 in a <header>, which is dropped.
@@ -170,12 +144,12 @@ describe("htmlParser on the corpus", () => {
       [5, "Level 5"],
     ]);
     // The source also holds markup words (URLs, raw HTML, LaTeX) that a rendering does not show.
-    expect(shareFound(testsuite, document)).toBeGreaterThan(0.9);
+    expect(shareOfWordsFound(testsuite, document)).toBeGreaterThan(0.9);
   });
 
   it.each(["tables.html4", "tables.html5"])("reads every word of pandoc's %s tables", async (name) => {
-    const document = await parseFile(`${CORPUS}/pandoc/${name}`);
-    expect(shareFound(readFileSync(`${CORPUS}/pandoc/tables.txt`, "utf8"), document)).toBe(1);
+    const document = await parseFile(htmlParser, `${CORPUS_DIR}/pandoc/${name}`);
+    expect(shareOfWordsFound(readFileSync(`${CORPUS_DIR}/pandoc/tables.txt`, "utf8"), document)).toBe(1);
     expect(document.blocks).toContainEqual({
       kind: "table",
       text: "Centered Header | Left Aligned | Right Aligned | Default aligned\nFirst | row | 12.0 | Example of a row that spans multiple lines.\nSecond | row | 5.0 | Here’s another one. Note the blank line between rows.",
@@ -183,7 +157,7 @@ describe("htmlParser on the corpus", () => {
   });
 
   it("reads a slide-show fragment (no <html> or <body>)", async () => {
-    const document = await parseFile(`${CORPUS}/pandoc/s5-fragment.html`);
+    const document = await parseFile(htmlParser, `${CORPUS_DIR}/pandoc/s5-fragment.html`);
     expect(document.blocks.slice(0, 2)).toEqual([
       { kind: "heading", level: 1, text: "First slide" },
       { kind: "list", text: "- first bullet\n- second bullet" },
@@ -191,20 +165,20 @@ describe("htmlParser on the corpus", () => {
   });
 
   it("reads officeParser's HTML like its reference text", async () => {
-    const document = await parseFile(`${CORPUS}/officeParser/files/test.html`);
+    const document = await parseFile(htmlParser, `${CORPUS_DIR}/officeParser/files/test.html`);
     expect(document.title).toBe("DOCX Demo");
-    const baseline = readFileSync(`${CORPUS}/officeParser/parser/baseline/test.html.txt`, "utf8");
-    expect(shareFound(baseline, document)).toBeGreaterThan(0.98);
+    const baseline = readFileSync(`${CORPUS_DIR}/officeParser/parser/baseline/test.html.txt`, "utf8");
+    expect(shareOfWordsFound(baseline, document)).toBeGreaterThan(0.98);
   });
 
   it("reads officeParser's exhaustive HTML with all six heading levels", async () => {
-    const document = await parseFile(`${CORPUS}/officeParser/files/exhaustive/html.html`);
+    const document = await parseFile(htmlParser, `${CORPUS_DIR}/officeParser/files/exhaustive/html.html`);
     expect(document.blocks.filter((block) => block.kind === "heading").map((block) => block.level)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(allText(document)).toContain("Blockquote paragraph content.");
   });
 
   it("reads pandoc's HTML reader test page", async () => {
-    const document = await parseFile(`${CORPUS}/pandoc/html-reader.html`);
+    const document = await parseFile(htmlParser, `${CORPUS_DIR}/pandoc/html-reader.html`);
     expect(document.title).toBe("Pandoc Test Suite");
     expect(allText(document)).toContain("This is a set of tests for pandoc.");
   });

@@ -1,39 +1,12 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ChunkpadError } from "../../core/errors.js";
+import { CORPUS_DIR, parseFile, shareOfWordsFound } from "../../../test/helpers/parse.js";
+import { chunkpadRejection } from "../../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { markdownParser } from "./markdown.js";
 
-const CORPUS = resolve("../shared/corpus");
-
 function parse(markdown: string): Promise<ParsedDocument> {
   return markdownParser.parse({ path: "notes.md", data: new TextEncoder().encode(markdown), limits: DEFAULT_PARSE_LIMITS });
-}
-
-function parseFile(path: string): Promise<ParsedDocument> {
-  return markdownParser.parse({ path, data: readFileSync(path), limits: DEFAULT_PARSE_LIMITS });
-}
-
-async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ChunkpadError) return error;
-    throw error;
-  }
-  throw new Error("expected the parse to fail");
-}
-
-/** Words of four letters or more, the unit of the content comparisons with reference texts. */
-function words(text: string): Set<string> {
-  return new Set(text.normalize("NFKC").toLowerCase().match(/\p{L}{4,}/gu) ?? []);
-}
-
-function shareFound(reference: string, document: ParsedDocument): number {
-  const found = words(`${document.title ?? ""}\n${document.blocks.map((block) => block.text).join("\n")}`);
-  const expected = [...words(reference)];
-  return expected.filter((word) => found.has(word)).length / expected.length;
 }
 
 describe("markdownParser", () => {
@@ -115,14 +88,14 @@ describe("markdownParser", () => {
   });
 
   it("reports a file with nothing but front matter or blank lines as PARSE_EMPTY", async () => {
-    expect((await failure(parse("---\ntitle: x\n---\n\n"))).code).toBe("PARSE_EMPTY");
-    expect((await failure(parse(" \n\n"))).code).toBe("PARSE_EMPTY");
+    expect((await chunkpadRejection(parse("---\ntitle: x\n---\n\n"))).code).toBe("PARSE_EMPTY");
+    expect((await chunkpadRejection(parse(" \n\n"))).code).toBe("PARSE_EMPTY");
   });
 });
 
 describe("markdownParser on the corpus", () => {
   it("reads pandoc's test suite: title block, heading levels, and the words pandoc's own HTML rendering shows", async () => {
-    const document = await parseFile(`${CORPUS}/pandoc/testsuite.txt`);
+    const document = await parseFile(markdownParser, `${CORPUS_DIR}/pandoc/testsuite.txt`);
     expect(document.title).toBe("Pandoc Test Suite");
     const headings = document.blocks.filter((block) => block.kind === "heading").map((block) => [block.level, block.text]);
     expect(headings.slice(0, 6)).toEqual([
@@ -133,36 +106,36 @@ describe("markdownParser on the corpus", () => {
       [5, "Level 5"],
       [1, "Level 1"],
     ]);
-    const html = readFileSync(`${CORPUS}/pandoc/writer.html5`, "utf8")
+    const html = readFileSync(`${CORPUS_DIR}/pandoc/writer.html5`, "utf8")
       .replace(/<head>[\s\S]*?<\/head>/i, "")
       .replace(/<[^>]+>/g, " ");
     // The HTML shows the author block and a few rewritten spans that the markdown holds as syntax.
-    expect(shareFound(html, document)).toBeGreaterThan(0.97);
+    expect(shareOfWordsFound(html, document)).toBeGreaterThan(0.97);
   });
 
   it("reads pipe tables as table blocks with their cells", async () => {
-    const document = await parseFile(`${CORPUS}/pandoc/pipe-tables.txt`);
+    const document = await parseFile(markdownParser, `${CORPUS_DIR}/pandoc/pipe-tables.txt`);
     const tables = document.blocks.filter((block) => block.kind === "table");
     expect(tables.length).toBeGreaterThanOrEqual(8);
     expect(tables).toContainEqual({ kind: "table", text: "Fruit | Quantity\napple | 5\norange | 17\npear | 302" });
   });
 
   it("matches the text of pandoc's expected tree for the ODT test's markdown", async () => {
-    const document = await parseFile(`${CORPUS}/pandoc/odt/markdown/imageWithCaption.md`);
-    const native = readFileSync(`${CORPUS}/pandoc/odt/native/imageWithCaption.native`, "utf8");
+    const document = await parseFile(markdownParser, `${CORPUS_DIR}/pandoc/odt/markdown/imageWithCaption.md`);
+    const native = readFileSync(`${CORPUS_DIR}/pandoc/odt/native/imageWithCaption.native`, "utf8");
     const strings = [...native.matchAll(/Str "([^"]*)"/g)].map((match) => match[1]).join(" ");
-    expect(shareFound(strings, document)).toBe(1);
+    expect(shareOfWordsFound(strings, document)).toBe(1);
     // image.native holds no text at all, and neither does its markdown.
-    const empty = await failure(parseFile(`${CORPUS}/pandoc/odt/markdown/image.md`));
+    const empty = await chunkpadRejection(parseFile(markdownParser, `${CORPUS_DIR}/pandoc/odt/markdown/image.md`));
     expect(empty.code).toBe("PARSE_EMPTY");
   });
 
   it("reads officeParser's markdown like its reference text (front matter title, Word-style emphasis)", async () => {
-    const document = await parseFile(`${CORPUS}/officeParser/files/test.md`);
+    const document = await parseFile(markdownParser, `${CORPUS_DIR}/officeParser/files/test.md`);
     expect(document.title).toBe("DOCX Demo");
     expect(document.blocks[0]).toEqual({ kind: "heading", level: 1, text: "Demonstration of DOCX support in calibre" });
-    const baseline = readFileSync(`${CORPUS}/officeParser/parser/baseline/test.md.txt`, "utf8");
-    expect(shareFound(baseline, document)).toBeGreaterThan(0.98);
+    const baseline = readFileSync(`${CORPUS_DIR}/officeParser/parser/baseline/test.md.txt`, "utf8");
+    expect(shareOfWordsFound(baseline, document)).toBeGreaterThan(0.98);
     // Embedded images are data URIs in this file; none of that may reach the text.
     expect(document.blocks.some((block) => block.text.includes("base64"))).toBe(false);
   });

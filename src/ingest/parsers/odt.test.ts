@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { rejectionOf } from "../../../test/helpers/rejection.js";
 import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { odtParser } from "./odt.js";
@@ -24,13 +25,6 @@ function parse(data: Uint8Array): Promise<ParsedDocument> {
 
 function parseCorpus(name: string): Promise<ParsedDocument> {
   return parse(new Uint8Array(fs.readFileSync(path.join(PANDOC_ODT, name))));
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 }
 
 describe("odtParser", () => {
@@ -88,14 +82,14 @@ describe("odtParser", () => {
 
   it("classifies what it cannot read", async () => {
     const encryptedManifest = `<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data manifest:checksum-type="SHA1/1K"/></manifest:file-entry></manifest:manifest>`;
-    const encrypted = await errorOf(parse(buildOdt(`<text:p>x</text:p>`, { "META-INF/manifest.xml": encryptedManifest })));
+    const encrypted = await rejectionOf(parse(buildOdt(`<text:p>x</text:p>`, { "META-INF/manifest.xml": encryptedManifest })));
     expect(isChunkpadError(encrypted, "PARSE_ENCRYPTED")).toBe(true);
 
-    const notOdt = await errorOf(parse(zipSync({ "readme.txt": strToU8("hello") })));
+    const notOdt = await rejectionOf(parse(zipSync({ "readme.txt": strToU8("hello") })));
     expect(isChunkpadError(notOdt, "PARSE_MALFORMED")).toBe(true);
     expect((notOdt as Error).message).toContain("content.xml");
 
-    const empty = await errorOf(parseCorpus("image.odt"));
+    const empty = await rejectionOf(parseCorpus("image.odt"));
     expect(isChunkpadError(empty, "PARSE_EMPTY")).toBe(true);
   });
 });

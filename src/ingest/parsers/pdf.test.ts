@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ChunkpadError } from "../../core/errors.js";
+import { chunkpadRejection } from "../../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS, type ParseInput } from "../../core/types.js";
 import { pdfParser } from "./pdf.js";
 
@@ -9,16 +9,6 @@ const PDF_DIRECTORY = resolve("../shared/corpus/pdf.js/pdfs");
 
 function input(name: string, extra: Partial<ParseInput> = {}): ParseInput {
   return { path: `${PDF_DIRECTORY}/${name}`, data: readFileSync(`${PDF_DIRECTORY}/${name}`), limits: DEFAULT_PARSE_LIMITS, ...extra };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ChunkpadError) return error;
-    throw error;
-  }
-  throw new Error("expected the parse to fail");
 }
 
 describe("pdfParser", () => {
@@ -56,7 +46,7 @@ describe("pdfParser", () => {
   });
 
   it("asks for a password when a PDF is encrypted, and says how to give it", async () => {
-    const error = await failure(pdfParser.parse(input("issue6010_1.pdf")));
+    const error = await chunkpadRejection(pdfParser.parse(input("issue6010_1.pdf")));
     expect(error.code).toBe("PARSE_ENCRYPTED");
     expect(error.message).toContain("encrypted: password required");
     expect(error.message).toContain("--password");
@@ -65,7 +55,7 @@ describe("pdfParser", () => {
   it("opens an encrypted PDF with its password and refuses a wrong one", async () => {
     const document = await pdfParser.parse(input("issue6010_1.pdf", { password: "abc" }));
     expect(document.blocks.map((block) => block.text)).toEqual(["Issue 6010"]);
-    const error = await failure(pdfParser.parse(input("issue6010_1.pdf", { password: "abd" })));
+    const error = await chunkpadRejection(pdfParser.parse(input("issue6010_1.pdf", { password: "abd" })));
     expect(error.code).toBe("PARSE_WRONG_PASSWORD");
   });
 
@@ -75,27 +65,27 @@ describe("pdfParser", () => {
   });
 
   it("reports a scanned PDF as having no text layer", async () => {
-    const error = await failure(pdfParser.parse(input("issue7200.pdf")));
+    const error = await chunkpadRejection(pdfParser.parse(input("issue7200.pdf")));
     expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
     expect(error.message).toContain("OCR is not enabled");
   });
 
   it("reports a PDF of blank pages as empty, and a 0-byte file too", async () => {
-    expect((await failure(pdfParser.parse(input("empty.pdf")))).code).toBe("PARSE_EMPTY");
-    const zero = await failure(pdfParser.parse({ path: "zero.pdf", data: new Uint8Array(), limits: DEFAULT_PARSE_LIMITS }));
+    expect((await chunkpadRejection(pdfParser.parse(input("empty.pdf")))).code).toBe("PARSE_EMPTY");
+    const zero = await chunkpadRejection(pdfParser.parse({ path: "zero.pdf", data: new Uint8Array(), limits: DEFAULT_PARSE_LIMITS }));
     expect(zero.code).toBe("PARSE_EMPTY");
   });
 
   it("reports bytes that are not a PDF as malformed", async () => {
     const data = new TextEncoder().encode("this is a text file that was renamed to .pdf\n".repeat(20));
-    const error = await failure(pdfParser.parse({ path: "renamed.pdf", data, limits: DEFAULT_PARSE_LIMITS }));
+    const error = await chunkpadRejection(pdfParser.parse({ path: "renamed.pdf", data, limits: DEFAULT_PARSE_LIMITS }));
     expect(error.code).toBe("PARSE_MALFORMED");
     expect(error.message).toContain("re-export or re-download");
   });
 
   it("reports a truncated PDF as malformed", async () => {
     const whole = readFileSync(`${PDF_DIRECTORY}/tracemonkey.pdf`);
-    const error = await failure(pdfParser.parse({ path: "cut.pdf", data: whole.subarray(0, 400), limits: DEFAULT_PARSE_LIMITS }));
+    const error = await chunkpadRejection(pdfParser.parse({ path: "cut.pdf", data: whole.subarray(0, 400), limits: DEFAULT_PARSE_LIMITS }));
     expect(["PARSE_MALFORMED", "PARSE_EMPTY"]).toContain(error.code);
   });
 
@@ -113,7 +103,7 @@ describe("pdfParser", () => {
 
   it("stops with PARSE_TIMEOUT when the time limit's signal fires", async () => {
     const signal = AbortSignal.abort(new DOMException("time limit", "TimeoutError"));
-    const error = await failure(pdfParser.parse(input("tracemonkey.pdf", { signal })));
+    const error = await chunkpadRejection(pdfParser.parse(input("tracemonkey.pdf", { signal })));
     expect(error.code).toBe("PARSE_TIMEOUT");
   });
 
@@ -121,7 +111,7 @@ describe("pdfParser", () => {
     const controller = new AbortController();
     const parsing = pdfParser.parse(input("freeculture.pdf", { signal: controller.signal }));
     controller.abort();
-    const error = await failure(parsing);
+    const error = await chunkpadRejection(parsing);
     expect(error.code).toBe("CANCELLED");
   });
 });

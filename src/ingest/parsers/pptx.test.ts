@@ -1,12 +1,10 @@
-import fs from "node:fs";
-import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { corpusBytes } from "../../../test/helpers/parse.js";
 import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { pptxParser } from "./pptx.js";
 
-const CORPUS = path.resolve("../shared/corpus");
 const RELATIONSHIPS = "http://schemas.openxmlformats.org/package/2006/relationships";
 const TYPES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
 const NAMESPACES = `xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="${TYPES}" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"`;
@@ -16,7 +14,7 @@ function parse(data: Uint8Array): Promise<ParsedDocument> {
 }
 
 function parseCorpus(relativePath: string): Promise<ParsedDocument> {
-  return parse(new Uint8Array(fs.readFileSync(path.join(CORPUS, relativePath))));
+  return parse(corpusBytes(relativePath));
 }
 
 function shape(text: string | string[], placeholder?: string): string {

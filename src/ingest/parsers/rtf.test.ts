@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { rejectionOf } from "../../../test/helpers/rejection.js";
 import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import { rtfParser } from "./rtf.js";
@@ -18,11 +19,8 @@ async function textOf(source: string | Uint8Array): Promise<string> {
   return (await parse(source)).blocks.map((block) => block.text).join("\n");
 }
 
-async function parseError(source: string | Uint8Array, signal?: AbortSignal): Promise<unknown> {
-  return parse(source, signal).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+function parseError(source: string | Uint8Array, signal?: AbortSignal): Promise<unknown> {
+  return rejectionOf(parse(source, signal));
 }
 
 

@@ -2,22 +2,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ChunkpadError } from "../../core/errors.js";
+import { chunkpadRejection } from "../../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS } from "../../core/types.js";
 import { textParser } from "./text.js";
 
 function parse(data: Uint8Array, path = "notes.txt") {
   return textParser.parse({ path, data, limits: DEFAULT_PARSE_LIMITS });
-}
-
-async function failure(promise: Promise<unknown>): Promise<ChunkpadError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ChunkpadError) return error;
-    throw error;
-  }
-  throw new Error("expected the parse to fail");
 }
 
 describe("textParser", () => {
@@ -49,15 +39,15 @@ describe("textParser", () => {
   });
 
   it("reports an empty or whitespace-only file as PARSE_EMPTY", async () => {
-    expect((await failure(parse(new Uint8Array()))).code).toBe("PARSE_EMPTY");
-    expect((await failure(parse(new TextEncoder().encode(" \n\t\r\n  \n")))).code).toBe("PARSE_EMPTY");
+    expect((await chunkpadRejection(parse(new Uint8Array()))).code).toBe("PARSE_EMPTY");
+    expect((await chunkpadRejection(parse(new TextEncoder().encode(" \n\t\r\n  \n")))).code).toBe("PARSE_EMPTY");
     // A UTF-8 byte order mark and nothing else.
-    expect((await failure(parse(new Uint8Array([0xef, 0xbb, 0xbf])))).code).toBe("PARSE_EMPTY");
+    expect((await chunkpadRejection(parse(new Uint8Array([0xef, 0xbb, 0xbf])))).code).toBe("PARSE_EMPTY");
   });
 
   it("reports binary data named .txt as malformed", async () => {
     const bytes = Uint8Array.from({ length: 2048 }, (_, index) => (index * 37 + 11) % 32);
-    const error = await failure(parse(bytes, "image.txt"));
+    const error = await chunkpadRejection(parse(bytes, "image.txt"));
     expect(error.code).toBe("PARSE_MALFORMED");
     expect(error.message).toContain("binary data");
   });

@@ -1,0 +1,155 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+
+/**
+ * What a demanding new user runs into: folders inside added folders, sources renamed after a
+ * hand edit, a config file broken by hand, hand edits the reader had to repair.
+ */
+
+interface Report {
+  processed: Array<{ path: string }>;
+  editsSynced: Array<{ path: string; chunks: number; warnings?: string[] }>;
+  skipped: Array<{ relativePath: string; reason: string }>;
+  removed: string[];
+  keptEdits?: Array<{ path: string; chunkFile: string }>;
+}
+
+interface SearchJson {
+  results: Array<{ ref: string; relativePath: string }>;
+}
+
+describe("a folder added inside another added folder", () => {
+  it("does not read the inner folder's chunk files as documents of the outer one", async () => {
+    const home = makeTempDir("home");
+    const outer = makeTempDir("outer");
+    writeFile(outer, "top.txt", "The outer folder talks about herons.");
+    writeFile(outer, "inner/giraffe.txt", "The inner folder talks about giraffes.");
+    expect((await runCli(["add", path.join(outer, "inner")], { home })).code).toBe(0);
+
+    const result = await runCli(["add", outer, "--json"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const report = json<Report>(result);
+    expect(report.processed.map((file) => file.path).sort()).toEqual(["inner/giraffe.txt", "top.txt"]);
+    expect(report.skipped.find((skip) => skip.relativePath === "inner/_chunks")?.reason).toMatch(/chunk files of the added folder/);
+
+    const search = json<SearchJson>(await runCli(["search", "giraffes", "--json", "--folder", outer], { home }));
+    expect(search.results.map((hit) => hit.relativePath)).toEqual(["inner/giraffe.txt"]);
+  });
+
+  it("still reads a user folder that happens to be called _chunks, and cleans up after the inner folder is added", async () => {
+    const home = makeTempDir("home");
+    const outer = makeTempDir("outer");
+    writeFile(outer, "inner/giraffe.txt", "The inner folder talks about giraffes.");
+    writeFile(outer, "elsewhere/_chunks/note.md", "A user folder that happens to be called _chunks.");
+    expect((await runCli(["add", outer], { home })).code).toBe(0);
+    expect((await runCli(["add", path.join(outer, "inner")], { home })).code).toBe(0);
+
+    const report = json<Report>(await runCli(["process", outer, "--json"], { home }));
+    expect(report.processed).toEqual([]);
+    expect(report.removed).toEqual([]);
+    expect(report.skipped.map((skip) => skip.relativePath)).toEqual(["inner/_chunks"]);
+    const search = json<SearchJson>(await runCli(["search", "folder", "--json", "--folder", outer], { home }));
+    expect(search.results.map((hit) => hit.relativePath).sort()).toEqual(["elsewhere/_chunks/note.md", "inner/giraffe.txt"]);
+  });
+});
+
+describe("a source renamed or deleted after its chunk file was edited by hand", () => {
+  it("keeps the edited chunk file and says where it is", async () => {
+    const home = makeTempDir("home");
+    const folder = makeTempDir("docs");
+    writeFile(folder, "otters.txt", "Otters hold hands while they sleep.");
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    const chunkFile = path.join(folder, "_chunks", "otters.txt.md");
+    fs.appendFileSync(chunkFile, "\nMy own note: the sea otter uses tools.\n");
+    fs.renameSync(path.join(folder, "otters.txt"), path.join(folder, "sea-otters.txt"));
+
+    const result = await runCli(["process", folder, "--json"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const report = json<Report>(result);
+    expect(report.removed).toEqual(["otters.txt"]);
+    expect(report.keptEdits).toEqual([{ path: "otters.txt", chunkFile: "_chunks/otters.txt.md" }]);
+    expect(fs.readFileSync(chunkFile, "utf8")).toContain("the sea otter uses tools");
+
+    // The text form says so too, and the kept file is not indexed as a document again.
+    fs.rmSync(path.join(folder, "sea-otters.txt"));
+    fs.appendFileSync(path.join(folder, "_chunks", "sea-otters.txt.md"), "\nAnother note.\n");
+    const text = await runCli(["process", folder], { home });
+    expect(text.stdout).toMatch(/sea-otters\.txt: source gone; kept your edited chunk file _chunks\/sea-otters\.txt\.md/);
+    const search = json<SearchJson>(await runCli(["search", "otter", "--json"], { home }));
+    expect(search.results).toEqual([]);
+  });
+
+  it("still removes chunk files nobody edited", async () => {
+    const home = makeTempDir("home");
+    const folder = makeTempDir("docs");
+    writeFile(folder, "a.txt", "Alpha text.");
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    fs.rmSync(path.join(folder, "a.txt"));
+    const report = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    expect(report.removed).toEqual(["a.txt"]);
+    expect(report.keptEdits ?? []).toEqual([]);
+    expect(fs.existsSync(path.join(folder, "_chunks", "a.txt.md"))).toBe(false);
+  });
+});
+
+describe("hand edits the chunk-file reader had to repair", () => {
+  it("reports what was repaired (renumbered chunks, an unreadable metadata line)", async () => {
+    const home = makeTempDir("home");
+    const folder = makeTempDir("docs");
+    writeFile(folder, "notes.md", "# Notes\n\nLlamas hum when they are curious.\n");
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    const chunkFile = path.join(folder, "_chunks", "notes.md.md");
+    const broken = fs.readFileSync(chunkFile, "utf8").replace(/<!-- chars=[^\n]*-->/, '<!-- chars=0-10 section="Not');
+    fs.writeFileSync(chunkFile, `${broken}\n## Chunk 99\nZebras bark at night.\n`);
+
+    const report = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    const warnings = report.editsSynced[0]?.warnings ?? [];
+    expect(warnings.join("\n")).toMatch(/numbered by their position/);
+    expect(warnings.join("\n")).toMatch(/metadata comment under "## Chunk 1".*kept as text/);
+
+    fs.appendFileSync(chunkFile, "\n## Chunk 7\nMore.\n");
+    const text = await runCli(["process", folder], { home });
+    expect(text.stdout).toMatch(/notes\.md: your edited chunk file was taken in \(3 chunks\)\n {4}note: Chunk numbers/);
+  });
+});
+
+describe("a config file with a bad value", () => {
+  it("can be repaired with the commands the error message names", async () => {
+    const home = makeTempDir("home");
+    writeFile(home, "config/config.json", JSON.stringify({ search: { limit: "ten" } }));
+    const search = await runCli(["search", "anything"], { home });
+    expect(search.code).toBe(1);
+    expect(search.stderr).toMatch(/search\.limit/);
+    expect(search.stderr).toMatch(/chunkpad config (set|unset)/);
+
+    const path_ = await runCli(["config", "path"], { home });
+    expect(path_.code, path_.stderr).toBe(0);
+    expect(path_.stdout).toContain("config.json");
+
+    const unset = await runCli(["config", "unset", "search.limit"], { home });
+    expect(unset.code, unset.stderr).toBe(0);
+    expect(unset.stdout).toBe("search.limit = 10\n");
+    expect((await runCli(["search", "anything"], { home })).code).toBe(0);
+  });
+
+  it("can be repaired with config set, keeping the other settings", async () => {
+    const home = makeTempDir("home");
+    writeFile(home, "config/config.json", JSON.stringify({ search: { limit: -3, fusion: "rrf" } }));
+    const set = await runCli(["config", "set", "search.limit", "5"], { home });
+    expect(set.code, set.stderr).toBe(0);
+    const list = await runCli(["config", "list"], { home });
+    expect(list.stdout).toContain("search.limit = 5\n");
+    expect(list.stdout).toContain('search.fusion = "rrf"\n');
+  });
+
+  it("says plainly that a bad value was not saved", async () => {
+    const home = makeTempDir("home");
+    const set = await runCli(["config", "set", "search.limit", "-3"], { home });
+    expect(set.code).toBe(1);
+    expect(set.stderr).toMatch(/^chunkpad: search\.limit was not changed: /);
+    expect(set.stderr).not.toMatch(/Fix it with "chunkpad config set"/);
+    expect((await runCli(["config", "get", "search.limit"], { home })).stdout).toBe("10\n");
+  });
+});
