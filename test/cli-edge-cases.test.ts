@@ -111,7 +111,7 @@ describe("hand edits the chunk-file reader had to repair", () => {
 
     fs.appendFileSync(chunkFile, "\n## Chunk 7\nMore.\n");
     const text = await runCli(["process", folder], { home });
-    expect(text.stdout).toMatch(/notes\.md: your edited chunk file was taken in \(3 chunks\)\n {4}note: Chunk numbers/);
+    expect(text.stdout).toMatch(/notes\.md: your edited chunk file was taken in \(3 chunks\)\n( {4}note: .*\n)* {4}note: Chunk numbers were missing/);
   });
 });
 
@@ -151,5 +151,57 @@ describe("a config file with a bad value", () => {
     expect(set.stderr).toMatch(/^chunkpad: search\.limit was not changed: /);
     expect(set.stderr).not.toMatch(/Fix it with "chunkpad config set"/);
     expect((await runCli(["config", "get", "search.limit"], { home })).stdout).toBe("10\n");
+  });
+});
+
+describe("keys and chat commands given odd input", () => {
+  it("says so when there is no stored key to delete", async () => {
+    const home = makeTempDir("home");
+    const env = { CHUNKPAD_KEYCHAIN: "off" };
+    const nothing = await runCli(["keys", "delete", "openai"], { home, env });
+    expect(nothing.code, nothing.stderr).toBe(0);
+    expect(nothing.stdout).toBe("No openai key was stored; nothing to delete.\n");
+    expect((await runCli(["keys", "set", "openai"], { home, env, input: "sk-test-key-123456\n" })).code).toBe(0);
+    expect((await runCli(["keys", "delete", "openai"], { home, env })).stdout).toBe("Deleted the stored openai key.\n");
+  });
+
+  it("explains /toggle without a chunk number instead of talking about chunk NaN", async () => {
+    const home = makeTempDir("home");
+    const chat = await runCli(["chat"], { home, input: "/toggle abc\n/toggle\n/toggle 2.5\n" });
+    expect(chat.stderr).not.toContain("NaN");
+    expect(chat.stderr.match(/\/toggle takes the number of a chunk, as \/chunks shows it \(for example \/toggle 2\)/g)).toHaveLength(3);
+  });
+});
+
+describe("a folder given as ~/path inside quotes (a path with spaces)", () => {
+  it("is read from the home folder, as the shell would have done", async () => {
+    const home = makeTempDir("home");
+    writeFile(home, "My Documents/notes.txt", "Notes about the lighthouse keeper.");
+    const added = await runCli(["add", "~/My Documents", "--json"], { home });
+    expect(added.code, added.stderr).toBe(0);
+    expect(json<{ folder: { rootPath: string } }>(added).folder.rootPath).toBe(fs.realpathSync(path.join(home, "My Documents")));
+    const tree = await runCli(["chunks", "~/My Documents"], { home });
+    expect(tree.code, tree.stderr).toBe(0);
+    expect(tree.stdout).toContain("notes.txt.md");
+  });
+});
+
+describe("a document with a very long file name", () => {
+  it("is processed when its chunk file name still fits, and reported (not fatal) when it does not", async () => {
+    const home = makeTempDir("home");
+    const folder = makeTempDir("docs");
+    const fits = `${"f".repeat(240)}.txt`; // the chunk file name is 247 bytes: fits in 255
+    const tooLong = `${"t".repeat(250)}.txt`; // the chunk file name would be 257 bytes
+    writeFile(folder, fits, "Pelicans fly in lines over the bay.");
+    writeFile(folder, tooLong, "Pelicans dive for fish.");
+    writeFile(folder, "short.txt", "A short note about pelicans.");
+
+    const result = await runCli(["add", folder, "--json"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const report = json<Report & { failed: Array<{ path: string; message: string }> }>(result);
+    expect(report.processed.map((file) => file.path).sort()).toEqual([fits, "short.txt"]);
+    expect(report.failed.map((failure) => failure.path)).toEqual([tooLong]);
+    expect(report.failed[0]?.message).toMatch(/name is too long.*rename/i);
+    expect(fs.readdirSync(path.join(folder, "_chunks")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 });

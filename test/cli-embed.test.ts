@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMainStore } from "../src/store/main-store.js";
-import { json, makeTempDir, REPO_ROOT, runCli, writeFile, type CliResult } from "./helpers/cli.js";
+import { BIN, cliEnv, json, makeTempDir, REPO_ROOT, runCli, writeFile, writeSampleDocuments, type CliResult } from "./helpers/cli.js";
 import { closedServerUrl, startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 
 interface EmbedReport {
@@ -36,8 +36,6 @@ interface SearchReport {
   results: Array<{ ref: string; distance?: number }>;
 }
 
-const BIN = path.join(REPO_ROOT, "bin", "chunkpad.js");
-
 /** What the database holds: vectors, embed records, and whether every included chunk's vector is current. */
 function vectorState(home: string) {
   const file = path.join(home, "data", "chunkpad.db");
@@ -60,12 +58,6 @@ function vectorState(home: string) {
   return { ...state, vectorRows: vectors.rows, distinctVectorRefs: vectors.refs, vectorsWithoutRecord: orphans.n };
 }
 
-function writeDocuments(folder: string): void {
-  writeFile(folder, "notes.md", "# Field notes\n\nThe heron waits by the river at dawn.\n\n## Weather\n\nRain all week, and the river rose over its banks.\n");
-  writeFile(folder, "report.txt", "Quarterly report.\n\nRevenue grew in the northern region thanks to the aardvark campaign.\n");
-  writeFile(folder, "garden/tomatoes.md", "# Tomatoes\n\nTomatoes need full sun and steady watering to ripen well near the river.\n");
-}
-
 const gets = (hub: HubServer) => hub.requests.filter((request) => request.method === "GET");
 
 describe("chunkpad embed: lazy download from the hub, then incremental embedding", () => {
@@ -79,7 +71,7 @@ describe("chunkpad embed: lazy download from the hub, then incremental embedding
   beforeAll(async () => {
     hub = await startHubServer();
     env = { CHUNKPAD_HUB_URL: hub.url };
-    writeDocuments(folder);
+    writeSampleDocuments(folder);
   });
   afterAll(async () => {
     await hub.close();
@@ -185,7 +177,7 @@ function runInTerminal(args: string[], options: { home: string; env: NodeJS.Proc
   return new Promise((resolve, reject) => {
     const child = spawn("script", ["-qec", command, "/dev/null"], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: options.home, CHUNKPAD_HOME: options.home, ...options.env },
+      env: cliEnv(options.home, options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -203,7 +195,7 @@ describe("chunkpad embed: asking on a terminal", () => {
 
   beforeAll(async () => {
     hub = await startHubServer();
-    writeDocuments(folder);
+    writeSampleDocuments(folder);
     expect((await runCli(["add", folder], { home })).code).toBe(0);
   });
   afterAll(async () => {
@@ -232,7 +224,7 @@ describe("chunkpad embed: failures reaching the hub", () => {
 
   beforeAll(async () => {
     hub = await startHubServer();
-    writeDocuments(folder);
+    writeSampleDocuments(folder);
   });
   afterAll(async () => {
     await hub.close();
@@ -270,7 +262,7 @@ describe("chunkpad embed: a local model directory, another model, --reembed", ()
   beforeAll(async () => {
     // No hub at all: a local directory must need no network.
     env = { CHUNKPAD_HUB_URL: await closedServerUrl() };
-    writeDocuments(folder);
+    writeSampleDocuments(folder);
     fs.cpSync(TINY_BERT_DIR, copy, { recursive: true });
     expect((await cli(["add", folder])).code).toBe(0);
   });
@@ -319,7 +311,7 @@ describe("chunkpad embed: killed mid-run, then run again", () => {
     // Killed (SIGKILL: no cleanup at all) as soon as a batch is committed and reported.
     const child = spawn(process.execPath, [BIN, "embed", "--model", TINY_BERT_DIR, "--batch-size", "8"], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: home, CHUNKPAD_HOME: home, ...env },
+      env: cliEnv(home, env),
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";

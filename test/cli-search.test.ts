@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbedder } from "../src/embedding/registry.js";
 import { openMainStore } from "../src/store/main-store.js";
 import { META_KEYS } from "../src/store/meta.js";
-import { json, makeTempDir, runCli, SHARED, writeFile } from "./helpers/cli.js";
-import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
+import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 
 interface Result {
   ref: string;
@@ -35,14 +35,6 @@ interface Report {
   results: Result[];
 }
 
-const TINY_BERT_DIR = path.join(SHARED, "models/tiny-bert");
-
-function writeDocuments(folder: string): void {
-  writeFile(folder, "notes.md", "# Field notes\n\nThe heron waits by the river at dawn.\n\n## Weather\n\nRain all week, and the river rose over its banks.\n");
-  writeFile(folder, "report.txt", "Quarterly report.\n\nRevenue grew in the northern region thanks to the aardvark campaign.\n");
-  writeFile(folder, "garden/tomatoes.md", "# Tomatoes\n\nTomatoes need full sun and steady watering to ripen well near the river.\n");
-}
-
 /** Writes vectors for every chunk straight through the store, as `chunkpad embed` would. */
 async function embedWithTinyModel(home: string): Promise<string> {
   const embedder = await createEmbedder({ provider: "local", model: TINY_BERT_DIR, cacheDir: path.join(home, "cache", "models"), hubUrl: "http://127.0.0.1:9" });
@@ -66,7 +58,7 @@ describe("chunkpad search: keyword search right after add (no model)", () => {
   const other = makeTempDir("other");
 
   beforeAll(async () => {
-    writeDocuments(folder);
+    writeSampleDocuments(folder);
     writeFile(other, "river.txt", "Another river story, from the other folder.\n");
     for (const target of [folder, other]) {
       const added = await runCli(["add", target], { home });
@@ -166,7 +158,7 @@ describe("chunkpad search: vectors without the model never download", () => {
 
   beforeAll(async () => {
     hub = await startHubServer();
-    writeDocuments(folder);
+    writeSampleDocuments(folder);
     expect((await runCli(["add", folder], { home })).code).toBe(0);
     expect((await runCli(["config", "set", "embedding.model", TINY_BERT_REPO], { home })).code).toBe(0);
     // Vectors exist (say, embedded on another machine), but this model is not in the cache.
@@ -196,7 +188,7 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
   let firstChunkText = "";
 
   beforeAll(async () => {
-    writeDocuments(folder);
+    writeSampleDocuments(folder);
     expect((await runCli(["add", folder], { home })).code).toBe(0);
     expect((await runCli(["config", "set", "embedding.model", TINY_BERT_DIR], { home })).code).toBe(0);
     firstChunkText = await embedWithTinyModel(home);

@@ -113,7 +113,13 @@ export async function processFolder(context: ProcessContext, folderPath: string,
     for (let file = queue.shift(); file; file = queue.shift()) {
       if (options.signal?.aborted) throw new ChunkpadError("CANCELLED", "Processing was cancelled; run the same command again to finish.");
       options.onProgress?.({ phase: "process", done, total, file: file.relativePath });
-      await processOne(context, folder.id, root, file, previous.get(file.relativePath), { ...options, settingsChanged }, report);
+      try {
+        await processOne(context, folder.id, root, file, previous.get(file.relativePath), { ...options, settingsChanged }, report);
+      } catch (error) {
+        // A file that cannot be read or written (name too long, no permission) fails that document only.
+        if (!isFileSystemError(error)) throw error;
+        report.failed.push({ path: file.relativePath, ...fileProblem(error, root, file.relativePath), unchangedSinceFailure: false });
+      }
       done += 1;
       options.onProgress?.({ phase: "process", done, total, file: file.relativePath });
     }
@@ -168,6 +174,25 @@ function nestedChunkRoots(store: MainStore, folderId: string, root: string): Map
     }
   }
   return skip;
+}
+
+function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string";
+}
+
+function fileProblem(error: NodeJS.ErrnoException, root: string, relativePath: string): { code: string; message: string } {
+  const chunksRoot = chunksRootFor(root);
+  if (typeof error.path !== "string" || !error.path.startsWith(chunksRoot + path.sep)) {
+    return { code: "PARSE_FAILED", message: `cannot be read (${error.code ?? "error"}): ${error.message}` };
+  }
+  const chunkFile = path.relative(root, chunkFilePathFor(root, relativePath)).split(path.sep).join("/");
+  if (error.code === "ENAMETOOLONG") {
+    return { code: "CHUNK_FILE_INVALID", message: `its chunk file ${chunkFile} cannot be written: the name is too long for the file system. Rename the document to a shorter name.` };
+  }
+  if (error.code === "EACCES" || error.code === "EPERM" || error.code === "EROFS") {
+    return { code: "CHUNK_FILE_INVALID", message: `its chunk file ${chunkFile} cannot be written (${error.code}): check that you may write to the folder's _chunks/ directory.` };
+  }
+  return { code: "CHUNK_FILE_INVALID", message: `its chunk file ${chunkFile} cannot be read or written: ${error.message}` };
 }
 
 async function resolveFolder(folderPath: string): Promise<string> {

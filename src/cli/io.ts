@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { InvalidArgumentError } from "commander";
 import { isChunkpadError, type ErrorCode } from "../index.js";
@@ -44,4 +46,14 @@ export function parseIntegerOption(name: string) {
 /** "1 chunk", "3 chunks". */
 export function plural(count: number, word: string, plural = `${word}s`): string {
   return `${count} ${count === 1 ? word : plural}`;
+}
+
+/**
+ * A path argument with a leading "~" read as the home folder, as a shell does: the shell leaves
+ * "~/My Documents" alone when it is quoted, which a path with spaces needs.
+ */
+export function expandHome(value: string): string {
+  if (value === "~") return os.homedir();
+  if (value.startsWith("~/") || (path.sep === "\\" && value.startsWith("~\\"))) return path.join(os.homedir(), value.slice(2));
+  return value;
 }

@@ -3,11 +3,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelStatus } from "../core/types.js";
-import { startHubServer, TINY_BERT_DIR, TINY_BERT_FILES, TINY_BERT_REPO, type HubServer } from "../../test/helpers/hub-server.js";
+import { startHubServer, TINY_BERT_DIR, TINY_BERT_FILES, TINY_BERT_REPO, TINY_BERT_TOTAL_BYTES, type HubServer } from "../../test/helpers/hub-server.js";
 import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { ensureModelAvailable, type ModelConsentRequest } from "./ensure-model.js";
-
-const TOTAL_BYTES = TINY_BERT_FILES.reduce((sum, file) => sum + fs.statSync(path.join(TINY_BERT_DIR, file)).size, 0);
 
 let hub: HubServer;
 let cacheDir: string;
@@ -39,10 +37,10 @@ describe("ensureModelAvailable", () => {
     });
     expect(dir).toBe(path.join(cacheDir, "chunkpad-test", "tiny-bert"));
     expect(fs.readFileSync(path.join(dir, "onnx/model.onnx")).equals(fs.readFileSync(path.join(TINY_BERT_DIR, "onnx/model.onnx")))).toBe(true);
-    expect(asked).toEqual([{ repoId: TINY_BERT_REPO, sizeBytes: TOTAL_BYTES, files: TINY_BERT_FILES }]);
+    expect(asked).toEqual([{ repoId: TINY_BERT_REPO, sizeBytes: TINY_BERT_TOTAL_BYTES, files: TINY_BERT_FILES }]);
     expect(statuses.every((status) => status.state === "downloading")).toBe(true);
     expect(statuses[0]).toMatchObject({ percent: 0 });
-    expect(statuses.at(-1)).toMatchObject({ percent: 100, bytesDone: TOTAL_BYTES });
+    expect(statuses.at(-1)).toMatchObject({ percent: 100, bytesDone: TINY_BERT_TOTAL_BYTES });
   });
 
   it("uses a cached model without any network request", async () => {

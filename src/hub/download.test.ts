@@ -3,12 +3,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChunkpadError } from "../core/errors.js";
-import { startHubServer, TINY_BERT_DIR, TINY_BERT_FILES, TINY_BERT_REPO, type HubServer } from "../../test/helpers/hub-server.js";
+import { startHubServer, TINY_BERT_DIR, TINY_BERT_FILES, TINY_BERT_REPO, TINY_BERT_TOTAL_BYTES, type HubServer } from "../../test/helpers/hub-server.js";
+import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { cachedModelDir, downloadModelFiles, fetchRemoteSizes, hubFileUrl, isModelCached, type DownloadProgress } from "./index.js";
 
 const MODEL_FILE = "onnx/model.onnx";
 const MODEL_BYTES = fs.statSync(path.join(TINY_BERT_DIR, MODEL_FILE)).size;
-const TOTAL_BYTES = TINY_BERT_FILES.reduce((sum, file) => sum + fs.statSync(path.join(TINY_BERT_DIR, file)).size, 0);
 
 let hub: HubServer;
 let cacheDir: string;
@@ -26,16 +26,6 @@ afterEach(async () => {
 function sameBytes(file: string): boolean {
   const downloaded = fs.readFileSync(path.join(cachedModelDir(cacheDir, TINY_BERT_REPO), file));
   return downloaded.equals(fs.readFileSync(path.join(TINY_BERT_DIR, file)));
-}
-
-async function captureError(promise: Promise<unknown>): Promise<ChunkpadError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ChunkpadError) return error;
-    throw error;
-  }
-  throw new Error("expected the promise to reject");
 }
 
 describe("hubFileUrl", () => {
@@ -63,11 +53,11 @@ describe("downloadModelFiles", () => {
     expect(isModelCached(cacheDir, TINY_BERT_REPO, TINY_BERT_FILES)).toBe(true);
 
     expect(events.length).toBeGreaterThan(3);
-    expect(events.every((event) => event.bytesTotal === TOTAL_BYTES)).toBe(true);
+    expect(events.every((event) => event.bytesTotal === TINY_BERT_TOTAL_BYTES)).toBe(true);
     const percents = events.map((event) => event.percent);
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
     expect(events.some((event) => event.percent > 0 && event.percent < 100)).toBe(true);
-    expect(events.at(-1)).toMatchObject({ bytesDone: TOTAL_BYTES, percent: 100 });
+    expect(events.at(-1)).toMatchObject({ bytesDone: TINY_BERT_TOTAL_BYTES, percent: 100 });
   });
 
   it("sends no request at all when the model is already cached", async () => {
@@ -81,7 +71,7 @@ describe("downloadModelFiles", () => {
 
   it("resumes an interrupted download with a Range request", async () => {
     hub.behave({ dropAfterBytes: 1_000_000 });
-    const error = await captureError(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
+    const error = await chunkpadRejection(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
     expect(error.code).toBe("MODEL_DOWNLOAD_FAILED");
     expect(error.isRetryable).toBe(true);
     expect(error.message).toMatch(/run the command again/i);
@@ -104,7 +94,7 @@ describe("downloadModelFiles", () => {
 
   it("restarts cleanly when the server ignores the Range request", async () => {
     hub.behave({ dropAfterBytes: 700_000 });
-    await captureError(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
+    await chunkpadRejection(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
 
     hub.behave({ ignoreRange: true });
     await downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir });
@@ -120,7 +110,7 @@ describe("downloadModelFiles", () => {
     const changing = await startHubServer({ repos: { "test/changing": repoDir } });
     try {
       changing.behave({ dropAfterBytes: 1_000_000 });
-      await captureError(downloadModelFiles("test/changing", TINY_BERT_FILES, { baseUrl: changing.url, cacheDir }));
+      await chunkpadRejection(downloadModelFiles("test/changing", TINY_BERT_FILES, { baseUrl: changing.url, cacheDir }));
 
       const newVersion = Buffer.from(fs.readFileSync(path.join(repoDir, MODEL_FILE))).reverse();
       fs.writeFileSync(path.join(repoDir, MODEL_FILE), newVersion);
@@ -143,7 +133,7 @@ describe("downloadModelFiles", () => {
   });
 
   it("reports a missing model as MODEL_NOT_FOUND naming the URL", async () => {
-    const error = await captureError(downloadModelFiles("nobody/no-such-model", TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
+    const error = await chunkpadRejection(downloadModelFiles("nobody/no-such-model", TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
     expect(error.code).toBe("MODEL_NOT_FOUND");
     expect(error.message).toContain(`${hub.url}/nobody/no-such-model/resolve/main/config.json`);
     expect(fs.existsSync(path.join(cacheDir, "nobody", "no-such-model", "config.json"))).toBe(false);
@@ -151,7 +141,7 @@ describe("downloadModelFiles", () => {
 
   it("explains gated or private models on 401", async () => {
     hub.behave({ status: 401 });
-    const error = await captureError(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
+    const error = await chunkpadRejection(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
     expect(error.code).toBe("MODEL_DOWNLOAD_FAILED");
     expect(error.statusCode).toBe(401);
     expect(error.message).toMatch(/gated or private/);
@@ -162,7 +152,7 @@ describe("downloadModelFiles", () => {
     const closedUrl = closed.url;
     await closed.close();
 
-    const error = await captureError(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: closedUrl, cacheDir }));
+    const error = await chunkpadRejection(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: closedUrl, cacheDir }));
     expect(error.code).toBe("MODEL_DOWNLOAD_FAILED");
     expect(error.message).toContain(closedUrl);
     expect(error.message).toMatch(/refused/);
@@ -172,7 +162,7 @@ describe("downloadModelFiles", () => {
 
   it("gives up on a server that stops sending", async () => {
     hub.behave({ hang: true });
-    const error = await captureError(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir, idleTimeoutMs: 200 }));
+    const error = await chunkpadRejection(downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir, idleTimeoutMs: 200 }));
     expect(error.code).toBe("MODEL_DOWNLOAD_FAILED");
     expect(error.message).toMatch(/sent nothing/);
   });
@@ -180,13 +170,13 @@ describe("downloadModelFiles", () => {
   it("stops when cancelled, keeping the partial file for later", async () => {
     hub.behave({ slow: { chunkBytes: 64 * 1024, delayMs: 5 } });
     const controller = new AbortController();
-    const error = await captureError(
+    const error = await chunkpadRejection(
       downloadModelFiles(TINY_BERT_REPO, TINY_BERT_FILES, {
         baseUrl: hub.url,
         cacheDir,
         signal: controller.signal,
         onProgress: (progress) => {
-          if (progress.file === MODEL_FILE && progress.bytesDone > TOTAL_BYTES - MODEL_BYTES) controller.abort();
+          if (progress.file === MODEL_FILE && progress.bytesDone > TINY_BERT_TOTAL_BYTES - MODEL_BYTES) controller.abort();
         },
       }),
     );
@@ -198,7 +188,7 @@ describe("downloadModelFiles", () => {
 
 describe("fetchRemoteSizes", () => {
   it("adds up the sizes the hub reports", async () => {
-    expect(await fetchRemoteSizes(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir })).toBe(TOTAL_BYTES);
+    expect(await fetchRemoteSizes(TINY_BERT_REPO, TINY_BERT_FILES, { baseUrl: hub.url, cacheDir })).toBe(TINY_BERT_TOTAL_BYTES);
     expect(hub.requests.every((request) => request.method === "HEAD")).toBe(true);
   });
 });

@@ -58,3 +58,9 @@ describe("parseQuery", () => {
     expect(parseQuery("dog").truncated).toBe(false);
   });
 });
+
+describe("compatibility forms", () => {
+  it("folds full-width letters into the words the index holds", () => {
+    expect(parseQuery("ＧＩＲＡＦＦＥＳ").include).toEqual(parseQuery("giraffes").include);
+  });
+});

@@ -91,8 +91,10 @@ function segmentsOf(input: string): Segment[] {
 }
 
 export function parseQuery(input: string): ParsedQuery {
-  let truncated = input.length > MAX_QUERY_CHARS;
-  const segments = segmentsOf(input.slice(0, MAX_QUERY_CHARS));
+  // NFKC folds compatibility forms (full-width "ＧＩＲＡＦＦＥ", ligatures) into what the index holds.
+  const text = input.normalize("NFKC");
+  let truncated = text.length > MAX_QUERY_CHARS;
+  const segments = segmentsOf(text.slice(0, MAX_QUERY_CHARS));
   const include: QueryClause[] = [];
   const exclude: QueryClause[] = [];
   const seen = new Set<string>();

@@ -34,7 +34,20 @@ export const CHUNK_FROM = `
   JOIN documents d ON d.id = c.document_id
   LEFT JOIN chunk_reviews r ON r.ref = c.ref`;
 
-export interface ChunkRow {
+/** A chunk's ChunkMeta as its columns hold it (null for absent). */
+export interface ChunkMetaColumns {
+  page: number | null;
+  page_end: number | null;
+  slide: number | null;
+  sheet: string | null;
+  char_start: number | null;
+  char_end: number | null;
+  section: string | null;
+}
+
+export const CHUNK_META_COLUMN_NAMES = ["page", "page_end", "slide", "sheet", "char_start", "char_end", "section"] as const satisfies ReadonlyArray<keyof ChunkMetaColumns>;
+
+export interface ChunkRow extends ChunkMetaColumns {
   id: number;
   ref: string;
   document_id: string;
@@ -44,13 +57,6 @@ export interface ChunkRow {
   title: string;
   content: string;
   content_hash: string;
-  page: number | null;
-  page_end: number | null;
-  slide: number | null;
-  sheet: string | null;
-  char_start: number | null;
-  char_end: number | null;
-  section: string | null;
   included: number;
 }
 
@@ -78,15 +84,7 @@ export function toChunkRecord(row: ChunkRow): ChunkRecord {
 }
 
 /** ChunkMeta as the column values stored for it (null for absent). */
-export function metaColumns(meta: ChunkMeta): {
-  page: number | null;
-  page_end: number | null;
-  slide: number | null;
-  sheet: string | null;
-  char_start: number | null;
-  char_end: number | null;
-  section: string | null;
-} {
+export function metaColumns(meta: ChunkMeta): ChunkMetaColumns {
   return {
     page: meta.page ?? null,
     page_end: meta.pageEnd ?? null,

@@ -3,7 +3,7 @@ import { ChunkpadError } from "../core/errors.js";
 import type { DocumentRecord } from "../core/types.js";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import { chunkRef, metaColumns, sha256Hex } from "./chunk-rows.js";
+import { CHUNK_META_COLUMN_NAMES, chunkRef, metaColumns, sha256Hex, type ChunkMetaColumns } from "./chunk-rows.js";
 import { folderNotIndexed } from "./sources.js";
 import type { SyncDocumentInput, SyncDocumentResult } from "./store-types.js";
 
@@ -23,22 +23,13 @@ interface DocumentRow {
   indexed_at: string;
 }
 
-interface StoredChunkRow {
+interface StoredChunkRow extends ChunkMetaColumns {
   id: number;
   ref: string;
   ordinal: number;
   title: string;
   content_hash: string;
-  page: number | null;
-  page_end: number | null;
-  slide: number | null;
-  sheet: string | null;
-  char_start: number | null;
-  char_end: number | null;
-  section: string | null;
 }
-
-const META_KEYS = ["page", "page_end", "slide", "sheet", "char_start", "char_end", "section"] as const;
 
 export interface DocumentDependencies {
   db: SqliteDatabase;
@@ -122,7 +113,7 @@ export function createDocumentStore({ db, now, removeVectorRows }: DocumentDepen
           insertChunk.run({ ...values, ref, document_id: documentId, folder_id: input.folderId, ordinal });
           result.added += 1;
           result.changedRefs.push(ref);
-        } else if (old.title !== values.title || old.content_hash !== values.content_hash || META_KEYS.some((key) => old[key] !== values[key])) {
+        } else if (old.title !== values.title || old.content_hash !== values.content_hash || CHUNK_META_COLUMN_NAMES.some((key) => old[key] !== values[key])) {
           updateChunk.run({ ...values, id: old.id });
           result.updated += 1;
           result.changedRefs.push(ref);

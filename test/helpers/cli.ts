@@ -5,7 +5,7 @@ import path from "node:path";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const SHARED = path.resolve(REPO_ROOT, "../shared");
-const BIN = path.join(REPO_ROOT, "bin", "chunkpad.js");
+export const BIN = path.join(REPO_ROOT, "bin", "chunkpad.js");
 
 export interface CliResult {
   code: number;
@@ -13,12 +13,17 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The environment a CLI child process runs in: nothing of the caller's but PATH, all state under `home`. */
+export function cliEnv(home: string, env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: home, CHUNKPAD_HOME: home, ...env };
+}
+
 /** Runs the real CLI (bin/chunkpad.js over the built dist/) in a child process. */
 export function runCli(args: string[], options: { home: string; input?: string; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: options.home, CHUNKPAD_HOME: options.home, ...options.env },
+      env: cliEnv(options.home, options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -49,6 +54,13 @@ export function writeFile(root: string, relativePath: string, content: string | 
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.writeFileSync(target, content);
   return target;
+}
+
+/** Three small documents about a river (notes.md, report.txt, garden/tomatoes.md): three chunks. */
+export function writeSampleDocuments(folder: string): void {
+  writeFile(folder, "notes.md", "# Field notes\n\nThe heron waits by the river at dawn.\n\n## Weather\n\nRain all week, and the river rose over its banks.\n");
+  writeFile(folder, "report.txt", "Quarterly report.\n\nRevenue grew in the northern region thanks to the aardvark campaign.\n");
+  writeFile(folder, "garden/tomatoes.md", "# Tomatoes\n\nTomatoes need full sun and steady watering to ripen well near the river.\n");
 }
 
 /** Moves a file's mtime forward so size+mtime checks see a change even within one second. */

@@ -13,6 +13,8 @@ import * as path from "node:path";
 export const TINY_BERT_DIR = path.resolve("../shared/models/tiny-bert");
 export const TINY_BERT_REPO = "chunkpad-test/tiny-bert";
 export const TINY_BERT_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx"];
+/** What downloading TINY_BERT_FILES transfers. */
+export const TINY_BERT_TOTAL_BYTES = TINY_BERT_FILES.reduce((sum, file) => sum + fs.statSync(path.join(TINY_BERT_DIR, file)).size, 0);
 
 export interface HubServerBehaviour {
   /** Answer 404 for every file. */

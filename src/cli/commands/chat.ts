@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { isChunkpadError, parseProviderName, type ChatSession, type Chunkpad } from "../../index.js";
+import { ChunkpadError, isChunkpadError, parseProviderName, type ChatSession, type Chunkpad } from "../../index.js";
 import type { CliContext } from "../main.js";
 import type { CliIo } from "../io.js";
 import { createLineReader } from "../prompt.js";
@@ -88,6 +88,9 @@ async function runCommand(view: ChatView, chunkpad: Chunkpad, session: ChatSessi
       io.stdout.write(formatChunksBar(session.chunks, { toggles: true }));
       return "ok";
     case "toggle": {
+      if (!/^\d+$/.test(argument)) {
+        throw new ChunkpadError("INVALID_ARGUMENT", "/toggle takes the number of a chunk, as /chunks shows it (for example /toggle 2).");
+      }
       const chunk = session.toggle(Number(argument));
       io.stdout.write(`Chunk ${argument} (${chunk.ref}) is now ${chunk.isIncluded ? "on" : "off"}. /regen answers again with the chunks that are on.\n`);
       return "ok";

@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
 import { ChunkpadError, formatModelBytes, type EmbedConsentRequest, type EmbedProgress, type EmbedReport, type ModelStatus } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { parseIntegerOption, printJson, type CliIo } from "../io.js";
+import { expandHome, parseIntegerOption, printJson, type CliIo } from "../io.js";
 import { createProgressBar } from "../progress.js";
 import { askYesNo, canPrompt } from "../prompt.js";
 
@@ -20,7 +20,7 @@ export function registerEmbedCommand(program: Command, context: CliContext): voi
   program
     .command("embed")
     .description("Embed the included chunks that are new or changed (and drop vectors of excluded ones), so search works by meaning too")
-    .argument("[folder]", "an added folder (default: every added folder)")
+    .argument("[folder]", "an added folder (default: every added folder)", expandHome)
     .option("--model <model>", "catalog name (bge-base-en-v1.5), hub id (owner/name) or a local model directory; remembered in the config")
     .addOption(new Option("--dtype <dtype>", "model weights: fp32, or q8 (quantized: smaller and faster)").choices(DTYPES))
     .option("--yes", "agree to download the embedding model if it is not in the cache yet")

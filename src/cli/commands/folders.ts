@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ChunkTreeNode } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { plural, printJson } from "../io.js";
+import { expandHome, plural, printJson } from "../io.js";
 import { formatChunkStates } from "./review.js";
 
 export function registerFolderCommands(program: Command, context: CliContext): void {
@@ -41,7 +41,7 @@ export function registerFolderCommands(program: Command, context: CliContext): v
   program
     .command("chunks")
     .description("Show the chunk-file tree of an added folder, with chunk counts")
-    .argument("<folder>", "a folder you have added")
+    .argument("<folder>", "a folder you have added", expandHome)
     .option("--chunks", "list every chunk: included or excluded, embedded, modified since embedding, or new")
     .option("--json", "print machine-readable output on stdout")
     .action(async (folder: string, flags: { json?: boolean; chunks?: boolean }) => {

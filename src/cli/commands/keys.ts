@@ -25,6 +25,8 @@ export function registerKeysCommands(program: Command, context: CliContext): voi
     .argument("<provider>", SECRET_PROVIDERS.join(" or "))
     .action(async (provider: string) => {
       const { io } = context;
+      // Checked before the prompt, so nobody types a key only to hear the provider is misspelt.
+      requireKnownProvider(provider);
       const key = io.stdin.isTTY ? await readHidden(io, `${provider} API key (input hidden): `) : await readStdin(io);
       if (key === null || key.trim() === "") {
         throw new ChunkpadError("INVALID_ARGUMENT", `No key was given. Pipe it in (for example: pbpaste | chunkpad keys set ${provider}) or type it when asked.`);
@@ -59,12 +61,21 @@ export function registerKeysCommands(program: Command, context: CliContext): voi
     .description("Delete a provider's stored key (from the keychain and the key file)")
     .argument("<provider>", SECRET_PROVIDERS.join(" or "))
     .action(async (provider: string) => {
-      const remaining = await context.chunkpad().deleteApiKey(provider);
-      context.io.stdout.write(`Deleted the stored ${remaining.provider} key.\n`);
+      requireKnownProvider(provider);
+      const chunkpad = context.chunkpad();
+      const before = (await chunkpad.listApiKeys()).find((entry) => entry.provider === provider.trim().toLowerCase());
+      const remaining = await chunkpad.deleteApiKey(provider);
+      context.io.stdout.write(before?.source === null ? `No ${remaining.provider} key was stored; nothing to delete.\n` : `Deleted the stored ${remaining.provider} key.\n`);
       if (remaining.source === "environment") {
         context.io.stderr.write(`note: a key is still set in the ${remaining.location}; unset it to stop using it.\n`);
       }
     });
+}
+
+function requireKnownProvider(provider: string): void {
+  if (!(SECRET_PROVIDERS as readonly string[]).includes(provider.trim().toLowerCase())) {
+    throw new ChunkpadError("INVALID_ARGUMENT", `Keys are kept for ${SECRET_PROVIDERS.join(" and ")}, not "${provider}". Ollama and the local model need no key.`);
+  }
 }
 
 function describeWhere(description: KeyDescription): string {

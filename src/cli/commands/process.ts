@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ProcessReport } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { parseIntegerOption, plural, printJson, readStdin } from "../io.js";
+import { expandHome, parseIntegerOption, plural, printJson, readStdin } from "../io.js";
 import { createProgressBar } from "../progress.js";
 
 interface ProcessFlags {
@@ -21,7 +21,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
     program
       .command(name)
       .description(summary)
-      .argument("<folder>", "folder of documents")
+      .argument("<folder>", "folder of documents", expandHome)
       .option("--force", "re-chunk every document and overwrite chunk files you edited by hand")
       .option("--password <password>", "password for encrypted documents in this run")
       .option("--password-stdin", "read the password for encrypted documents from stdin")
