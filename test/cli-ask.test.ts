@@ -71,6 +71,15 @@ describe("chunkpad ask", () => {
     expect(JSON.stringify(anthropic.requests[0]?.body.system)).toContain("copied word for word");
   });
 
+  it("takes the same --explain as search: each chunk's raw numbers under it", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: ["Two years [C1]."] });
+    const result = await ask(["--explain", "How long is the warranty?"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/warranty\.md#1\n\s+score \d\.\d{4} · vector: not found · keyword: bm25 /);
+    expect(result.stdout).toMatch(/^Two years \[C1\]\./);
+  });
+
   it("flags a citation the model invented and does not show it as a source", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years [C1]. Also [C7]."] });

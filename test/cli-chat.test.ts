@@ -117,6 +117,16 @@ describe("chunkpad chat, more", () => {
     expect(anthropic.requests).toHaveLength(0);
   });
 
+  it("/provider says which provider and model answer now, and /regen before any question asks for one", async () => {
+    anthropic.reset();
+    const result = await runCli(["chat"], { home, env: env(), input: "/provider\n/regen\n/provider openai gpt-4.1\n/provider\n" });
+    expect(result.stdout).toContain("Provider: anthropic, model claude-sonnet-4-6 (from your setup).");
+    expect(result.stdout).toContain("Provider: openai, model gpt-4.1.");
+    expect(result.stderr).toContain("There is no answer to regenerate yet. Ask a question first.");
+    expect(result.stderr).not.toContain("Regenerating with");
+    expect(anthropic.requests).toHaveLength(0);
+  });
+
   it("continues a stored conversation with --continue", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years [C1]."] }, { reply: "text", deltas: ["From the date of purchase [C1]."] });

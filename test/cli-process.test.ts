@@ -166,19 +166,35 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     const bad = await runCli(["process", folder, "--chunk-size", "50", "--overlap", "60"], { home });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/overlap/i);
+    const zero = await runCli(["process", folder, "--chunk-size", "0"], { home });
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/chunk size of 0 tokens is too small/);
+    const huge = await runCli(["process", folder, "--chunk-size", "100000", "--json"], { home });
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toMatch(/chunk size of 100000 tokens is too large/);
   });
 });
 
 describe("chunkpad CLI basics", () => {
   const home = makeTempDir("home-basics");
 
-  it("prints --help for every verb", async () => {
-    for (const verb of ["add", "process", "folders", "chunks", "config"]) {
+  it("prints --help for every verb and sub-verb it lists", async () => {
+    /** The commands a help text lists under "Commands:", without "help" itself. */
+    const listed = (help: string) =>
+      [...(help.split("Commands:")[1] ?? "").matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1] ?? "").filter((name) => name !== "help");
+    const verbs = listed((await runCli(["--help"], { home })).stdout);
+    expect(verbs).toEqual(expect.arrayContaining(["add", "process", "folders", "chunks", "config"]));
+    for (const verb of verbs) {
       const result = await runCli([verb, "--help"], { home });
       expect(result.code, verb).toBe(0);
-      expect(result.stdout).toMatch(/Usage: chunkpad/);
+      expect(result.stdout).toMatch(new RegExp(`^Usage: chunkpad ${verb}\\b`));
+      for (const subVerb of listed(result.stdout)) {
+        const sub = await runCli([verb, subVerb, "--help"], { home });
+        expect(sub.code, `${verb} ${subVerb}`).toBe(0);
+        expect(sub.stdout).toMatch(new RegExp(`^Usage: chunkpad ${verb} ${subVerb}\\b`));
+      }
     }
-  });
+  }, 180_000); // about 30 CLI starts, one after another
 
   it("explains a missing folder instead of crashing", async () => {
     const result = await runCli(["add", path.join(home, "no-such-folder")], { home });

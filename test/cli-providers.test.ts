@@ -40,6 +40,14 @@ describe("chunkpad providers", () => {
 
     const text = await runCli(["providers"], { home, env });
     expect(text.stdout).toMatch(/→ ollama\s+llama3\.2 {2}\(ready\)/);
+
+    // Unsetting the provider goes back to the automatic choice: the first with a key.
+    const unset = await runCli(["config", "unset", "generation.provider"], { home, env });
+    expect(unset.code, unset.stderr).toBe(0);
+    expect(unset.stdout).toBe("generation.provider is not set\n");
+    expect((await runCli(["config", "get", "generation.provider"], { home, env })).stdout).toBe("(not set)\n");
+    const automatic = json<Row[]>(await runCli(["providers", "--json"], { home, env }));
+    expect(automatic.find((row) => row.selected)?.provider).toBe("anthropic");
   });
 
   it("says when Ollama is not running and what to do about a missing key", async () => {

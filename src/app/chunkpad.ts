@@ -100,10 +100,12 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const folderChunking = (folder: IndexedFolder | undefined, overrides: Partial<ChunkingOptions> | undefined): ChunkingOptions => {
     const saved = folder ? getStore().getFolderSettings(folder.id) : null;
     const chunking = { ...config().chunking, ...(saved ?? {}), ...(overrides ?? {}) };
+    // The same bounds as chunking.chunkSizeTokens in the config, checked before the overlap so the message names the real problem.
+    if (chunking.chunkSizeTokens < 32) throw new ChunkpadError("INVALID_ARGUMENT", `A chunk size of ${chunking.chunkSizeTokens} tokens is too small; use 32 or more (400 is the default).`);
+    if (chunking.chunkSizeTokens > 8192) throw new ChunkpadError("INVALID_ARGUMENT", `A chunk size of ${chunking.chunkSizeTokens} tokens is too large; use 8192 or less (400 is the default and fits the embedding model).`);
     if (chunking.chunkOverlapTokens >= chunking.chunkSizeTokens) {
       throw new ChunkpadError("INVALID_ARGUMENT", `The overlap (${chunking.chunkOverlapTokens} tokens) must be smaller than the chunk size (${chunking.chunkSizeTokens} tokens).`);
     }
-    if (chunking.chunkSizeTokens < 32) throw new ChunkpadError("INVALID_ARGUMENT", `A chunk size of ${chunking.chunkSizeTokens} tokens is too small; use 32 or more (400 is the default).`);
     return chunking;
   };
 

@@ -55,6 +55,16 @@ describe("config file", () => {
     expect(() => setConfigValue(defaultConfig(), "search.limit", "-3")).toThrow(/^search\.limit was not changed: search\.limit: /);
   });
 
+  it("tells a known setting that is not set from an unknown key", () => {
+    const chosen = setConfigValue(setConfigValue(defaultConfig(), "generation.provider", "ollama"), "generation.models.ollama", "qwen2.5:7b");
+    const reset = unsetConfigValue(unsetConfigValue(chosen, "generation.provider"), "generation.models.ollama");
+    expect(getConfigValue(reset, "generation.provider")).toBeUndefined();
+    expect(getConfigValue(reset, "generation.models.ollama")).toBeUndefined();
+    expect(getConfigValue(reset, "generation.models")).toEqual({});
+    expect(() => getConfigValue(reset, "generation.bogus")).toThrow(/Unknown config key "generation\.bogus"/);
+    expect(() => getConfigValue(reset, "search.limit.more")).toThrow(/Unknown config key/);
+  });
+
   it("unset returns a key to its default, and list shows every leaf", () => {
     const changed = setConfigValue(defaultConfig(), "search.limit", "25");
     expect(unsetConfigValue(changed, "search.limit").search.limit).toBe(10);

@@ -118,16 +118,34 @@ export function saveConfig(configPath: string, config: ChunkpadConfig): void {
   fs.renameSync(temporary, configPath);
 }
 
-/** Reads a dotted key ("search.minScore"). */
+/** Reads a dotted key ("search.minScore"); undefined for a known setting that is not set. */
 export function getConfigValue(config: ChunkpadConfig, key: string): unknown {
+  const parts = key.split(".");
   let node: unknown = config;
-  for (const part of key.split(".")) {
-    if (node === null || typeof node !== "object" || !(part in node)) {
-      throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
+  for (const [index, part] of parts.entries()) {
+    if (node !== null && typeof node === "object" && part in node) {
+      node = (node as Record<string, unknown>)[part];
+      continue;
     }
-    node = (node as Record<string, unknown>)[part];
+    // generation.provider or generation.models.ollama: the schema knows them, the file may leave them out.
+    if (index === parts.length - 1 && isOptionalConfigKey(parts)) return undefined;
+    throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
   }
   return node;
+}
+
+/** A section's field ("generation.provider") or an entry of a map field ("generation.models.ollama"). */
+function isOptionalConfigKey(parts: readonly string[]): boolean {
+  const [section = "", name = ""] = parts;
+  const field = sectionFields(section)?.[name];
+  if (parts.length === 2) return field !== undefined;
+  return parts.length === 3 && field instanceof z.ZodDefault && field.unwrap() instanceof z.ZodRecord;
+}
+
+function sectionFields(section: string): Record<string, unknown> | undefined {
+  const field: unknown = (configSchema.shape as Record<string, unknown>)[section];
+  const inner = field instanceof z.ZodDefault ? field.unwrap() : field;
+  return inner instanceof z.ZodObject ? (inner.shape as Record<string, unknown>) : undefined;
 }
 
 /**

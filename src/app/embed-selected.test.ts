@@ -221,6 +221,19 @@ describe("embedSelected", () => {
     expect(report).toMatchObject({ embedded: 1, dimensions: 8 });
   });
 
+  it("switches to a model whose size is known only after its first answer, when a failed run left no vectors", async () => {
+    const { run } = setup({ "one.md": ["alpha"] });
+    const broken = fakeModel("test-org/fake", 4);
+    broken.failOnCall = 1;
+    await expect(run(broken)).rejects.toThrow(/the fake model broke/);
+    // A remote provider (Ollama, OpenAI-compatible) learns its vector size from its first answer.
+    const remote = fakeModel("other-org/remote", 8);
+    const create = remote.create;
+    remote.create = async (config, options) => ({ ...(await create(config, options)), dimensions: 0 });
+    const report = await run(remote, { model: "other-org/remote" });
+    expect(report).toMatchObject({ embedded: 1, dimensions: 8 });
+  });
+
   it("passes consent through with where the model comes from and goes; no consent callback means no", async () => {
     const asked: unknown[] = [];
     const model = fakeModel("test-org/fake", 4, async (options) => {

@@ -208,7 +208,8 @@ function planFolders(store: MainStore, folders: readonly IndexedFolder[], embedd
 function prepareVectors(store: MainStore, embedder: Embedder, stored: StoredFingerprint, identity: ModelIdentity, reembed: boolean): void {
   const storedDimensions = store.vectorDimensions();
   const otherSize = storedDimensions !== null && embedder.dimensions > 0 && storedDimensions !== embedder.dimensions;
-  if (reembed || (store.vectorCount() === 0 && otherSize)) {
+  // An empty table holds nothing to keep; its size may not fit a model that learns its own from its first answer.
+  if (reembed || (store.vectorCount() === 0 && storedDimensions !== null && storedDimensions !== embedder.dimensions)) {
     store.dropAllVectors();
   } else if (store.vectorCount() > 0) {
     const differing = stored.embedder === null ? [] : differingFields(stored.embedder, embedder.fingerprint);

@@ -1,6 +1,7 @@
 import type { EmbeddingDtype } from "../embedding/catalog.js";
 import { resolveModel } from "../embedding/catalog.js";
 import type { EmbedderConfig } from "../embedding/registry.js";
+import { createSecretStore, resolveOllamaHost } from "../llm/index.js";
 import { DEFAULT_HUB_URL, type ChunkpadConfig } from "./config.js";
 import type { ChunkpadPaths } from "./paths.js";
 
@@ -22,17 +23,32 @@ export function hubUrlFor(config: ChunkpadConfig, env: NodeJS.ProcessEnv): strin
   return env.CHUNKPAD_HUB_URL || config.embedding.hubUrl || DEFAULT_HUB_URL;
 }
 
+/** The OpenAI key as `chunkpad keys` keeps it; CHUNKPAD_KEYCHAIN=off skips the OS keychain. */
+function openAiKey(paths: ChunkpadPaths, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const keychainOff = env.CHUNKPAD_KEYCHAIN?.toLowerCase() === "off";
+  return createSecretStore({ configDir: paths.configDir, env, ...(keychainOff ? { keyring: null } : {}) }).get("openai");
+}
+
+/** The embedding server: the config's embedding.baseUrl, else OLLAMA_HOST or OPENAI_BASE_URL as the LLM providers read them. */
+function serverUrlFor(config: ChunkpadConfig, env: NodeJS.ProcessEnv): string | undefined {
+  const { provider, baseUrl } = config.embedding;
+  if (provider === "ollama") return baseUrl ?? (env.OLLAMA_HOST ? resolveOllamaHost(env.OLLAMA_HOST, {}) : undefined);
+  if (provider === "openai") return baseUrl ?? (env.OPENAI_BASE_URL || undefined);
+  return baseUrl;
+}
+
 export function embedderConfigFor(config: ChunkpadConfig, paths: ChunkpadPaths, env: NodeJS.ProcessEnv, overrides: EmbedderOverrides = {}): EmbedderConfig {
   const { embedding } = config;
+  const baseUrl = serverUrlFor(config, env);
   return {
     provider: embedding.provider,
     model: overrides.model ?? embedding.model,
     dtype: overrides.dtype ?? embedding.dtype,
     cacheDir: paths.modelsDir,
     hubUrl: hubUrlFor(config, env),
-    ...(embedding.baseUrl === undefined ? {} : { baseUrl: embedding.baseUrl }),
-    // Read when a request is made, never kept in the config.
-    apiKey: () => env.OPENAI_API_KEY,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    // Read when a request is made (OPENAI_API_KEY, the keychain or the key file), never kept in the config.
+    apiKey: () => openAiKey(paths, env),
     ...(overrides.threads === undefined ? {} : { threads: overrides.threads }),
   };
 }

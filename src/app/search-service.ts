@@ -2,7 +2,7 @@ import type { Embedder } from "../core/types.js";
 import { createEmbedder, type EmbedderConfig } from "../embedding/registry.js";
 import type { MainStore } from "../store/main-store.js";
 import type { ChunkpadConfig } from "./config.js";
-import { embedderConfigFor } from "./embedder-setup.js";
+import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embedder-setup.js";
 import { evaluateSearch, type EvaluateOptions, type EvaluationReport } from "./evaluate.js";
 import type { ChunkpadPaths } from "./paths.js";
 import { searchChunks, type SearchOptions, type SearchReport } from "./search.js";
@@ -55,7 +55,17 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     return loaded.embedder;
   };
 
-  const vectorReadiness = () => prepareVectorSearch(options.getStore(), loadQueryEmbedder, options.getConfig().embedding.model);
+  // The configured model's identity, so a model that cannot load is still checked against the vectors.
+  const configuredIdentity = (): ModelIdentity | undefined => {
+    if (options.loadQueryEmbedder) return undefined;
+    try {
+      return modelIdentity(queryEmbedderConfig(options.getConfig(), options.paths, options.env));
+    } catch {
+      return undefined;
+    }
+  };
+
+  const vectorReadiness = () => prepareVectorSearch(options.getStore(), loadQueryEmbedder, options.getConfig().embedding.model, configuredIdentity());
 
   const search = (query: string, searchOptions: SearchOptions = {}) =>
     searchChunks({ store: options.getStore(), settings: options.getConfig().search, vectorReadiness }, query, searchOptions);

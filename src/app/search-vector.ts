@@ -2,6 +2,8 @@ import { ChunkpadError, isChunkpadError } from "../core/errors.js";
 import type { Embedder } from "../core/types.js";
 import type { MainStore } from "../store/main-store.js";
 import { META_KEYS } from "../store/meta.js";
+import { readStoredFingerprint, sameIdentity } from "./embed-fingerprint.js";
+import type { ModelIdentity } from "./embedder-setup.js";
 
 /**
  * Whether this search can use vectors, and the query embedder when it can. Search never
@@ -15,7 +17,17 @@ export type VectorReadiness = { ready: true; embedder: Embedder } | { ready: fal
 /** Loads the configured embedding model from the cache or a local directory; never downloads. */
 export type QueryEmbedderLoader = () => Promise<Embedder>;
 
-export async function prepareVectorSearch(store: MainStore, loadQueryEmbedder: QueryEmbedderLoader, configuredModel: string): Promise<VectorReadiness> {
+/**
+ * `configuredIdentity` (the configured model, known without loading it) lets a model that
+ * cannot be loaded still be told apart from the one that made the vectors: then the way out is
+ * re-embedding, not downloading a model the vectors do not fit.
+ */
+export async function prepareVectorSearch(
+  store: MainStore,
+  loadQueryEmbedder: QueryEmbedderLoader,
+  configuredModel: string,
+  configuredIdentity?: ModelIdentity,
+): Promise<VectorReadiness> {
   if (!store.vectorAvailable) {
     return { ready: false, reason: store.vectorUnavailableReason ?? "Vector search is not available; keyword search still works." };
   }
@@ -27,6 +39,10 @@ export async function prepareVectorSearch(store: MainStore, loadQueryEmbedder: Q
     embedder = await loadQueryEmbedder();
   } catch (error) {
     if (!isChunkpadError(error) || error.code === "INTERNAL") throw error;
+    const stored = readStoredFingerprint(store.getMeta(META_KEYS.embeddingFingerprint)).embedder;
+    if (configuredIdentity !== undefined && stored !== null && !sameIdentity(stored, configuredIdentity)) {
+      throw mismatchError(store, configuredModel, { storedFingerprint: store.getMeta(META_KEYS.embeddingFingerprint), configuredIdentity });
+    }
     return { ready: false, reason: `${error.message} This search used keywords only.` };
   }
   checkSameModel(store, embedder, configuredModel);
@@ -40,13 +56,17 @@ export function checkSameModel(store: MainStore, embedder: Embedder, configuredM
   const sameFingerprint = stored === null || fingerprintMatches(stored, embedder.fingerprint);
   const sameSize = storedDimensions === null || embedder.dimensions <= 0 || storedDimensions === embedder.dimensions;
   if (sameFingerprint && sameSize) return;
-  const madeBy = store.getMeta(META_KEYS.embeddingModel) ?? modelNamedIn(stored) ?? "another model";
-  throw new ChunkpadError(
+  throw mismatchError(store, configuredModel, { storedFingerprint: stored, modelFingerprint: embedder.fingerprint, storedDimensions, modelDimensions: embedder.dimensions });
+}
+
+function mismatchError(store: MainStore, configuredModel: string, details: Record<string, unknown>): ChunkpadError {
+  const madeBy = store.getMeta(META_KEYS.embeddingModel) ?? modelNamedIn(store.getMeta(META_KEYS.embeddingFingerprint)) ?? "another model";
+  return new ChunkpadError(
     "EMBEDDING_MISMATCH",
     `The vectors in the database were made by ${madeBy}, but the configured embedding model is ${configuredModel}, so they cannot be compared. ` +
       `Re-embed with "chunkpad embed --reembed", or go back to the model that made them ("chunkpad config set embedding.model ..."). ` +
       `Keyword search still works: chunkpad search --mode keyword "...".`,
-    { details: { storedFingerprint: stored, modelFingerprint: embedder.fingerprint, storedDimensions, modelDimensions: embedder.dimensions } },
+    { details },
   );
 }
 

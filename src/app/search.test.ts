@@ -184,6 +184,21 @@ describe("search with vectors", () => {
     expect(report.results.map((result) => result.ref)).toEqual([ref("report.pdf", 1)]);
   });
 
+  it("says the configured model is not the one that made the vectors, rather than how to download it", async () => {
+    const store = openStore();
+    seed(store);
+    embedEverything(store, fakeEmbedder());
+    const missing: QueryEmbedderLoader = async () => {
+      throw new ChunkpadError("MODEL_NOT_DOWNLOADED", "The embedding model other is not downloaded yet. Run `chunkpad embed` to download it.");
+    };
+    const run = (model: string) =>
+      searchChunks({ store, settings: defaultConfig().search, vectorReadiness: () => prepareVectorSearch(store, missing, model, { provider: "local", model, dtype: "fp32" }) }, "river");
+    const error = await run("other").catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "EMBEDDING_MISMATCH" });
+    expect((error as Error).message).toMatch(/made by topics.*chunkpad embed --reembed/);
+    await expect(run("topics")).resolves.toMatchObject({ mode: "keyword" });
+  });
+
   it("stops with EMBEDDING_MISMATCH when the vectors came from another model", async () => {
     const store = openStore();
     seed(store);

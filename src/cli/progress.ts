@@ -26,7 +26,8 @@ export function createProgressBar(stream: NodeJS.WriteStream = process.stderr, e
       const fraction = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(fraction * BAR_WIDTH);
       const bar = `${"█".repeat(filled)}${"░".repeat(BAR_WIDTH - filled)}`;
-      const columns = stream.columns ?? 80;
+      // A pseudo-terminal may report 0 columns: treat that as unknown.
+      const columns = stream.columns || 80;
       const head = `${bar} ${String(Math.round(fraction * 100)).padStart(3)}% ${done}/${total} `;
       const room = Math.max(0, columns - head.length - 1);
       const tail = label.length > room ? `…${label.slice(label.length - room + 1)}` : label;

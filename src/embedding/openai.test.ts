@@ -87,6 +87,8 @@ describe("the OpenAI embedder", () => {
     };
     const error = await chunkpadRejection(createOpenAiEmbedder({ model: "text-embedding-3-small", fetch: fetchSpy }).embedQuery("q"));
     expect(error.message).toContain("OPENAI_API_KEY");
+    // The config refuses API keys, so the message must not send the user there.
+    expect(error.message).not.toContain("chunkpad config`");
     expect(called).toBe(false);
   });
 });

@@ -19,7 +19,7 @@ export interface OpenAiEmbedderOptions {
   /** Any OpenAI-compatible server (`http://localhost:8080/v1`); default OpenAI. */
   baseURL?: string;
   /** The key, or a function read at call time (from the keychain or OPENAI_API_KEY). */
-  apiKey?: string | (() => string | undefined);
+  apiKey?: string | (() => string | undefined | Promise<string | undefined>);
   fetch?: typeof fetch;
   dimensions?: number;
 }
@@ -35,12 +35,12 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): RemoteEmbe
   const serverLabel = baseURL === DEFAULT_OPENAI_BASE_URL ? "OpenAI" : `the embeddings server at ${baseURL}`;
   let dimensions = options.dimensions ?? KNOWN_DIMENSIONS[options.model] ?? 0;
 
-  const apiKey = (): string | undefined => (typeof options.apiKey === "function" ? options.apiKey() : options.apiKey);
+  const apiKey = async (): Promise<string | undefined> => (typeof options.apiKey === "function" ? await options.apiKey() : options.apiKey);
 
   const embedBatch = async (input: string[]): Promise<Float32Array[]> => {
-    const key = apiKey();
+    const key = await apiKey();
     if (key === undefined && baseURL === DEFAULT_OPENAI_BASE_URL) {
-      throw new ChunkpadError("EMBEDDING_FAILED", "No OpenAI API key is set. Set OPENAI_API_KEY or store a key with `chunkpad config`, or use the local embedding provider.");
+      throw new ChunkpadError("EMBEDDING_FAILED", "No OpenAI API key is set for embeddings. Store one with `chunkpad keys set openai` or set OPENAI_API_KEY, or use the local embedding provider (`chunkpad config set embedding.provider local`).");
     }
     const body = (await postJson({
       fetch: doFetch,

@@ -18,7 +18,7 @@ export interface EmbedderConfig {
   hubUrl: string;
   /** Ollama host or OpenAI-compatible base URL. */
   baseUrl?: string;
-  apiKey?: string | (() => string | undefined);
+  apiKey?: string | (() => string | undefined | Promise<string | undefined>);
   fetch?: typeof fetch;
   /** Vector size, when known in advance (remote providers). */
   dimensions?: number;

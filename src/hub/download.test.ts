@@ -136,6 +136,7 @@ describe("downloadModelFiles", () => {
     const error = await chunkpadRejection(downloadModelFiles("nobody/no-such-model", TINY_BERT_FILES, { baseUrl: hub.url, cacheDir }));
     expect(error.code).toBe("MODEL_NOT_FOUND");
     expect(error.message).toContain(`${hub.url}/nobody/no-such-model/resolve/main/config.json`);
+    expect(error.message).toMatch(/Check the model id "nobody\/no-such-model" and the hub URL\. /);
     expect(fs.existsSync(path.join(cacheDir, "nobody", "no-such-model", "config.json"))).toBe(false);
   });
 

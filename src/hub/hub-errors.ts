@@ -52,7 +52,7 @@ export function networkError(url: string, error: unknown, doing: string): Chunkp
 /** An HTTP answer that is not a success. */
 export function statusError(url: string, repoId: string, status: number): ChunkpadError {
   if (status === 404) {
-    return new ChunkpadError("MODEL_NOT_FOUND", `The hub has no file at ${url} (HTTP 404). Check the model id "${repoId}" and the hub URL; ${DOWNLOAD_HELP}`, {
+    return new ChunkpadError("MODEL_NOT_FOUND", `The hub has no file at ${url} (HTTP 404). Check the model id "${repoId}" and the hub URL. ${DOWNLOAD_HELP}`, {
       statusCode: status,
     });
   }

@@ -70,6 +70,13 @@ describe("ensureLocalLlm", () => {
     await expect(ensureLocalLlm({ cacheDir, hubUrl: hub.url, consent: () => true })).rejects.toMatchObject({ code: "MODEL_DOWNLOAD_FAILED" });
     expect(localLlmStatus(cacheDir).downloaded).toBe(false);
   });
+
+  it("says how to get the answer model when the hub cannot serve it, not how to get an embedding model", async () => {
+    const failure = ensureLocalLlm({ cacheDir, hubUrl: hub.url, model: "llama-3.2-1b-instruct", consent: () => true });
+    await expect(failure).rejects.toMatchObject({ code: "MODEL_NOT_FOUND", message: expect.stringContaining("generation.hubUrl") });
+    await expect(failure).rejects.toMatchObject({ message: expect.stringContaining("--model /path/to/model.gguf") });
+    await expect(failure).rejects.toMatchObject({ message: expect.not.stringMatching(/embedding\.hubUrl|onnx\/model\.onnx/) });
+  });
 });
 
 describe("resolveLocalLlm", () => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { ChunkpadError } from "../core/errors.js";
-import { cachedFilePath, downloadModelFiles, fetchRemoteSizes, isModelCached, type DownloadProgress } from "../hub/index.js";
+import { ChunkpadError, isChunkpadError } from "../core/errors.js";
+import { cachedFilePath, DOWNLOAD_HELP, downloadModelFiles, fetchRemoteSizes, isModelCached, type DownloadProgress } from "../hub/index.js";
 
 /**
  * The local answer model: a Llama 3.2 Instruct GGUF in the model cache. Offered when no cloud
@@ -103,11 +103,30 @@ export async function ensureLocalLlm(options: EnsureLocalLlmOptions): Promise<st
         `Agree to the download (or pass --yes), or set a cloud key with "chunkpad keys set anthropic" or "chunkpad keys set openai".`,
     );
   if (!options.consent) throw declined();
-  const sizeBytes = (await fetchRemoteSizes(model.repoId, [model.file], hub)) ?? model.approximateSizeBytes;
-  const agreed = await options.consent({ model, sizeBytes, source: `${hub.baseUrl.replace(/\/+$/, "")}/${model.repoId}` });
-  if (!agreed) throw declined();
-  const directory = await downloadModelFiles(model.repoId, [model.file], { ...hub, onProgress: options.onProgress });
-  return path.join(directory, model.file);
+  try {
+    const sizeBytes = (await fetchRemoteSizes(model.repoId, [model.file], hub)) ?? model.approximateSizeBytes;
+    const agreed = await options.consent({ model, sizeBytes, source: `${hub.baseUrl.replace(/\/+$/, "")}/${model.repoId}` });
+    if (!agreed) throw declined();
+    const directory = await downloadModelFiles(model.repoId, [model.file], { ...hub, onProgress: options.onProgress });
+    return path.join(directory, model.file);
+  } catch (error) {
+    throw withAnswerModelHelp(error);
+  }
+}
+
+const LOCAL_LLM_DOWNLOAD_HELP =
+  "Check your network connection; or point Chunkpad at a reachable hub with the CHUNKPAD_HUB_URL environment variable " +
+  '(or "chunkpad config set generation.hubUrl <url>"); or download the .gguf file yourself and pass --provider local --model /path/to/model.gguf.';
+
+/** The hub's download errors end with advice for embedding models; the answer model is got differently. */
+function withAnswerModelHelp(error: unknown): unknown {
+  if (!isChunkpadError(error) || !error.message.includes(DOWNLOAD_HELP)) return error;
+  return new ChunkpadError(error.code, error.message.replace(DOWNLOAD_HELP, LOCAL_LLM_DOWNLOAD_HELP), {
+    cause: error.cause,
+    statusCode: error.statusCode,
+    isRetryable: error.isRetryable,
+    details: error.details,
+  });
 }
 
 export function formatBytes(bytes: number): string {

@@ -17,6 +17,7 @@ import { formatRelevance, formatResultNumber, formatResultPlace } from "../forma
 import { exitCodeFor, printJson, type CliIo } from "../io.js";
 import { askYesNo, canPrompt, type LineReader } from "../prompt.js";
 import { addSearchOptions, SEARCH_FLAG_HELP, searchOptionsOf, type SearchFlagHelp, type SearchFlags } from "../search-options.js";
+import { explainLine } from "./search.js";
 
 /** `chunkpad ask`, and the printing it shares with `chunkpad chat`. */
 
@@ -64,8 +65,9 @@ export function registerAskCommand(program: Command, context: CliContext): void 
       .description("Answer a question from your documents, with citations ([C1] → file, page, chunk)")
       .argument("<question...>", "the question"),
   )
+    .option("--explain", "show each chunk's raw search numbers (distance, bm25, ranks)")
     .option("--json", "print the chunks, answer and citations as JSON on stdout when done")
-    .action(async (words: string[], flags: AnswerFlags & { json?: boolean }) => {
+    .action(async (words: string[], flags: AnswerFlags & { explain?: boolean; json?: boolean }) => {
       const { io } = context;
       const events = context.chunkpad().ask(words.join(" "), {
         ...answerOptionsOf(flags),
@@ -79,7 +81,7 @@ export function registerAskCommand(program: Command, context: CliContext): void 
         error = collected.answer?.error;
         if (error) io.stderr.write(`chunkpad: ${error.message}\n`);
       } else {
-        error = (await printAnswer(io, events, { bar: io.stderr }))?.error;
+        error = (await printAnswer(io, events, { bar: io.stderr, explain: flags.explain === true }))?.error;
       }
       if (error) context.exitCode = exitCodeFor(error);
     });
@@ -127,7 +129,7 @@ function createDownloadProgress(io: CliIo): (progress: DownloadProgress) => void
 }
 
 /** The chunks bar: number, relevance %, where, and (in chat) whether the answer uses it. */
-export function formatChunksBar(chunks: readonly SearchResult[], options: { toggles?: boolean; mode?: SearchMode } = {}): string {
+export function formatChunksBar(chunks: readonly SearchResult[], options: { toggles?: boolean; mode?: SearchMode; explain?: boolean } = {}): string {
   if (chunks.length === 0) return "No chunks found.\n";
   const width = String(chunks.length).length;
   const lines = [`Chunks found${options.mode ? ` (${options.mode} search)` : ""}:`];
@@ -135,6 +137,7 @@ export function formatChunksBar(chunks: readonly SearchResult[], options: { togg
     const state = options.toggles ? (chunk.isIncluded ? " [on] " : " [off]") : "";
     const pinned = chunk.pinned ? " (pinned)" : "";
     lines.push(`  ${formatResultNumber(index, width)}${state} ${formatRelevance(chunk)}  ${formatResultPlace(chunk)}${pinned}  ${chunk.ref}`);
+    if (options.explain) lines.push(`  ${" ".repeat(width + 2)}${explainLine(chunk)}`);
   });
   return `${lines.join("\n")}\n`;
 }
@@ -145,6 +148,8 @@ export interface PrintAnswerOptions {
   bar: CliIo["stdout"];
   /** Show each chunk's on/off state (chat). */
   toggles?: boolean;
+  /** Show each chunk's raw search numbers under it (--explain). */
+  explain?: boolean;
   /** Notices already shown in this session, not repeated. */
   seenNotices?: Set<string>;
 }
@@ -158,7 +163,7 @@ export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, op
         options.seenNotices?.add(notice);
         io.stderr.write(`note: ${notice}\n`);
       }
-      options.bar.write(formatChunksBar(event.chunks, { mode: event.search.mode, toggles: options.toggles === true }));
+      options.bar.write(formatChunksBar(event.chunks, { mode: event.search.mode, toggles: options.toggles === true, explain: options.explain === true }));
     } else if (event.type === "refused") {
       io.stdout.write(`${event.text}\n`);
       io.stderr.write(`${event.message}${event.reason === "below-similarity-floor" ? " The nearest chunks are listed above." : ""}\n`);

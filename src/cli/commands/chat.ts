@@ -79,6 +79,16 @@ async function answer(view: ChatView, events: ReturnType<ChatSession["ask"]>): P
   return result?.error ? "failed" : "ok";
 }
 
+/** Calls `announce` once the events start, so nothing is announced when the first step throws. */
+async function* announced<Event>(events: AsyncGenerator<Event>, announce: () => void): AsyncGenerator<Event> {
+  let first = true;
+  for await (const event of events) {
+    if (first) announce();
+    first = false;
+    yield event;
+  }
+}
+
 async function runCommand(view: ChatView, chunkpad: Chunkpad, session: ChatSession, input: string): Promise<Outcome> {
   const { io } = view;
   const [name = "", ...rest] = input.slice(1).split(/\s+/);
@@ -97,8 +107,11 @@ async function runCommand(view: ChatView, chunkpad: Chunkpad, session: ChatSessi
     }
     case "regen": {
       const on = session.chunks.filter((chunk) => chunk.isIncluded).length;
-      io.stderr.write(`Regenerating with ${on} of ${session.chunks.length} chunks, without searching again.\n`);
-      return answer(view, session.regenerate());
+      // Said once the session agrees to regenerate: before any question it refuses instead.
+      return answer(
+        view,
+        announced(session.regenerate(), () => io.stderr.write(`Regenerating with ${on} of ${session.chunks.length} chunks, without searching again.\n`)),
+      );
     }
     case "pin":
       session.pin(argument);
@@ -111,7 +124,11 @@ async function runCommand(view: ChatView, chunkpad: Chunkpad, session: ChatSessi
     case "provider": {
       if (argument === "") {
         const current = session.provider;
-        io.stdout.write(`Provider: ${current.provider ?? "from the config (or the first set up)"}${current.model ? `, model ${current.model}` : ""}.\n`);
+        const rows = await chunkpad.providers();
+        const provider = current.provider ?? rows.find((row) => row.selected)?.provider;
+        const model = current.model ?? rows.find((row) => row.provider === provider)?.model;
+        const origin = current.provider ? "" : " (from your setup)";
+        io.stdout.write(`Provider: ${provider ?? "none"}${model ? `, model ${model}` : ""}${origin}.\n`);
         return "ok";
       }
       const [provider = "", model] = argument.split(/\s+/);

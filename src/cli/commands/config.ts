@@ -21,7 +21,8 @@ export function registerConfigCommand(program: Command, context: CliContext): vo
     .description("Print one setting")
     .argument("<key>", 'dotted key, e.g. "search.minScore"')
     .action((key: string) => {
-      context.io.stdout.write(`${JSON.stringify(getChunkpadConfigValue(context.chunkpad().config, key))}\n`);
+      const value = getChunkpadConfigValue(context.chunkpad().config, key);
+      context.io.stdout.write(`${value === undefined ? "(not set)" : JSON.stringify(value)}\n`);
     });
 
   config
@@ -39,8 +40,8 @@ export function registerConfigCommand(program: Command, context: CliContext): vo
     .description("Return one setting to its default")
     .argument("<key>", "dotted key")
     .action((key: string) => {
-      const updated = context.chunkpad().unsetConfig(key);
-      context.io.stdout.write(`${key} = ${JSON.stringify(getChunkpadConfigValue(updated, key))}\n`);
+      const value = getChunkpadConfigValue(context.chunkpad().unsetConfig(key), key);
+      context.io.stdout.write(value === undefined ? `${key} is not set\n` : `${key} = ${JSON.stringify(value)}\n`);
     });
 
   config

@@ -64,7 +64,8 @@ export function formatReport(report: ProcessReport): string {
       `${plural(report.chunksWritten, "chunk")} written in ${seconds} s`,
   );
   for (const file of report.processed) {
-    const pages = file.pages ? `, ${file.pages} ${file.format === "pptx" || file.format === "odp" ? "slides" : file.format === "xlsx" || file.format === "ods" ? "sheets" : "pages"}` : "";
+    const unit = file.format === "pptx" || file.format === "odp" ? "slide" : file.format === "xlsx" || file.format === "ods" ? "sheet" : "page";
+    const pages = file.pages ? `, ${plural(file.pages, unit)}` : "";
     lines.push(`  + ${file.path} (${file.format}${pages}): ${plural(file.chunks, "chunk")}`);
   }
   for (const edit of report.editsSynced) {

@@ -45,7 +45,8 @@ export function formatSearchReport(report: SearchReport, explain: boolean): stri
   return `${lines.join("\n")}`;
 }
 
-function explainLine(result: SearchResult): string {
+/** One result's raw numbers (--explain), shared with the chunks bar of `ask`. */
+export function explainLine(result: SearchResult): string {
   const parts = [`score ${formatNumber(result.score)}`];
   parts.push(result.distance === undefined ? "vector: not found" : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}`);
   parts.push(result.bm25 === undefined ? "keyword: not found" : `keyword: bm25 ${formatNumber(result.bm25)}, rank ${result.keywordRank}`);

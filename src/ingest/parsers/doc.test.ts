@@ -74,6 +74,14 @@ describe("docParser on Word 97-2003 files", () => {
     expect(isChunkpadError(await parseError(read("inputs/plain.doc")), "PARSE_EMPTY")).toBe(true);
   });
 
+  it("leaves the file's path out of its messages (the report already names the file)", async () => {
+    const messages = [
+      await parseError(read("inputs/plain.doc")),
+      await parseError(new Uint8Array(Buffer.from("plain words, not a Word file"))),
+    ].map((error) => (error as Error).message);
+    for (const message of messages) expect(message).not.toContain("/documents/report.doc");
+  });
+
   it("asks for a password for an RC4 CryptoAPI encrypted .doc", async () => {
     const error = await parseError(read("inputs/rc4cryptoapi_password.doc"));
     expect(isChunkpadError(error, "PARSE_ENCRYPTED")).toBe(true);

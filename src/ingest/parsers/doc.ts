@@ -41,12 +41,12 @@ function paragraphs(text: string): ParsedBlock[] {
     .map((line) => ({ kind: "paragraph" as const, text: line }));
 }
 
-async function extractWord(path: string, data: Uint8Array): Promise<ParsedDocument> {
+async function extractWord(data: Uint8Array): Promise<ParsedDocument> {
   let document: WordExtractor.Document;
   try {
     document = await new WordExtractor().extract(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   } catch (error) {
-    throw new ChunkpadError("PARSE_MALFORMED", `${path} could not be read as a Word 97-2003 document (${error instanceof Error ? error.message : String(error)}); open it in Word and save it again`, { cause: error });
+    throw new ChunkpadError("PARSE_MALFORMED", `not readable as a Word 97-2003 document (${error instanceof Error ? error.message : String(error)}); open it in Word and save it again`, { cause: error });
   }
   const blocks = [
     ...paragraphs(document.getBody()),
@@ -54,37 +54,37 @@ async function extractWord(path: string, data: Uint8Array): Promise<ParsedDocume
     ...paragraphs(document.getFootnotes()),
     ...paragraphs(document.getEndnotes()),
   ];
-  if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", `${path} has no text; add some text or remove the file from the folder`);
+  if (blocks.length === 0) throw new ChunkpadError("PARSE_EMPTY", "The Word document has no text (it is empty or holds only pictures); there is nothing to index.");
   return { blocks, warnings: [] };
 }
 
 async function parseOle(input: ParseInput, options: DocParserOptions): Promise<ParsedDocument> {
   const container = readOle(input.data);
-  if (!container) throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is a damaged Office file (its compound-file structure cannot be read)`);
+  if (!container) throw new ChunkpadError("PARSE_MALFORMED", "damaged Office file (its compound-file structure cannot be read); re-save it in Word or download it again");
   if (readStream(container, "EncryptionInfo") && readStream(container, "EncryptedPackage")) {
     if (!options.docxParser) {
-      throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is really an encrypted .docx; rename it to .docx and run again with --password`);
+      throw new ChunkpadError("PARSE_MALFORMED", "the file is really an encrypted .docx; rename it to .docx and run again with --password");
     }
     const document = await withOfficeDecryption(options.docxParser).parse(input);
-    return { ...document, warnings: [`${input.path} is really a .docx; consider renaming it`, ...document.warnings] };
+    return { ...document, warnings: ["the file is really a .docx; consider renaming it", ...document.warnings] };
   }
   const wordDocument = readStream(container, "WordDocument");
   if (!wordDocument) {
-    throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is an Office file but not a Word document (an Excel or PowerPoint file?); give it its real extension`);
+    throw new ChunkpadError("PARSE_MALFORMED", "an Office file, but not a Word document (an Excel or PowerPoint file?); give it its real extension");
   }
   if (!isWordDocumentStream(wordDocument)) {
     const identifier = new DataView(wordDocument.buffer, wordDocument.byteOffset, wordDocument.byteLength).getUint16(0, true);
     if (identifier === WORD_95_IDENTIFIER) {
-      throw new ChunkpadError("PARSE_UNSUPPORTED", `${input.path} was saved by Word 95 or older, which Chunkpad cannot read; open it in Word and save it as .docx`);
+      throw new ChunkpadError("PARSE_UNSUPPORTED", "saved by Word 95 or older, which Chunkpad cannot read; open it in Word and save it as .docx");
     }
-    throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is not a Word 97-2003 document (unknown identifier); open it in Word and save it again`);
+    throw new ChunkpadError("PARSE_MALFORMED", "not a Word 97-2003 document (unknown identifier); open it in Word and save it again");
   }
   const encryption = wordEncryption(wordDocument);
-  if (encryption === "none") return extractWord(input.path, input.data);
+  if (encryption === "none") return extractWord(input.data);
   if (input.password === undefined || input.password === "") {
     throw new ChunkpadError("PARSE_ENCRYPTED", "encrypted: password required — run again with --password", { details: { encryption } });
   }
-  return extractWord(input.path, decryptWordBinary(container, input.password));
+  return extractWord(decryptWordBinary(container, input.password));
 }
 
 /** Builds the Word 97-2003 parser; pass the .docx parser so mislabelled .docx files still read. */
@@ -99,17 +99,17 @@ export function createDocParser(options: DocParserOptions = {}): Parser {
           return parseOle(input, options);
         case "rtf": {
           const document = await rtfParser.parse(input);
-          return { ...document, warnings: [`${input.path} is really an RTF file; consider renaming it to .rtf`, ...document.warnings] };
+          return { ...document, warnings: ["the file is really an RTF file; consider renaming it to .rtf", ...document.warnings] };
         }
         case "zip": {
-          if (!options.docxParser) throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is really a .docx; rename it to .docx`);
+          if (!options.docxParser) throw new ChunkpadError("PARSE_MALFORMED", "the file is really a .docx; rename it to .docx");
           const document = await options.docxParser.parse(input);
-          return { ...document, warnings: [`${input.path} is really a .docx; consider renaming it to .docx`, ...document.warnings] };
+          return { ...document, warnings: ["the file is really a .docx; consider renaming it to .docx", ...document.warnings] };
         }
         case "html":
-          throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is really a web page saved by Word; rename it to .html`);
+          throw new ChunkpadError("PARSE_MALFORMED", "the file is really a web page saved by Word; rename it to .html");
         case "unknown":
-          throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is not a Word document; check that the file is what its extension says`);
+          throw new ChunkpadError("PARSE_MALFORMED", "not a Word document; check that the file is what its extension says");
       }
     },
   };

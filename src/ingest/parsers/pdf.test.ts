@@ -76,6 +76,12 @@ describe("pdfParser", () => {
     expect(zero.code).toBe("PARSE_EMPTY");
   });
 
+  it("says a blank one-page PDF has no text on its only page, not on 1 pages", async () => {
+    const error = await chunkpadRejection(pdfParser.parse(input("bug1782186.pdf", { password: "Hello" })));
+    expect(error.code).toBe("PARSE_EMPTY");
+    expect(error.message).toMatch(/^no text on its only page/);
+  });
+
   it("reports bytes that are not a PDF as malformed", async () => {
     const data = new TextEncoder().encode("this is a text file that was renamed to .pdf\n".repeat(20));
     const error = await chunkpadRejection(pdfParser.parse({ path: "renamed.pdf", data, limits: DEFAULT_PARSE_LIMITS }));

@@ -155,7 +155,8 @@ async function classifyTextless(pdfjs: Pdfjs, document: PdfDocument, input: Pars
       "scanned PDF with no text layer; OCR is not enabled — run it through OCR software to make it searchable",
     );
   }
-  return new ChunkpadError("PARSE_EMPTY", `no text on any of its ${facts.pageCount} pages (blank pages or vector drawings only)`);
+  const where = facts.pageCount === 1 ? "its only page (a blank page or vector drawings only)" : `any of its ${facts.pageCount} pages (blank pages or vector drawings only)`;
+  return new ChunkpadError("PARSE_EMPTY", `no text on ${where}`);
 }
 
 const IMAGE_OPERATORS = (pdfjs: Pdfjs): Set<number> =>

@@ -235,6 +235,11 @@ describe("rtfParser structure", () => {
     expect(isChunkpadError(await parseError(String.raw`{\rtf1{\fonttbl{\f0 Arial;}}\par\par}`), "PARSE_EMPTY")).toBe(true);
   });
 
+  it("leaves the file's path out of its messages (the report already names the file)", async () => {
+    const messages = [await parseError("Just some plain text pretending to be RTF."), await parseError(String.raw`{\rtf1\par}`)].map((error) => (error as Error).message);
+    for (const message of messages) expect(message).not.toMatch(/\.rtf\b/);
+  });
+
   it("accepts a byte-order mark and leading blank lines", async () => {
     expect(await textOf(new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from("\r\n{\\rtf1 hello}", "latin1")]))).toBe("hello");
   });

@@ -46,11 +46,11 @@ export const rtfParser: Parser = {
   async parse(input: ParseInput): Promise<ParsedDocument> {
     const fragment = !looksLikeRtf(input.data) && looksLikeRtfFragment(input.data);
     if (!looksLikeRtf(input.data) && !fragment) {
-      throw new ChunkpadError("PARSE_MALFORMED", `${input.path} is not an RTF document (it does not start with "{\\rtf"); check that the file is what its extension says`);
+      throw new ChunkpadError("PARSE_MALFORMED", `not an RTF document (it does not start with "{\\rtf"); check that the file is what its extension says`);
     }
     const content = await readRtfCancellable(input.data, input.signal);
     if (content.blocks.length === 0) {
-      throw new ChunkpadError("PARSE_EMPTY", `${input.path} has no text; add some text or remove the file from the folder`);
+      throw new ChunkpadError("PARSE_EMPTY", "The RTF document has no text; there is nothing to index.");
     }
     const firstHeading = content.blocks.find((block) => block.kind === "heading")?.text;
     const warnings = fragment ? ["the file has no {\\rtf1 header; it was read as an RTF fragment", ...content.warnings] : content.warnings;

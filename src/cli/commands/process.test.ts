@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import type { ProcessReport } from "../../index.js";
+import { formatReport } from "./process.js";
+
+function reportWith(processed: ProcessReport["processed"]): ProcessReport {
+  return {
+    folder: { id: "f1", rootPath: "/docs", chunksRootPath: "/docs/_chunks" },
+    processed, unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], chunksWritten: 0, durationMs: 0,
+  };
+}
+
+describe("formatReport", () => {
+  it("says 1 page, 1 slide and 1 sheet, not 1 pages", () => {
+    const text = formatReport(reportWith([
+      { path: "a.pdf", format: "pdf", chunks: 1, pages: 1, warnings: [] },
+      { path: "b.pptx", format: "pptx", chunks: 1, pages: 1, warnings: [] },
+      { path: "c.xlsx", format: "xlsx", chunks: 2, pages: 1, warnings: [] },
+      { path: "d.pdf", format: "pdf", chunks: 3, pages: 14, warnings: [] },
+    ]));
+    expect(text).toContain("+ a.pdf (pdf, 1 page): 1 chunk");
+    expect(text).toContain("+ b.pptx (pptx, 1 slide): 1 chunk");
+    expect(text).toContain("+ c.xlsx (xlsx, 1 sheet): 2 chunks");
+    expect(text).toContain("+ d.pdf (pdf, 14 pages): 3 chunks");
+  });
+});
