@@ -145,17 +145,24 @@ export interface ChunkRecord extends ChunkMeta {
   included: boolean;
 }
 
-export interface ScoredChunk {
-  chunk: ChunkRecord;
+/** What search knows about a chunk's match: the fused score and each stage's raw numbers. */
+export interface ChunkScores {
   /** Fused score 0..1, shown as relevance %. */
   score: number;
   /** Cosine distance from the query vector, when the vector stage saw it. */
   distance?: number;
   /** Raw FTS5 bm25 (lower is better), when the keyword stage saw it. */
   bm25?: number;
+  /** 1-based rank in the vector list (by distance). */
   vectorRank?: number;
+  /** 1-based rank in the keyword list (by bm25). */
   keywordRank?: number;
+  /** Merged in by --pin at score 1.0. */
   pinned?: boolean;
+}
+
+export interface ScoredChunk extends ChunkScores {
+  chunk: ChunkRecord;
   /** The user's toggle for this answer; starts true. */
   isIncluded: boolean;
 }

@@ -1,4 +1,4 @@
-import type { ChunkRef } from "../core/types.js";
+import type { ChunkRef, ChunkScores } from "../core/types.js";
 
 /**
  * Fusion of the vector and keyword result lists into one ranking, then the filters and the
@@ -19,17 +19,8 @@ export interface KeywordHit {
   bm25: number;
 }
 
-export interface FusedResult {
+export interface FusedResult extends ChunkScores {
   ref: ChunkRef;
-  /** Fused score 0..1, shown as relevance %. */
-  score: number;
-  distance?: number;
-  bm25?: number;
-  /** 1-based rank in the vector list (by distance). */
-  vectorRank?: number;
-  /** 1-based rank in the keyword list (by bm25). */
-  keywordRank?: number;
-  pinned?: boolean;
 }
 
 export interface WeightedFusionOptions {
