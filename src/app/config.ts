@@ -3,8 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ChunkpadError } from "../core/errors.js";
 
-/** The default hub; CHUNKPAD_HUB_URL or `embedding.hubUrl` move it (tests use a local server). */
-export const DEFAULT_HUB_URL = "https://huggingface.co";
+export { DEFAULT_HUB_URL } from "../hub/index.js";
 
 const chunkingSchema = z.object({
   chunkSizeTokens: z.number().int().min(32).max(8192).default(400),

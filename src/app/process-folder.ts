@@ -5,14 +5,14 @@ import type { ChunkDraft, ChunkingOptions, ParseLimits } from "../core/types.js"
 import { chunkDocument } from "../chunking/chunker.js";
 import { parseChunkFile, readChunkFileText, renderChunkFile } from "../chunkfiles/format.js";
 import { chunkFilePathFor, chunksRootFor } from "../chunkfiles/paths.js";
-import { removeChunkFile } from "../chunkfiles/discover.js";
+import { removeChunkFile, writeTextAtomic } from "../chunkfiles/discover.js";
 import { hashText } from "../chunkfiles/hash.js";
 import { formatFor, supportedExtensions } from "../ingest/registry.js";
 import type { ParseRunner } from "../ingest/parse-runner.js";
 import { walkFolder, type WalkedFile, type WalkSkip } from "./walk.js";
 import type { MainStore } from "../store/main-store.js";
 import type { SourceRecord } from "../store/store-types.js";
-import { hashFile, writeFileAtomic } from "./files.js";
+import { hashFile } from "./files.js";
 
 export interface ProcessProgress {
   phase: "scan" | "process" | "cleanup" | "done";
@@ -288,7 +288,7 @@ async function processOne(context: ProcessContext, folderId: string, root: strin
     return;
   }
 
-  if (existingText !== rendered) await writeFileAtomic(chunkFile, rendered);
+  if (existingText !== rendered) await writeTextAtomic(chunkFile, rendered);
   syncDocument(context, folderId, file, title, pageCount, drafts);
   store.upsertSource({
     folderId, relativePath: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,

@@ -81,22 +81,28 @@ export async function readChunkFile(filePath: string): Promise<ChunkFileContents
 }
 
 /**
- * Writes a chunk file atomically: the text goes to a hidden temporary file in the same
- * directory, which then replaces the target in one rename, so readers (and a crash) never see
- * half a file. Creates missing directories.
+ * Writes text atomically: it goes to a hidden temporary file in the same directory, which then
+ * replaces the target in one rename, so readers (and a crash) never see half a file. Creates
+ * missing directories. The temporary name is short, since the target's own name may already be
+ * near the file system's 255-byte limit.
  */
-export async function writeChunkFile(filePath: string, chunks: readonly ChunkDraft[], header?: ChunkFileHeader): Promise<WrittenChunkFile> {
-  const text = renderChunkFile(chunks, header);
+export async function writeTextAtomic(filePath: string, text: string): Promise<void> {
   const directory = path.dirname(filePath);
   await fs.mkdir(directory, { recursive: true });
-  const temporary = path.join(directory, `.${path.basename(filePath)}.${process.pid}.${randomUUID()}.tmp`);
+  const temporary = path.join(directory, `.chunkpad-${process.pid}-${randomUUID().slice(0, 12)}.tmp`);
   try {
     await fs.writeFile(temporary, text, { encoding: "utf8", flag: "wx" });
     await fs.rename(temporary, filePath);
   } catch (error) {
-    await fs.rm(temporary, { force: true });
+    await fs.rm(temporary, { force: true }).catch(() => undefined);
     throw error;
   }
+}
+
+/** Renders and writes a chunk file atomically (see writeTextAtomic). */
+export async function writeChunkFile(filePath: string, chunks: readonly ChunkDraft[], header?: ChunkFileHeader): Promise<WrittenChunkFile> {
+  const text = renderChunkFile(chunks, header);
+  await writeTextAtomic(filePath, text);
   return { fileHash: hashText(text), bytes: Buffer.byteLength(text, "utf8") };
 }
 

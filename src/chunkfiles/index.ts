@@ -12,5 +12,3 @@ export {
   sourcePathForChunkFile,
   trySourcePathForChunkFile,
 } from "./paths.js";
-export { buildChunkTree, formatChunkTree } from "./tree.js";
-export type { ChunkTreeEntry, ChunkTreeFile, ChunkTreeFolder, ChunkTreeNode } from "./tree.js";

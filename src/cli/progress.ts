@@ -54,15 +54,3 @@ export function createProgressBar(stream: NodeJS.WriteStream = process.stderr, e
     },
   };
 }
-
-/** "1.2 MB", for sizes in messages. */
-export function formatBytes(bytes: number): string {
-  const units = ["B", "KB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
-}

@@ -1,3 +1,4 @@
+import { formatBytes } from "../core/format.js";
 import { ChunkpadError, describeError } from "../core/errors.js";
 import type { ModelStatus } from "../core/types.js";
 import { cachedModelDir, downloadModelFiles, fetchRemoteSizes, isModelCached } from "../hub/index.js";
@@ -26,12 +27,7 @@ export interface EnsureModelOptions {
   signal?: AbortSignal;
 }
 
-export function formatBytes(bytes: number | null): string {
-  if (bytes === null) return "size unknown";
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  if (bytes >= 1e6) return `${Math.round(bytes / 1e6)} MB`;
-  return `${Math.max(1, Math.round(bytes / 1e3))} kB`;
-}
+export { formatBytes };
 
 function checkDirectory(resolved: ResolvedModel & { directory: string }): string {
   const missing = missingModelFiles(resolved.directory, resolved.files);

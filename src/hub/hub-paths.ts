@@ -3,6 +3,8 @@ import * as path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
 
 export const DEFAULT_REVISION = "main";
+/** The Hugging Face hub; CHUNKPAD_HUB_URL or the config moves it (tests use a local server). */
+export const DEFAULT_HUB_URL = "https://huggingface.co";
 
 /** Where a file of a hub repository is served, in the Hugging Face layout. */
 export function hubFileUrl(baseUrl: string, repoId: string, file: string, revision: string = DEFAULT_REVISION): string {

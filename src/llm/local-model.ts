@@ -1,7 +1,8 @@
+import { formatBytes } from "../core/format.js";
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
-import { cachedFilePath, DOWNLOAD_HELP, downloadModelFiles, fetchRemoteSizes, isModelCached, type DownloadProgress } from "../hub/index.js";
+import { cachedFilePath, DEFAULT_HUB_URL, DOWNLOAD_HELP, downloadModelFiles, fetchRemoteSizes, isModelCached, type DownloadProgress } from "../hub/index.js";
 
 /**
  * The local answer model: a Llama 3.2 Instruct GGUF in the model cache. Offered when no cloud
@@ -36,7 +37,6 @@ export const LOCAL_LLM_MODELS: readonly LocalLlmModel[] = [
 ];
 
 export const DEFAULT_LOCAL_LLM = "llama-3.2-3b-instruct";
-const DEFAULT_HUB_URL = "https://huggingface.co";
 
 /** A catalog name, or a path to a .gguf the user already has (never downloaded). */
 export function resolveLocalLlm(model: string = DEFAULT_LOCAL_LLM): LocalLlmModel | { path: string } {
@@ -129,8 +129,4 @@ function withAnswerModelHelp(error: unknown): unknown {
   });
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  if (bytes >= 1e6) return `${Math.round(bytes / 1e6)} MB`;
-  return `${Math.max(1, Math.round(bytes / 1e3))} kB`;
-}
+export { formatBytes };
