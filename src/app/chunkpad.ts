@@ -7,7 +7,7 @@ import { openMainStore, type MainStore } from "../store/main-store.js";
 import type { FolderSummary } from "../store/store-types.js";
 import { loadConfig, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig } from "./config.js";
 import { resolvePaths, type ChunkpadPaths } from "./paths.js";
-import { processFolder, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
+import { processFolder, type ConflictChoice, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
 import { chunkTree, type ChunkTreeReport } from "./chunk-tree.js";
 import { createSearchService } from "./search-service.js";
 import type { SearchOptions, SearchReport } from "./search.js";
@@ -35,6 +35,12 @@ export interface Chunkpad {
   readonly paths: ChunkpadPaths;
   readonly config: ChunkpadConfig;
   processFolder(folderPath: string, options?: AddFolderOptions): Promise<ProcessReport>;
+  /**
+   * Settles one file's conflict between a hand-edited chunk file and a changed source: keep the
+   * edit ("keep-mine") or replace it with fresh chunks ("take-fresh"). `filePath` is the source
+   * or its chunk file. The folder is processed as usual; only this file is affected by the choice.
+   */
+  resolveConflict(filePath: string, choice: ConflictChoice, options?: AddFolderOptions): Promise<{ relativePath: string; resolved: boolean; report: ProcessReport }>;
   listFolders(): FolderSummary[];
   /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
   removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean }): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
@@ -136,6 +142,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
           limits: { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries },
           maxFileSizeBytes: config().ingest.maxFileSizeMb * 1024 * 1024,
           concurrency: config().ingest.workers,
+          fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId),
         },
         folderPath,
         addOptions,
@@ -144,6 +151,29 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
       }
       return report;
+    },
+    async resolveConflict(filePath, choice, resolveOptions = {}) {
+      const absolute = path.resolve(filePath);
+      let real = absolute;
+      try {
+        real = fs.realpathSync(absolute);
+      } catch {
+        // A chunk file or source that is gone is still named by its path.
+      }
+      const inside = (root: string, candidate: string) => {
+        const relative = path.relative(root, candidate);
+        return relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? undefined : relative.split(path.sep).join("/");
+      };
+      // The innermost added folder holding the file, through its chunk folder or its sources.
+      const folders = [...getStore().listFolders()].sort((a, b) => b.rootPath.length - a.rootPath.length);
+      for (const folder of folders) {
+        const fromChunks = inside(folder.chunksRootPath, real) ?? inside(folder.chunksRootPath, absolute);
+        const relativePath = fromChunks?.replace(/\.md$/, "") ?? inside(folder.rootPath, real) ?? inside(folder.rootPath, absolute);
+        if (relativePath === undefined) continue;
+        const report = await facade.processFolder(folder.rootPath, { ...resolveOptions, resolve: { relativePath, choice } });
+        return { relativePath, resolved: report.resolved.some((entry) => entry.path === relativePath), report };
+      }
+      throw new ChunkpadError("NOT_FOUND", `${filePath} is not in a folder you added. Give the path of a document (or its chunk file) inside one of the folders "chunkpad folders" lists.`);
     },
     listFolders() {
       return getStore().listFolders();

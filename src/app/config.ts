@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import path from "node:path";
 import { z } from "zod";
 import { ChunkpadError } from "../core/errors.js";
+import { writeFileDurablySync } from "../core/durable-write.js";
 
 export { DEFAULT_HUB_URL } from "../hub/index.js";
 
@@ -111,10 +111,7 @@ function validateConfig(json: unknown, describeInvalid: (problems: string) => st
 }
 
 export function saveConfig(configPath: string, config: ChunkpadConfig): void {
-  fs.mkdirSync(path.dirname(configPath), { recursive: true });
-  const temporary = `${configPath}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`);
-  fs.renameSync(temporary, configPath);
+  writeFileDurablySync(configPath, `${JSON.stringify(config, null, 2)}\n`);
 }
 
 /** Reads a dotted key ("search.minScore"); undefined for a known setting that is not set. */

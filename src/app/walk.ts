@@ -53,6 +53,12 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
       const absolutePath = path.join(directory, entry.name);
       if (entry.name.startsWith(".")) continue;
       if (!relativeDirectory && entry.name === CHUNKS_DIR_NAME) continue;
+      if (entry.name.includes("\\")) {
+        // References use forward slashes on every platform, and a backslash is a separator on
+        // Windows, so such a name cannot be indexed; it is reported and the rest goes on.
+        skipped.push({ relativePath, reason: "its name contains a backslash (\\), which Chunkpad cannot index; rename it to include it" });
+        continue;
+      }
 
       let stats;
       let target = absolutePath;

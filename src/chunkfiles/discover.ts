@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Dirent } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
+import { writeFileDurably } from "../core/durable-write.js";
 import type { ChunkDraft } from "../core/types.js";
 import { readChunkFileText, renderChunkFile } from "./format.js";
 import type { ChunkFileHeader, ParsedChunkFile } from "./format.js";
@@ -80,29 +80,10 @@ export async function readChunkFile(filePath: string): Promise<ChunkFileContents
   return { ...readChunkFileText(text), fileHash: hashText(text) };
 }
 
-/**
- * Writes text atomically: it goes to a hidden temporary file in the same directory, which then
- * replaces the target in one rename, so readers (and a crash) never see half a file. Creates
- * missing directories. The temporary name is short, since the target's own name may already be
- * near the file system's 255-byte limit.
- */
-export async function writeTextAtomic(filePath: string, text: string): Promise<void> {
-  const directory = path.dirname(filePath);
-  await fs.mkdir(directory, { recursive: true });
-  const temporary = path.join(directory, `.chunkpad-${process.pid}-${randomUUID().slice(0, 12)}.tmp`);
-  try {
-    await fs.writeFile(temporary, text, { encoding: "utf8", flag: "wx" });
-    await fs.rename(temporary, filePath);
-  } catch (error) {
-    await fs.rm(temporary, { force: true }).catch(() => undefined);
-    throw error;
-  }
-}
-
-/** Renders and writes a chunk file atomically (see writeTextAtomic). */
+/** Renders and writes a chunk file atomically and durably (see writeFileDurably). */
 export async function writeChunkFile(filePath: string, chunks: readonly ChunkDraft[], header?: ChunkFileHeader): Promise<WrittenChunkFile> {
   const text = renderChunkFile(chunks, header);
-  await writeTextAtomic(filePath, text);
+  await writeFileDurably(filePath, text);
   return { fileHash: hashText(text), bytes: Buffer.byteLength(text, "utf8") };
 }
 
@@ -124,14 +105,19 @@ function chunksRootAbove(filePath: string, rootPath: string | undefined): string
  * have it; otherwise the nearest ancestor named _chunks bounds the pruning.
  */
 export async function removeChunkFile(filePath: string, rootPath?: string): Promise<boolean> {
+  return removeChunkFileIn(chunksRootAbove(filePath, rootPath), filePath);
+}
+
+/** removeChunkFile with the chunks root given (undefined: prune nothing). */
+export async function removeChunkFileIn(chunksRootPath: string | undefined, filePath: string): Promise<boolean> {
   try {
     await fs.unlink(filePath);
   } catch (error) {
     if (isMissing(error)) return false;
     throw error;
   }
-  const chunksRoot = chunksRootAbove(filePath, rootPath);
-  if (chunksRoot === undefined) return true;
+  if (chunksRootPath === undefined) return true;
+  const chunksRoot = path.resolve(chunksRootPath);
   let directory = path.dirname(path.resolve(filePath));
   while (directory !== chunksRoot && directory.startsWith(chunksRoot + path.sep)) {
     try {

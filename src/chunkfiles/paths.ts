@@ -31,8 +31,13 @@ function sourceSegments(relativeSourcePath: string, pathApi: PathApi): string[] 
 
 /** {root}/_chunks/{relative source path}.md */
 export function chunkFilePathFor(rootPath: string, relativeSourcePath: string, pathApi: PathApi = path): string {
+  return chunkFilePathIn(chunksRootFor(rootPath, pathApi), relativeSourcePath, pathApi);
+}
+
+/** {chunks root}/{relative source path}.md, for a chunks root that may live outside the folder (a read-only folder's). */
+export function chunkFilePathIn(chunksRootPath: string, relativeSourcePath: string, pathApi: PathApi = path): string {
   const segments = sourceSegments(relativeSourcePath, pathApi);
-  return pathApi.join(chunksRootFor(rootPath, pathApi), ...segments) + CHUNK_FILE_EXTENSION;
+  return pathApi.join(chunksRootPath, ...segments) + CHUNK_FILE_EXTENSION;
 }
 
 /** The relative source path (forward slashes) a chunk file stands for, or undefined if it is not one. */

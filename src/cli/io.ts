@@ -16,7 +16,12 @@ export function defaultIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
 }
 
-/** Exit codes: 0 done, 1 the user can fix it (bad input, missing folder or model), 2 usage, 3 a bug or an outside failure. */
+/**
+ * Exit codes: 0 done, 1 the user can fix it (bad input, missing folder or model), 2 usage, 3 a
+ * bug or an outside failure, 4 the run finished but some files failed (listed in its report).
+ */
+export const EXIT_FILES_FAILED = 4;
+
 export function exitCodeFor(error: unknown): number {
   if (!isChunkpadError(error)) return 3;
   const internal: ErrorCode[] = ["INTERNAL", "DATABASE_ERROR"];

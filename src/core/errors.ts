@@ -22,10 +22,13 @@ export const ERROR_CODES = {
   PARSE_TOO_LARGE: "the file is larger than the configured size limit",
   PARSE_TIMEOUT: "parsing took longer than the per-file time limit",
   PARSE_FAILED: "the parser failed for another reason",
+  SOURCE_UNREADABLE: "the file could not be read (permission, or a read error); tried again on the next run",
+  SOURCE_CHANGED: "the file changed while it was being read; read again on the next run",
 
   // chunk files
   CHUNK_FILE_CONFLICT: "a chunk file was edited by hand and its source changed too",
-  CHUNK_FILE_INVALID: "a chunk file cannot be parsed",
+  CHUNK_FILE_INVALID: "a chunk file cannot be parsed, written, or holds a chunk too large to index",
+  CHUNK_FILE_LINK: "a chunk file or folder in the chunk folder is a symbolic link, which Chunkpad never follows",
 
   // storage
   DATABASE_ERROR: "the database could not be opened or written",

@@ -3,6 +3,7 @@ import { spawnModuleWorker } from "../core/spawn-worker.js";
 import { ChunkpadError, type ErrorCode, ERROR_CODES } from "../core/errors.js";
 import type { ParsedDocument, ParseLimits } from "../core/types.js";
 import type { ParseRequest, ParseResponse } from "./parse-worker.js";
+import { timeoutError } from "./parse-timeout.js";
 
 export interface ParseRunnerOptions {
   /** Parsers running at once, each in its own worker thread. */
@@ -19,6 +20,8 @@ export interface ParseJob {
   path: string;
   password?: string;
   limits: ParseLimits;
+  /** This job's time limit, instead of the pool's (`--timeout`). */
+  timeoutMs?: number;
 }
 
 export interface ParseRunner {
@@ -73,6 +76,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       worker.stdout.resume();
       worker.stderr.resume();
       const id = nextId++;
+      const timeoutMs = job.timeoutMs ?? options.timeoutMs;
       let settled = false;
       const finish = (outcome: () => void) => {
         if (settled) return;
@@ -108,12 +112,12 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       };
       const timer = setTimeout(() => {
         discardWorker();
-        finish(() => reject(new ChunkpadError("PARSE_TIMEOUT", `parsing took longer than ${Math.round(options.timeoutMs / 1000)} s; raise ingest.perFileTimeoutSeconds to give it more time`)));
-      }, options.timeoutMs + HARD_KILL_GRACE_MS);
+        finish(() => reject(timeoutError(timeoutMs)));
+      }, timeoutMs + HARD_KILL_GRACE_MS);
       worker.on("message", onMessage);
       worker.on("error", onError);
       worker.on("exit", onExit);
-      const request: ParseRequest = { id, path: job.path, password: job.password, limits: job.limits, timeoutMs: options.timeoutMs };
+      const request: ParseRequest = { id, path: job.path, password: job.password, limits: job.limits, timeoutMs };
       worker.postMessage(request);
     });
 

@@ -2,6 +2,7 @@
 // be stopped by terminating this worker without harming the run.
 import { parentPort } from "node:worker_threads";
 import { isChunkpadError } from "../core/errors.js";
+import { timeoutError } from "./parse-timeout.js";
 import type { ParsedDocument, ParseLimits } from "../core/types.js";
 import { parseFile } from "./parse-file.js";
 
@@ -25,6 +26,13 @@ if (port) {
     parseFile(request.path, { password: request.password, limits: request.limits, signal: controller.signal })
       .then((document) => port.postMessage({ id: request.id, ok: true, document } satisfies ParseResponse))
       .catch((error: unknown) => {
+        // A parser stopped by the time limit reports a cancellation; the user needs to hear "timeout".
+        if (controller.signal.aborted) error = timeoutError(request.timeoutMs);
+        const errno = (error as NodeJS.ErrnoException | null)?.code;
+        if (errno === "EACCES" || errno === "EPERM" || errno === "EIO" || errno === "EBUSY") {
+          port.postMessage({ id: request.id, ok: false, code: "SOURCE_UNREADABLE", message: `cannot be read (${errno}): ${(error as Error).message}; it is tried again on the next run` } satisfies ParseResponse);
+          return;
+        }
         const response: ParseResponse = isChunkpadError(error)
           ? { id: request.id, ok: false, code: error.code, message: error.message }
           : { id: request.id, ok: false, code: "PARSE_FAILED", message: error instanceof Error ? error.message : String(error) };

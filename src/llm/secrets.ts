@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError, describeError } from "../core/errors.js";
+import { writeFileDurablySync } from "../core/durable-write.js";
 import { createOsKeyring, type Keyring } from "./keyring.js";
 
 /**
@@ -145,10 +146,7 @@ function writeSecretsFile(filePath: string, keys: Partial<Record<SecretProvider,
   const directory = path.dirname(filePath);
   fs.mkdirSync(directory, { recursive: true, mode: DIRECTORY_MODE });
   if (posix) fs.chmodSync(directory, DIRECTORY_MODE);
-  const temporary = `${filePath}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(keys, null, 2)}\n`, { mode: FILE_MODE });
-  if (posix) fs.chmodSync(temporary, FILE_MODE);
-  fs.renameSync(temporary, filePath);
+  writeFileDurablySync(filePath, `${JSON.stringify(keys, null, 2)}\n`, { mode: FILE_MODE });
 }
 
 function removeFromFile(filePath: string, provider: SecretProvider, posix: boolean): void {

@@ -1,8 +1,12 @@
-import type { Command } from "commander";
-import type { ProcessReport } from "../../index.js";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { InvalidArgumentError, type Command } from "commander";
+import { ChunkpadError, type AddFolderOptions, type ConflictChoice, type ProcessReport } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { expandHome, parseIntegerOption, plural, printJson, readStdin } from "../io.js";
-import { createProgressBar } from "../progress.js";
+import { EXIT_FILES_FAILED, expandHome, parseIntegerOption, plural, printJson, readStdin } from "../io.js";
+import { askYesNo, canPrompt } from "../prompt.js";
+import { createProgressBar, type ProgressBar } from "../progress.js";
 
 interface ProcessFlags {
   force?: boolean;
@@ -10,8 +14,14 @@ interface ProcessFlags {
   passwordStdin?: boolean;
   chunkSize?: number;
   overlap?: number;
+  timeout?: number;
+  yes?: boolean;
   json?: boolean;
 }
+
+const FAILED_FILES_HELP = `
+Exit codes: 0 every file was processed (conflicts and skipped files are listed but are not failures),
+${EXIT_FILES_FAILED} the run finished but some files failed (each is listed with the reason), 1 the folder could not be processed.`;
 
 export function registerProcessCommands(program: Command, context: CliContext): void {
   for (const [name, summary] of [
@@ -27,37 +37,114 @@ export function registerProcessCommands(program: Command, context: CliContext): 
       .option("--password-stdin", "read the password for encrypted documents from stdin")
       .option("--chunk-size <tokens>", "target chunk size in tokens, remembered for this folder (default 400)", parseIntegerOption("--chunk-size"))
       .option("--overlap <tokens>", "tokens shared by neighbouring chunks, remembered for this folder (default 60)", parseIntegerOption("--overlap"))
+      .option("--timeout <seconds>", "give each file this long to parse in this run (default: ingest.perFileTimeoutSeconds, 120)", parseSecondsOption)
+      .option("--yes", "do not ask before adding your whole home folder or the root of the disk")
       .option("--json", "print a machine-readable report on stdout")
+      .addHelpText("after", FAILED_FILES_HELP)
       .action(async (folder: string, flags: ProcessFlags) => {
+        await confirmBroadFolder(context, folder, flags.yes);
         const password = flags.passwordStdin ? await readStdin(context.io) : flags.password;
-        const progress = createProgressBar(context.io.stderr as NodeJS.WriteStream, Boolean(context.io.stderr.isTTY) && !flags.json);
         const chunking = {
           ...(flags.chunkSize === undefined ? {} : { chunkSizeTokens: flags.chunkSize }),
           ...(flags.overlap === undefined ? {} : { chunkOverlapTokens: flags.overlap }),
         };
-        let report: ProcessReport;
-        try {
-          report = await context.chunkpad().processFolder(folder, {
-            force: flags.force,
-            password,
-            chunking,
-            onProgress: (event) => {
-              if (event.phase === "process") progress.update(event.done, event.total, event.file);
-            },
-          });
-        } finally {
-          progress.stop();
-        }
-        if (flags.json) printJson(context.io, report);
-        else context.io.stdout.write(formatReport(report));
+        const report = await withProgress(context, flags.json, (onProgress) =>
+          context.chunkpad().processFolder(folder, { force: flags.force, password, chunking, ...timeoutOption(flags), onProgress }),
+        );
+        printReport(context, report, flags.json);
       });
   }
+
+  program
+    .command("resolve")
+    .description("Settle one file's conflict between your edited chunk file and its changed source")
+    .argument("<file>", "the document (or its chunk file) named in the conflict", expandHome)
+    .option("--keep-mine", "keep your edited chunk file; a later change of the source is reported again")
+    .option("--take-fresh", "replace your edited chunk file with fresh chunks from the source")
+    .option("--password <password>", "password for the document, when it is encrypted")
+    .option("--timeout <seconds>", "give the file this long to parse", parseSecondsOption)
+    .option("--json", "print a machine-readable report on stdout")
+    .addHelpText("after", FAILED_FILES_HELP)
+    .action(async (file: string, flags: { keepMine?: boolean; takeFresh?: boolean; password?: string; timeout?: number; json?: boolean }) => {
+      if (Boolean(flags.keepMine) === Boolean(flags.takeFresh)) {
+        throw new ChunkpadError("INVALID_ARGUMENT", "Say which version to keep: --keep-mine (your edited chunk file) or --take-fresh (fresh chunks from the source).");
+      }
+      const choice: ConflictChoice = flags.keepMine ? "keep-mine" : "take-fresh";
+      const outcome = await withProgress(context, flags.json, (onProgress) =>
+        context.chunkpad().resolveConflict(file, choice, { password: flags.password, ...timeoutOption(flags), onProgress }),
+      );
+      if (!flags.json) {
+        const chunkFile = outcome.report.conflicts.find((conflict) => conflict.path === outcome.relativePath)?.chunkFile;
+        context.io.stdout.write(
+          !outcome.resolved
+            ? `${outcome.relativePath} has no conflict to resolve: its chunk file and the index already agree with the source.\n`
+            : choice === "keep-mine"
+              ? `Kept your edited chunk file for ${outcome.relativePath}; it stays in the index until the source changes again.\n`
+              : `Replaced the chunk file of ${outcome.relativePath} with fresh chunks from the source.\n`,
+        );
+        if (chunkFile !== undefined) context.io.stdout.write(`${outcome.relativePath}: still in conflict (${chunkFile}).\n`);
+      }
+      printReport(context, outcome.report, flags.json);
+    });
+}
+
+function parseSecondsOption(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError(`--timeout takes a number of seconds, not "${value}"`);
+  return seconds;
+}
+
+function timeoutOption(flags: { timeout?: number }): Pick<AddFolderOptions, "timeoutSeconds"> {
+  return flags.timeout === undefined ? {} : { timeoutSeconds: flags.timeout };
+}
+
+async function withProgress<T>(context: CliContext, json: boolean | undefined, run: (onProgress: NonNullable<AddFolderOptions["onProgress"]>) => Promise<T>): Promise<T> {
+  const progress: ProgressBar = createProgressBar(context.io.stderr as NodeJS.WriteStream, Boolean(context.io.stderr.isTTY) && !json);
+  try {
+    return await run((event) => {
+      if (event.phase === "process") progress.update(event.done, event.total, event.file);
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+function printReport(context: CliContext, report: ProcessReport, json: boolean | undefined): void {
+  if (json) printJson(context.io, report);
+  else context.io.stdout.write(formatReport(report));
+  if (report.failed.length > 0) {
+    context.exitCode = EXIT_FILES_FAILED;
+    if (!json) context.io.stderr.write(`chunkpad: ${plural(report.failed.length, "file")} failed (listed with ✗ above); exit code ${EXIT_FILES_FAILED}.\n`);
+  }
+}
+
+/** Adding the root of the disk or the whole home folder is almost always a slip: ask, or require --yes. */
+async function confirmBroadFolder(context: CliContext, folder: string, yes: boolean | undefined): Promise<void> {
+  if (yes) return;
+  const real = (candidate: string) => {
+    try {
+      return fs.realpathSync(path.resolve(candidate));
+    } catch {
+      return path.resolve(candidate);
+    }
+  };
+  const target = real(folder);
+  const home = real(context.io.env.HOME ?? os.homedir());
+  const what = path.parse(target).root === target ? "the root of the disk" : target === home ? "your whole home folder" : undefined;
+  if (what === undefined) return;
+  const question = `${target} is ${what}: Chunkpad would parse every document under it and write a _chunks/ folder there. Continue?`;
+  if (canPrompt(context.io) && (await askYesNo(context.io, question))) return;
+  throw new ChunkpadError(
+    "INVALID_ARGUMENT",
+    `Not adding ${target}: it is ${what}. Add a folder of documents instead (e.g. "chunkpad add ~/Documents/reports"), or run again with --yes if you really mean it.`,
+  );
 }
 
 export function formatReport(report: ProcessReport): string {
   const lines: string[] = [];
   const seconds = (report.durationMs / 1000).toFixed(1);
   lines.push(`${report.folder.rootPath} → ${report.folder.chunksRootPath}`);
+  if (report.chunksInDataDir) lines.push("  note: the folder is read-only, so its chunk files are kept in Chunkpad's data folder (above), not in the folder itself");
   lines.push(
     `  processed ${report.processed.length}, unchanged ${report.unchanged.length}, edits taken in ${report.editsSynced.length}, ` +
       `skipped ${report.skipped.length}, failed ${report.failed.length}, conflicts ${report.conflicts.length}, removed ${report.removed.length}; ` +

@@ -1,0 +1,74 @@
+import { constants } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { writeFileDurably } from "../core/durable-write.js";
+import { ChunkpadError } from "../core/errors.js";
+import { removeChunkFileIn } from "./discover.js";
+
+/**
+ * Reading, writing and deleting chunk files without ever following a symbolic link inside the
+ * chunks root. A `_chunks/x.md` linking to ~/.aws/credentials would otherwise be indexed and
+ * sent to an LLM; a linked subfolder would let a rewrite or a cleanup touch files elsewhere.
+ * Such entries are refused with CHUNK_FILE_LINK, which the run reports for that file only.
+ */
+
+function linkError(chunksRootPath: string, linkPath: string): ChunkpadError {
+  const shown = path.join(path.basename(chunksRootPath), path.relative(chunksRootPath, linkPath)).split(path.sep).join("/");
+  return new ChunkpadError(
+    "CHUNK_FILE_LINK",
+    `${shown} is a symbolic link; Chunkpad never follows links in its chunk folder, so it neither reads nor writes through it. Replace the link with a real file or folder.`,
+  );
+}
+
+/** Throws CHUNK_FILE_LINK when the chunks root or any existing entry between it and `filePath` is a symlink. */
+export async function assertNoLinks(chunksRootPath: string, filePath: string): Promise<void> {
+  const root = path.resolve(chunksRootPath);
+  const relative = path.relative(root, path.resolve(filePath));
+  if (relative.startsWith("..") || path.isAbsolute(relative)) {
+    throw new ChunkpadError("INTERNAL", `${filePath} is outside the chunk folder ${root}`);
+  }
+  let current = root;
+  for (const segment of ["", ...relative.split(path.sep).filter(Boolean)]) {
+    current = segment ? path.join(current, segment) : current;
+    let stats;
+    try {
+      stats = await fs.lstat(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return; // nothing further exists to follow
+      throw error;
+    }
+    if (stats.isSymbolicLink()) throw linkError(root, current);
+  }
+}
+
+/** The chunk file's text, or undefined when there is none; never through a link. */
+export async function readChunkFileSafely(chunksRootPath: string, filePath: string): Promise<string | undefined> {
+  await assertNoLinks(chunksRootPath, filePath);
+  let handle;
+  try {
+    // O_NOFOLLOW closes the gap between the check above and the open, where the platform has it.
+    handle = await fs.open(filePath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") throw linkError(chunksRootPath, filePath);
+    throw error;
+  }
+  try {
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes a chunk file atomically and durably, refusing when a link is on the way. */
+export async function writeChunkFileSafely(chunksRootPath: string, filePath: string, text: string): Promise<void> {
+  await assertNoLinks(chunksRootPath, filePath);
+  await writeFileDurably(filePath, text);
+}
+
+/** Deletes a chunk file (and the folders it leaves empty), refusing when a link is on the way. */
+export async function removeChunkFileSafely(chunksRootPath: string, filePath: string): Promise<boolean> {
+  await assertNoLinks(chunksRootPath, filePath);
+  return removeChunkFileIn(chunksRootPath, filePath);
+}
