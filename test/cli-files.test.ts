@@ -210,7 +210,7 @@ describe("chunkpad resolve: one file's conflict", () => {
     const { home, folder, source, chunkFile, thirdChunkFile } = await conflicted();
     const resolved = await runCli(["resolve", source, "--keep-mine"], { home });
     expect(resolved.code, resolved.stderr).toBe(0);
-    expect(resolved.stdout).toMatch(/Kept your edited chunk file for notes\.txt/);
+    expect(resolved.stdout).toMatch(/Kept your edited chunk file for notes\.txt; if the source changes again/);
 
     const next = json<Report>(await runCli(["process", folder, "--json"], { home }));
     expect(next.conflicts.map((conflict) => conflict.path)).toEqual(["third.txt"]);

@@ -145,6 +145,17 @@ describe("processFolder caches only failures that recur", () => {
     expect(fake.parsed).toEqual([]);
   });
 
+  it("after a first run stopped midway (Ctrl-C), parses only what was not done", async () => {
+    const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "c.txt": "Gamma." });
+    const controller = new AbortController();
+    fake.hooks.set("b.txt", () => controller.abort());
+    await expect(processFolder(context, folder, { signal: controller.signal })).rejects.toMatchObject({ code: "CANCELLED" });
+    fake.parsed.length = 0;
+    const next = await processFolder(context, folder);
+    expect(fake.parsed).toEqual(["c.txt"]);
+    expect(next.unchanged).toEqual(["a.txt", "b.txt"]);
+  });
+
   it("retries a file it could not read, and keeps a broken file's failure until it changes", async () => {
     const { folder, context, fake } = setup({ "locked.txt": "Locked.", "broken.txt": "Broken." });
     fake.hooks.set("locked.txt", () => {

@@ -79,7 +79,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
           !outcome.resolved
             ? `${outcome.relativePath} has no conflict to resolve: its chunk file and the index already agree with the source.\n`
             : choice === "keep-mine"
-              ? `Kept your edited chunk file for ${outcome.relativePath}; it stays in the index until the source changes again.\n`
+              ? `Kept your edited chunk file for ${outcome.relativePath}; if the source changes again, the conflict is reported again.\n`
               : `Replaced the chunk file of ${outcome.relativePath} with fresh chunks from the source.\n`,
         );
         if (chunkFile !== undefined) context.io.stdout.write(`${outcome.relativePath}: still in conflict (${chunkFile}).\n`);
