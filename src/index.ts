@@ -2,6 +2,7 @@
 export * from "./core/errors.js";
 export type * from "./core/types.js";
 export { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "./core/types.js";
+export { describePageRuns } from "./core/page-runs.js";
 export { openChunkpad, type Chunkpad, type OpenChunkpadOptions, type AddFolderOptions } from "./app/chunkpad.js";
 export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFileConflict, ConflictChoice } from "./app/process-folder.js";
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/chunk-tree.js";

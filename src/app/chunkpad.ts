@@ -139,7 +139,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
           store: getStore(),
           runner: getRunner(),
           chunking,
-          limits: { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries },
+          limits: { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries, ocr: config().ingest.ocr },
           maxFileSizeBytes: config().ingest.maxFileSizeMb * 1024 * 1024,
           concurrency: config().ingest.workers,
           fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId),

@@ -21,9 +21,10 @@ const configSchema = z
         maxArchiveEntries: z.number().int().positive().default(5000),
         workers: z.number().int().min(1).max(16).default(2),
         workerHeapMb: z.number().int().min(64).max(16384).default(1024),
+        ocr: z.enum(["auto", "off"]).default("auto"),
       })
       .strict()
-      .default({ maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2, workerHeapMb: 1024 }),
+      .default({ maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2, workerHeapMb: 1024, ocr: "auto" }),
     embedding: z
       .object({
         provider: z.enum(["local", "ollama", "openai"]).default("local"),

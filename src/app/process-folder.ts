@@ -42,6 +42,8 @@ export interface ProcessedFile {
   chunks: number;
   pages?: number;
   warnings: string[];
+  /** Pages read with OCR (no text layer), when any. */
+  ocrPages?: number[];
 }
 
 export interface FailedFile {
@@ -361,7 +363,7 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
   // changes meanwhile is never recorded as the version that was read.
   const hashBefore = sourceHash ?? (await hashFileIfPresent(file.absolutePath));
   const format = formatFor(file.relativePath) ?? "unknown";
-  let parsed: { drafts: ChunkDraft[]; title: string; pageCount: number | null; warnings: string[] } | undefined;
+  let parsed: { drafts: ChunkDraft[]; title: string; pageCount: number | null; warnings: string[]; ocrPages: number[] | undefined } | undefined;
   let failure: { code: string; message: string } | undefined;
   if (hashBefore !== undefined) {
     try {
@@ -373,7 +375,7 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
       });
       const drafts = chunkDocument(document, context.chunking);
       if (drafts.length === 0) throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
-      parsed = { drafts, title: document.title?.trim() || path.basename(file.relativePath), pageCount: document.pageCount ?? null, warnings: document.warnings };
+      parsed = { drafts, title: document.title?.trim() || path.basename(file.relativePath), pageCount: document.pageCount ?? null, warnings: document.warnings, ocrPages: document.ocrPages };
     } catch (error) {
       failure = { code: isChunkpadError(error) ? error.code : "PARSE_FAILED", message: describeError(error) };
     }
@@ -402,7 +404,7 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
     return;
   }
 
-  const { drafts, title, pageCount, warnings } = parsed;
+  const { drafts, title, pageCount, warnings, ocrPages } = parsed;
   const rendered = renderChunkFile(drafts, { source: file.relativePath });
   const processedSource = (chunkFileHash: string | null, syncedChunkFileHash: string | null): SourceRecord => ({
     folderId, relativePath: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,
@@ -450,7 +452,7 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
   syncDocument(context, folderId, file, title, pageCount, drafts);
   store.upsertSource(processedSource(hashText(rendered), hashText(rendered)));
   if (resolution === "take-fresh") report.resolved.push({ path: file.relativePath, choice: "take-fresh" });
-  report.processed.push({ path: file.relativePath, format, chunks: drafts.length, ...(pageCount ? { pages: pageCount } : {}), warnings });
+  report.processed.push({ path: file.relativePath, format, chunks: drafts.length, ...(pageCount ? { pages: pageCount } : {}), warnings, ...(ocrPages ? { ocrPages } : {}) });
   report.chunksWritten += drafts.length;
 }
 

@@ -31,6 +31,8 @@ export interface ParsedDocument {
   pageCount?: number;
   /** Non-fatal problems worth telling the user (a page that failed, an image-only page). */
   warnings: string[];
+  /** Pages whose text came from OCR (1 for a single image). */
+  ocrPages?: number[];
 }
 
 export interface ParseLimits {
@@ -38,6 +40,8 @@ export interface ParseLimits {
   maxDecompressedBytes: number;
   /** Largest number of entries an archive may hold. */
   maxArchiveEntries: number;
+  /** OCR for scanned pages and images ("auto"); absent or "off" reports them instead. */
+  ocr?: "auto" | "off";
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = {
@@ -54,6 +58,8 @@ export interface ParseInput {
   limits: ParseLimits;
   /** Aborted when the per-file time limit passes; long parsers check it between pages. */
   signal?: AbortSignal;
+  /** When the signal will abort (Date.now() milliseconds), for parsers that budget slow pages. */
+  deadlineMs?: number;
 }
 
 /**

@@ -7,6 +7,7 @@ export interface ParseFileOptions {
   password?: string;
   limits: ParseLimits;
   signal?: AbortSignal;
+  deadlineMs?: number;
 }
 
 /**
@@ -20,7 +21,7 @@ export async function parseFile(filePath: string, options: ParseFileOptions): Pr
   const data = new Uint8Array(await fs.readFile(filePath));
   if (data.byteLength === 0) throw new ChunkpadError("PARSE_EMPTY", "empty file (0 bytes)");
   try {
-    const document = await parser.parse({ path: filePath, data, password: options.password, limits: options.limits, signal: options.signal });
+    const document = await parser.parse({ path: filePath, data, password: options.password, limits: options.limits, signal: options.signal, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
     if (document.blocks.every((block) => block.text.trim() === "")) {
       throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
     }

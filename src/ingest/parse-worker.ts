@@ -23,7 +23,7 @@ if (port) {
   port.on("message", (request: ParseRequest) => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), request.timeoutMs);
-    parseFile(request.path, { password: request.password, limits: request.limits, signal: controller.signal })
+    parseFile(request.path, { password: request.password, limits: request.limits, signal: controller.signal, deadlineMs: Date.now() + request.timeoutMs })
       .then((document) => port.postMessage({ id: request.id, ok: true, document } satisfies ParseResponse))
       .catch((error: unknown) => {
         // A parser stopped by the time limit reports a cancellation; the user needs to hear "timeout".

@@ -26,6 +26,7 @@ const PARSERS: readonly ParserEntry[] = [
   { name: "markdown", extensions: [".md", ".markdown", ".mdown", ".mkd"], load: async () => (await import("./parsers/markdown.js")).markdownParser },
   { name: "text", extensions: [".txt", ".text", ".csv", ".tsv", ".log", ".rst", ".org", ".adoc"], load: async () => (await import("./parsers/text.js")).textParser },
   { name: "epub", extensions: [".epub"], load: async () => (await import("./parsers/epub.js")).epubParser },
+  { name: "image", extensions: [".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"], load: async () => (await import("./parsers/image.js")).imageParser },
 ];
 
 async function withDecryption(parser: Parser): Promise<Parser> {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { ChunkpadError, type AddFolderOptions, type ConflictChoice, type ProcessReport } from "../../index.js";
+import { ChunkpadError, type AddFolderOptions, type ConflictChoice, describePageRuns, type ProcessReport } from "../../index.js";
 import type { CliContext } from "../main.js";
 import { EXIT_FILES_FAILED, expandHome, parseIntegerOption, plural, printJson, readStdin } from "../io.js";
 import { askYesNo, canPrompt } from "../prompt.js";
@@ -153,7 +153,8 @@ export function formatReport(report: ProcessReport): string {
   for (const file of report.processed) {
     const unit = file.format === "pptx" || file.format === "odp" ? "slide" : file.format === "xlsx" || file.format === "ods" ? "sheet" : "page";
     const pages = file.pages ? `, ${plural(file.pages, unit)}` : "";
-    lines.push(`  + ${file.path} (${file.format}${pages}): ${plural(file.chunks, "chunk")}`);
+    const ocr = file.ocrPages ? `, OCR: ${describePageRuns(file.ocrPages)}` : "";
+    lines.push(`  + ${file.path} (${file.format}${pages}${ocr}): ${plural(file.chunks, "chunk")}`);
   }
   for (const edit of report.editsSynced) {
     lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);

@@ -64,10 +64,10 @@ describe("pdfParser", () => {
     expect(document.blocks.length).toBeGreaterThan(0);
   });
 
-  it("reports a scanned PDF as having no text layer", async () => {
+  it("reports a scanned PDF as having no text layer when OCR is off, naming the setting", async () => {
     const error = await chunkpadRejection(pdfParser.parse(input("issue7200.pdf")));
     expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
-    expect(error.message).toContain("OCR is not enabled");
+    expect(error.message).toContain("chunkpad config set ingest.ocr auto");
   });
 
   it("reports a PDF of blank pages as empty, and a 0-byte file too", async () => {

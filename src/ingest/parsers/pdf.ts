@@ -3,6 +3,8 @@ import { dirname, join } from "node:path";
 import type * as PdfjsModule from "pdfjs-dist/legacy/build/pdf.mjs";
 import { ChunkpadError, describeError, isChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core/types.js";
+import { OCR_OFF_HINT } from "../ocr.js";
+import { ocrPdfPages } from "./pdf-ocr.js";
 import { layoutPage, type PositionedText } from "./pdf-layout.js";
 import { passwordCandidates } from "./pdf-password.js";
 
@@ -105,19 +107,33 @@ async function readDocument(pdfjs: Pdfjs, document: PdfDocument, input: ParseInp
     if (pageNumber % CLEANUP_EVERY_PAGES === 0) await document.cleanup().catch(() => undefined);
   }
 
+  const ocr = input.limits.ocr === "auto" && pagesWithoutText.length > 0
+    ? await ocrPdfPages(
+        { getPage: (pageNumber) => abortable(document.getPage(pageNumber), input.signal), hasImages: (pageNumber) => hasImages(pdfjs, document, [pageNumber], input) },
+        pagesWithoutText,
+        input,
+      )
+    : undefined;
+  if (ocr) {
+    blocks.push(...ocr.blocks);
+    // OCR text belongs where its page is, between the pages that had a text layer.
+    blocks.sort((first, second) => (first.page ?? 0) - (second.page ?? 0));
+    warnings.push(...ocr.warnings);
+  }
+
   if (blocks.length === 0) {
-    throw await classifyTextless(pdfjs, document, input, { pageCount, failedPages: failedPages.length, pagesWithoutText });
+    throw await classifyTextless(pdfjs, document, input, { pageCount, failedPages: failedPages.length, pagesWithoutText, ocrWarnings: ocr?.warnings });
   }
   if (failedPages.length > 0) {
     warnings.push(`${describePages(failedPages)} could not be read (${firstFailure}); their text is missing`);
   }
-  if (pagesWithoutText.length > 0) {
+  if (pagesWithoutText.length > 0 && !ocr) {
     warnings.push(
-      `${describePages(pagesWithoutText)} ${pagesWithoutText.length === 1 ? "has" : "have"} no text layer (scanned or blank); OCR is not enabled, so their content is not searchable`,
+      `${describePages(pagesWithoutText)} ${pagesWithoutText.length === 1 ? "has" : "have"} no text layer (scanned or blank); ${OCR_OFF_HINT} to make them searchable`,
     );
   }
   const title = (await readMetadataTitle(document)) ?? blocks.find((block) => block.kind === "heading")?.text;
-  return { ...(title ? { title } : {}), blocks, pageCount, warnings };
+  return { ...(title ? { title } : {}), blocks, pageCount, warnings, ...(ocr && ocr.ocrPages.length > 0 ? { ocrPages: ocr.ocrPages } : {}) };
 }
 
 async function readPage(document: PdfDocument, pageNumber: number, input: ParseInput): Promise<ParsedBlock[]> {
@@ -137,6 +153,8 @@ interface TextlessFacts {
   pageCount: number;
   failedPages: number;
   pagesWithoutText: number[];
+  /** What OCR said when it ran and found nothing; undefined when OCR is off. */
+  ocrWarnings: string[] | undefined;
 }
 
 async function classifyTextless(pdfjs: Pdfjs, document: PdfDocument, input: ParseInput, facts: TextlessFacts): Promise<ChunkpadError> {
@@ -149,11 +167,11 @@ async function classifyTextless(pdfjs: Pdfjs, document: PdfDocument, input: Pars
       `damaged PDF: none of its ${facts.pageCount} pages could be read — re-export or re-download it`,
     );
   }
-  if (await hasImages(pdfjs, document, facts.pagesWithoutText.slice(0, MAX_PAGES_CHECKED_FOR_IMAGES), input)) {
-    return new ChunkpadError(
-      "PARSE_NO_TEXT_LAYER",
-      "scanned PDF with no text layer; OCR is not enabled — run it through OCR software to make it searchable",
-    );
+  if (facts.ocrWarnings && facts.ocrWarnings.length > 0) {
+    return new ChunkpadError("PARSE_NO_TEXT_LAYER", `scanned PDF with no text layer: ${facts.ocrWarnings.join("; ")}`);
+  }
+  if (!facts.ocrWarnings && (await hasImages(pdfjs, document, facts.pagesWithoutText.slice(0, MAX_PAGES_CHECKED_FOR_IMAGES), input))) {
+    return new ChunkpadError("PARSE_NO_TEXT_LAYER", `scanned PDF with no text layer; ${OCR_OFF_HINT} to make it searchable`);
   }
   const where = facts.pageCount === 1 ? "its only page (a blank page or vector drawings only)" : `any of its ${facts.pageCount} pages (blank pages or vector drawings only)`;
   return new ChunkpadError("PARSE_EMPTY", `no text on ${where}`);

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { chunkpadRejection } from "../../test/helpers/rejection.js";
+import { corpusBytes } from "../../test/helpers/parse.js";
+import { makeScannedPdf, textImageJpeg, textImagePng, textImageTiff } from "../../test/helpers/scan.js";
+import { describePageRuns } from "../core/page-runs.js";
+import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type ParseInput } from "../core/types.js";
+import { imageParser, tiffPageCount } from "./parsers/image.js";
+import { pdfParser } from "./parsers/pdf.js";
+
+/**
+ * OCR of scanned PDFs and images, on real scans from pdf.js's test suite and on scans made
+ * here with known words. Each case runs tesseract for real (seconds a page), so files are
+ * parsed once and shared by the assertions on them.
+ */
+const OCR_ON = { ...DEFAULT_PARSE_LIMITS, ocr: "auto" as const };
+const OCR_OFF = { ...DEFAULT_PARSE_LIMITS, ocr: "off" as const };
+
+function input(path: string, data: Uint8Array, limits = OCR_ON, extra: Partial<ParseInput> = {}): ParseInput {
+  return { path, data: new Uint8Array(data), limits, ...extra };
+}
+
+const textOf = (document: ParsedDocument): string => document.blocks.map((block) => block.text).join("\n");
+
+describe("OCR of scanned PDFs from the corpus", () => {
+  it("reads a scanned text page (issue7200.pdf) with its page number", async () => {
+    const document = await pdfParser.parse(input("issue7200.pdf", corpusBytes("pdf.js/pdfs/issue7200.pdf")));
+    expect(textOf(document)).toMatch(/Lorem ipsum dolor sit amet/);
+    expect(document.ocrPages).toEqual([1]);
+    expect(document.blocks.every((block) => block.page === 1)).toBe(true);
+  });
+
+  it("reads 1-bit and image-mask scans (images_1bit_grayscale.pdf)", async () => {
+    const document = await pdfParser.parse(input("images_1bit_grayscale.pdf", corpusBytes("pdf.js/pdfs/images_1bit_grayscale.pdf")));
+    expect(textOf(document)).toMatch(/Image Mask/);
+    expect(document.ocrPages).toEqual([1]);
+  });
+
+  it("reports a photo with no text (issue5475.pdf) as a scan OCR could not read, without crashing", async () => {
+    const error = await chunkpadRejection(pdfParser.parse(input("issue5475.pdf", corpusBytes("pdf.js/pdfs/issue5475.pdf"))));
+    expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
+    expect(error.message).toContain("OCR found no legible text on page 1");
+  });
+
+  it("names the setting that turns OCR on when it is off", async () => {
+    const error = await chunkpadRejection(pdfParser.parse(input("issue7200.pdf", corpusBytes("pdf.js/pdfs/issue7200.pdf"), OCR_OFF)));
+    expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
+    expect(error.message).toContain('chunkpad config set ingest.ocr auto');
+  });
+});
+
+describe("OCR of generated scans with known words", () => {
+  // Page 1 has a text layer, pages 2 and 3 are scans: OCR text must land on its own page,
+  // between the pages around it.
+  const mixedPdf = makeScannedPdf([
+    { text: ["Quarterly report of the harbour office."] },
+    { scan: ["Invoice number 4711 for lighthouse repairs", "was paid in full on the ninth of March."] },
+    { scan: ["The granite quarry closes in winter."] },
+  ]);
+
+  it("reads the scanned pages of a mixed PDF and numbers their chunks by page", async () => {
+    const document = await pdfParser.parse(input("mixed.pdf", mixedPdf));
+    expect(document.ocrPages).toEqual([2, 3]);
+    const pages = document.blocks.map((block) => block.page);
+    expect(pages).toEqual([...pages].sort((first, second) => (first ?? 0) - (second ?? 0)));
+    const lighthouse = document.blocks.find((block) => /lighthouse/i.test(block.text));
+    expect(lighthouse?.page).toBe(2);
+    expect(lighthouse?.text).toMatch(/Invoice number 4711/);
+    expect(document.blocks.find((block) => /granite quarry/i.test(block.text))?.page).toBe(3);
+    expect(document.blocks[0]).toMatchObject({ page: 1, text: "Quarterly report of the harbour office." });
+  });
+
+  it("leaves scanned pages unread with a warning naming the setting when OCR is off", async () => {
+    const document = await pdfParser.parse(input("mixed.pdf", mixedPdf, OCR_OFF));
+    expect(document.ocrPages).toBeUndefined();
+    expect(document.warnings.join("\n")).toMatch(/pages 2, 3 have no text layer.*ingest\.ocr/);
+  });
+
+  it("stops OCR at the per-file time budget and says which pages were not read", async () => {
+    // A deadline too close for even one page: nothing is read, and the message says why.
+    const error = await chunkpadRejection(pdfParser.parse(input("scan.pdf", makeScannedPdf([{ scan: ["one"] }, { scan: ["two"] }]), OCR_ON, { deadlineMs: Date.now() + 2_000 })));
+    expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
+    expect(error.message).toContain("OCR stopped at the per-file time limit: pages 1–2 not read; raise ingest.perFileTimeoutSeconds");
+  });
+
+  it("reads PNG, JPEG and TIFF images, and says when a TIFF has pages it did not read", async () => {
+    const lines = ["Meeting notes: the orchard budget", "is approved for next spring."];
+    for (const [name, data] of [["note.png", textImagePng(lines)], ["note.jpg", textImageJpeg(lines)]] as const) {
+      const document = await imageParser.parse(input(name, data));
+      expect(textOf(document), name).toMatch(/orchard budget/);
+      expect(document.ocrPages).toEqual([1]);
+      expect(document.warnings).toEqual([]);
+    }
+    const tiff = textImageTiff([lines, ["second page"]]);
+    expect(tiffPageCount(tiff)).toBe(2);
+    const document = await imageParser.parse(input("scan.tiff", tiff));
+    expect(textOf(document)).toMatch(/orchard budget/);
+    expect(document.warnings).toEqual(["only the first page of this multi-page TIFF was OCRed; 1 more page was not read"]);
+  });
+
+  it("reports an image without text (a picture from the corpus) and an image with OCR off", async () => {
+    const picture = await chunkpadRejection(imageParser.parse(input("tiny-picture.png", corpusBytes("mammoth.js/tiny-picture.png"))));
+    expect(picture.code).toBe("PARSE_NO_TEXT_LAYER");
+    expect(picture.message).toContain("OCR found no legible text");
+    const off = await chunkpadRejection(imageParser.parse(input("note.png", textImagePng(["hello"]), OCR_OFF)));
+    expect(off.message).toContain('chunkpad config set ingest.ocr auto');
+  });
+});
+
+describe("describePageRuns", () => {
+  it("collapses consecutive pages into ranges", () => {
+    expect(describePageRuns([4])).toBe("page 4");
+    expect(describePageRuns([1, 2, 3, 7, 9, 10])).toBe("pages 1–3, 7, 9–10");
+  });
+});

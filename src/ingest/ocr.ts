@@ -1,0 +1,89 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { Worker as TesseractWorker } from "tesseract.js";
+import { ChunkpadError } from "../core/errors.js";
+import type { ParsedBlock } from "../core/types.js";
+
+
+/**
+ * OCR with tesseract.js and the English data shipped in @tesseract.js-data/eng, fully offline:
+ * the language data is read from node_modules and the wasm core is loaded with require, so
+ * nothing is fetched. tesseract.js runs its engine in a thread of its own, started from the
+ * parse worker: terminating the parse worker (time limit) ends it too.
+ */
+export interface OcrEngine {
+  /** Text of one image (PNG, JPEG, TIFF, BMP bytes), as paragraphs; empty when nothing legible. */
+  recognize(image: Uint8Array, signal?: AbortSignal): Promise<OcrPage>;
+  close(): Promise<void>;
+}
+
+export interface OcrPage {
+  paragraphs: string[];
+  /** Tesseract's mean word confidence, 0..100. */
+  confidence: number;
+}
+
+/** The setting users change to turn OCR on or off; named in every message about OCR. */
+export const OCR_SETTING = "ingest.ocr";
+export const OCR_OFF_HINT = `OCR is off (${OCR_SETTING} is "off"); turn it on with "chunkpad config set ${OCR_SETTING} auto"`;
+
+/** Below this mean confidence tesseract is reading texture (a photo, a signature), not text. */
+const MIN_CONFIDENCE = 45;
+/** A page needs this many letters or digits before its OCR text is kept. */
+const MIN_ALPHANUMERIC_CHARACTERS = 3;
+
+function languageDirectory(): string {
+  const root = dirname(createRequire(import.meta.url).resolve("@tesseract.js-data/eng/package.json"));
+  // The LSTM-only "best int" model: 2.9 MB, and the engine tesseract.js runs by default.
+  return join(root, "4.0.0_best_int");
+}
+
+/** Starts a tesseract worker (about a second: wasm core plus language data). */
+export async function createOcrEngine(): Promise<OcrEngine> {
+  const { createWorker, OEM } = await import("tesseract.js");
+  let worker: TesseractWorker;
+  try {
+    worker = await createWorker("eng", OEM.LSTM_ONLY, { langPath: languageDirectory(), gzip: true, cacheMethod: "none" });
+  } catch (error) {
+    throw new ChunkpadError("PARSE_FAILED", `OCR could not start (${String(error)}); reinstall Chunkpad, or turn OCR off with "chunkpad config set ${OCR_SETTING} off"`, { cause: error });
+  }
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await worker.terminate().catch(() => undefined);
+  };
+  return {
+    async recognize(image, signal) {
+      if (signal?.aborted) throw new ChunkpadError("PARSE_TIMEOUT", "OCR stopped at the per-file time limit");
+      // Terminating the worker is the only way to stop a page mid-recognition.
+      const onAbort = (): void => void close();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        const { data } = await worker.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+        return toPage(data.text, data.confidence);
+      } catch (error) {
+        if (signal?.aborted) throw new ChunkpadError("PARSE_TIMEOUT", "OCR stopped at the per-file time limit", { cause: error });
+        throw error;
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+      }
+    },
+    close,
+  };
+}
+
+/** Tesseract separates paragraphs with a blank line and ends each line with a newline. */
+export function toPage(text: string, confidence: number): OcrPage {
+  const alphanumeric = text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  if (confidence < MIN_CONFIDENCE || alphanumeric < MIN_ALPHANUMERIC_CHARACTERS) return { paragraphs: [], confidence };
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.replace(/-\n(?=\p{Ll})/gu, "").replace(/\s*\n\s*/g, " ").trim())
+    .filter((paragraph) => /[\p{L}\p{N}]/u.test(paragraph));
+  return { paragraphs, confidence };
+}
+
+export function ocrBlocks(page: OcrPage, pageNumber: number | undefined): ParsedBlock[] {
+  return page.paragraphs.map((text) => ({ kind: "paragraph" as const, text, ...(pageNumber === undefined ? {} : { page: pageNumber }) }));
+}
