@@ -3,7 +3,7 @@ import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { corpusBytes } from "../../test/helpers/parse.js";
 import { makeScannedPdf, textImageJpeg, textImagePng, textImageTiff } from "../../test/helpers/scan.js";
 import { describePageRuns } from "../core/page-runs.js";
-import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type ParseInput } from "../core/types.js";
+import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type ParseInput, type ParseLimits } from "../core/types.js";
 import { imageParser, tiffPageCount } from "./parsers/image.js";
 import { pdfParser } from "./parsers/pdf.js";
 
@@ -12,8 +12,8 @@ import { pdfParser } from "./parsers/pdf.js";
  * here with known words. Each case runs tesseract for real (seconds a page), so files are
  * parsed once and shared by the assertions on them.
  */
-const OCR_ON = { ...DEFAULT_PARSE_LIMITS, ocr: "auto" as const };
-const OCR_OFF = { ...DEFAULT_PARSE_LIMITS, ocr: "off" as const };
+const OCR_ON: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ocr: "auto" };
+const OCR_OFF: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ocr: "off" };
 
 function input(path: string, data: Uint8Array, limits = OCR_ON, extra: Partial<ParseInput> = {}): ParseInput {
   return { path, data: new Uint8Array(data), limits, ...extra };
