@@ -48,4 +48,16 @@ describe("chunkpad add on scanned documents", () => {
     const result = await runCli(["add", offFolder], { home: offHome });
     expect(result.stdout).toContain('✗ whiteboard.png: an image has no text layer; OCR is off (ingest.ocr is "off"); turn it on with "chunkpad config set ingest.ocr auto" to read its text');
   });
+
+  it("says which scanned pages were left unread when the per-file time limit is too short for them", async () => {
+    const hurriedHome = makeTempDir("ocr-hurried-home");
+    // Too short for a page of OCR (estimated at 8 s), long enough to read the text layer.
+    await runCli(["config", "set", "ingest.perFileTimeoutSeconds", "6"], { home: hurriedHome });
+    const hurriedFolder = makeTempDir("ocr-hurried-docs");
+    writeFile(hurriedFolder, "report.pdf", makeScannedPdf([{ text: ["The annual report of the harbour board."] }, { scan: ["A scanned appendix."] }]));
+    const result = await runCli(["add", hurriedFolder], { home: hurriedHome });
+    expect(result.stdout).toContain(
+      "+ report.pdf (pdf, 2 pages): 1 chunk\n    note: OCR stopped at the per-file time limit: page 2 not read; raise ingest.perFileTimeoutSeconds to OCR more pages",
+    );
+  });
 });

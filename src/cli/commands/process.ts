@@ -155,6 +155,7 @@ export function formatReport(report: ProcessReport): string {
     const pages = file.pages ? `, ${plural(file.pages, unit)}` : "";
     const ocr = file.ocrPages ? `, OCR: ${describePageRuns(file.ocrPages)}` : "";
     lines.push(`  + ${file.path} (${file.format}${pages}${ocr}): ${plural(file.chunks, "chunk")}`);
+    for (const warning of file.warnings) lines.push(`    note: ${warning}`);
   }
   for (const edit of report.editsSynced) {
     lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);
