@@ -57,7 +57,7 @@ describe("chunkpad add on scanned documents", () => {
     writeFile(hurriedFolder, "report.pdf", makeScannedPdf([{ text: ["The annual report of the harbour board."] }, { scan: ["A scanned appendix."] }]));
     const result = await runCli(["add", hurriedFolder], { home: hurriedHome });
     expect(result.stdout).toContain(
-      "+ report.pdf (pdf, 2 pages): 1 chunk\n    note: OCR stopped at the per-file time limit: page 2 not read; raise ingest.perFileTimeoutSeconds to OCR more pages",
+      "+ report.pdf (pdf, 2 pages): 1 chunk\n    note: OCR stopped at the per-file time limit: page 2 not read; give it more time with --timeout <seconds> or ingest.perFileTimeoutSeconds to OCR more pages",
     );
   });
 });

@@ -79,7 +79,7 @@ describe("OCR of generated scans with known words", () => {
     // A deadline too close for even one page: nothing is read, and the message says why.
     const error = await chunkpadRejection(pdfParser.parse(input("scan.pdf", makeScannedPdf([{ scan: ["one"] }, { scan: ["two"] }]), OCR_ON, { deadlineMs: Date.now() + 2_000 })));
     expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
-    expect(error.message).toContain("OCR stopped at the per-file time limit: pages 1–2 not read; raise ingest.perFileTimeoutSeconds");
+    expect(error.message).toContain("OCR stopped at the per-file time limit: pages 1–2 not read; give it more time with --timeout <seconds> or ingest.perFileTimeoutSeconds");
   });
 
   it("reads PNG, JPEG and TIFF images, and says when a TIFF has pages it did not read", async () => {

@@ -72,7 +72,7 @@ export async function ocrPdfPages(source: PdfOcrPages, pageNumbers: readonly num
   if (illegible.length > 0) result.warnings.push(`OCR found no legible text on ${describePageRuns(illegible)} (a photo, a drawing or a blank scan)`);
   if (notReached.length > 0) {
     result.warnings.push(
-      `OCR stopped at the per-file time limit: ${describePageRuns(notReached)} not read; raise ingest.perFileTimeoutSeconds to OCR more pages`,
+      `OCR stopped at the per-file time limit: ${describePageRuns(notReached)} not read; give it more time with --timeout <seconds> or ingest.perFileTimeoutSeconds to OCR more pages`,
     );
   }
   return result;
