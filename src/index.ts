@@ -8,7 +8,8 @@ export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFi
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/chunk-tree.js";
 export type { ChunkpadConfig } from "./app/config.js";
 export type { ChunkpadPaths } from "./app/paths.js";
-export { flattenConfig as flattenChunkpadConfig, getConfigValue as getChunkpadConfigValue } from "./app/config.js";
+export type { LoadedSettings } from "./app/config.js";
+export { SETTINGS, type ResolvedSetting, type SettingDefinition, type SettingSource } from "./app/settings.js";
 export type { FolderSummary } from "./store/store-types.js";
 export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type SearchOptions, type SearchReport, type SearchResult } from "./app/search.js";
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review.js";

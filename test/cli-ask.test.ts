@@ -178,7 +178,7 @@ describe("chunkpad ask with no provider set up: the local model", () => {
     expect(fs.existsSync(cachedModel)).toBe(false);
   });
 
-  it("on a terminal, asks first, showing the size, and downloads nothing when the answer is no", async () => {
+  it("on a terminal, asks first, showing the catalog's size, and sends the hub nothing when the answer is no", async () => {
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
     const stderr = Object.assign(new PassThrough(), { isTTY: true });
     const stdout = new PassThrough();
@@ -187,15 +187,15 @@ describe("chunkpad ask with no provider set up: the local model", () => {
     stdin.write("n\n");
     const code = await main(["ask", "How long is the warranty?"], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: localHome, CHUNKPAD_HUB_URL: hub.url } });
     expect(code).toBe(1);
-    expect(shown).toMatch(/answers need the local model: Llama 3\.2 3B Instruct \(Q4_K_M\), 3 MB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\. Download it now\? \[y\/N\] /);
+    expect(shown).toMatch(/answers need the local model: Llama 3\.2 3B Instruct \(Q4_K_M\), 2\.0 GB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\. Download it now\? \[y\/N\] /);
     expect(shown).toContain("chunkpad: ");
-    expect(hub.requests.filter((request) => request.method === "GET")).toEqual([]);
+    expect(hub.requests).toEqual([]);
     expect(fs.existsSync(cachedModel)).toBe(false);
   });
 
   it("with --yes, downloads it from CHUNKPAD_HUB_URL with progress on stderr, then reports that it cannot load", async () => {
     const result = await runCli(["ask", "--yes", "How long is the warranty?"], { home: localHome, env: { CHUNKPAD_HUB_URL: hub.url } });
-    expect(result.stderr).toMatch(/Downloading the local model \(Llama 3\.2 3B Instruct \(Q4_K_M\), 3 MB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\)/);
+    expect(result.stderr).toMatch(/Downloading the local model \(Llama 3\.2 3B Instruct \(Q4_K_M\), 2\.0 GB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\)/);
     expect(result.stderr).toMatch(/downloading Llama-3\.2-3B-Instruct-Q4_K_M\.gguf: 100% \(3 MB of 3 MB\)/);
     expect(fs.statSync(cachedModel).size).toBe(3 * 1024 * 1024);
     // The file is not a GGUF: the local provider says so in one line and the command fails.

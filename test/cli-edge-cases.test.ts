@@ -140,8 +140,8 @@ describe("a config file with a bad value", () => {
     const set = await runCli(["config", "set", "search.limit", "5"], { home });
     expect(set.code, set.stderr).toBe(0);
     const list = await runCli(["config", "list"], { home });
-    expect(list.stdout).toContain("search.limit = 5\n");
-    expect(list.stdout).toContain('search.fusion = "rrf"\n');
+    expect(list.stdout).toMatch(/^search\.limit +\s= 5 {2}\(config\)$/m);
+    expect(list.stdout).toMatch(/^search\.fusion +\s= "rrf" {2}\(config\)$/m);
   });
 
   it("says plainly that a bad value was not saved", async () => {

@@ -65,7 +65,6 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
   const secrets = options.secrets ?? createSecretStore({ configDir: options.paths.configDir, env: options.env, ...(keychainOff ? { keyring: null } : {}) });
   const llm = createLlmSetup({
     getConfig: options.getConfig,
-    env: options.env,
     secrets,
     modelsDir: options.paths.modelsDir,
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -84,7 +83,6 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
     describeProviders: async () =>
       describeProviders({
         config: options.getConfig(),
-        env: options.env,
         secrets,
         modelsDir: options.paths.modelsDir,
         selected: (await llm.select()).provider,

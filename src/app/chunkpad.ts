@@ -5,7 +5,8 @@ import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { openMainStore, type MainStore } from "../store/main-store.js";
 import type { FolderSummary } from "../store/store-types.js";
-import { loadConfig, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig } from "./config.js";
+import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./config.js";
+import type { ResolvedSetting } from "./settings.js";
 import { resolvePaths, type ChunkpadPaths } from "./paths.js";
 import { processFolder, type ConflictChoice, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
 import { chunkTree, type ChunkTreeReport } from "./chunk-tree.js";
@@ -45,8 +46,14 @@ export interface Chunkpad {
   /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
   removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean }): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
   chunkTree(folderPath: string): Promise<ChunkTreeReport>;
-  setConfig(key: string, value: string): ChunkpadConfig;
-  unsetConfig(key: string): ChunkpadConfig;
+  /** Every setting with its effective value and source (flag > env > config > default); never throws for a bad value, it is reported in `problem`. */
+  settings(): LoadedSettings;
+  /** One setting's effective value and source. */
+  setting(key: string): ResolvedSetting;
+  /** Writes one key to the config file (validated; only that key); returns its effective value afterwards. */
+  setConfig(key: string, value: string): ResolvedSetting;
+  /** Removes one key from the config file; returns its effective value afterwards (null for an unknown key removed). */
+  unsetConfig(key: string): ResolvedSetting | null;
   /** Keyword, vector or hybrid search; never downloads a model (falls back to keyword with a notice). */
   search(query: string, options?: SearchOptions): Promise<SearchReport>;
   /** Includes (true) or excludes chunks by ref, source file, folder of sources or glob. */
@@ -80,8 +87,20 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const env = options.env ?? process.env;
   const paths = resolvePaths({ env });
   // Loaded on first use, so a config file with a bad value still lets `config set` repair it.
+  let loadedSettings: LoadedSettings | undefined;
   let loadedConfig: ChunkpadConfig | undefined;
-  const config = () => (loadedConfig ??= loadConfig(paths.configPath));
+  const settings = () => (loadedSettings ??= loadSettings({ configPath: paths.configPath, env }));
+  const config = () => (loadedConfig ??= effectiveConfig(settings()));
+  const setting = (key: string): ResolvedSetting => {
+    const found = settings().settings.find((row) => row.key === key);
+    if (found === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
+    return found;
+  };
+  const writeConfig = (file: Record<string, unknown>) => {
+    saveConfig(paths.configPath, file);
+    loadedSettings = undefined;
+    loadedConfig = undefined;
+  };
   let store: MainStore | undefined;
   let runner: ParseRunner | undefined;
 
@@ -191,15 +210,15 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       if (!folder) throw notIndexed(folderPath);
       return chunkTree(getStore(), folder);
     },
+    settings,
+    setting,
     setConfig(key, value) {
-      loadedConfig = setConfigValue(readConfigFile(paths.configPath), key, value);
-      saveConfig(paths.configPath, loadedConfig);
-      return loadedConfig;
+      writeConfig(setConfigValue(readConfigFile(paths.configPath), key, value));
+      return setting(key);
     },
     unsetConfig(key) {
-      loadedConfig = unsetConfigValue(readConfigFile(paths.configPath), key);
-      saveConfig(paths.configPath, loadedConfig);
-      return loadedConfig;
+      writeConfig(unsetConfigValue(readConfigFile(paths.configPath), key));
+      return settings().settings.find((row) => row.key === key) ?? null;
     },
     search(query, searchOptions) {
       return searchService.search(query, searchOptions);

@@ -2,37 +2,65 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isChunkpadError } from "../core/errors.js";
-import { defaultConfig, flattenConfig, getConfigValue, loadConfig, readConfigFile, saveConfig, setConfigValue, unsetConfigValue } from "./config.js";
+import { defaultConfig, isLegacyFullFile, loadConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue } from "./config.js";
 
 const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-config-"));
 
-describe("config file", () => {
-  it("is the defaults when missing, and round-trips through the file", () => {
+/** What `config set search.limit 5` wrote before 0.1: every default too. */
+const LEGACY_FULL_FILE = {
+  chunking: { chunkSizeTokens: 400, chunkOverlapTokens: 60 },
+  ingest: { maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2, workerHeapMb: 1024 },
+  embedding: { provider: "local", model: "bge-base-en-v1.5", dtype: "fp32", batchSize: 16 },
+  search: { fusion: "weighted", minScore: 0.1, limit: 5, vectorWeight: 0.7, keywordWeight: 0.3 },
+  generation: { mode: "normal", minSimilarity: 0.25, models: {} },
+};
+
+describe("the config file keeps only what the user set", () => {
+  it("writes one key for one `config set`, and is the defaults when missing", () => {
     const file = path.join(temp(), "nested", "config.json");
     expect(loadConfig(file)).toEqual(defaultConfig());
-    const changed = setConfigValue(defaultConfig(), "chunking.chunkSizeTokens", "300");
-    saveConfig(file, changed);
+    saveConfig(file, setConfigValue(readConfigFile(file), "chunking.chunkSizeTokens", "300"));
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ chunking: { chunkSizeTokens: 300 } });
+    saveConfig(file, setConfigValue(readConfigFile(file), "generation.models.ollama", "qwen2.5:7b"));
+    expect(readConfigFile(file)).toEqual({ chunking: { chunkSizeTokens: 300 }, generation: { models: { ollama: "qwen2.5:7b" } } });
     expect(loadConfig(file).chunking.chunkSizeTokens).toBe(300);
   });
 
-  it("parses typed values and rejects bad ones with the key in the message", () => {
-    let config = setConfigValue(defaultConfig(), "search.minScore", "0.25");
-    expect(getConfigValue(config, "search.minScore")).toBe(0.25);
-    config = setConfigValue(config, "generation.provider", "ollama");
-    expect(config.generation.provider).toBe("ollama");
-    for (const [key, value] of [["search.minScore", "high"], ["search.fusion", "magic"], ["nope.key", "1"], ["search.unknownKey", "1"]] as const) {
-      try {
-        setConfigValue(config, key, value);
-        throw new Error(`accepted ${key}=${value}`);
-      } catch (error) {
-        expect(isChunkpadError(error) && /INVALID|CONFIG/.test(error.code), String(error)).toBe(true);
-      }
+  it("unset removes the key and its empty section", () => {
+    const set = setConfigValue(setConfigValue({}, "search.limit", "25"), "generation.provider", "ollama");
+    expect(unsetConfigValue(set, "search.limit")).toEqual({ generation: { provider: "ollama" } });
+    expect(unsetConfigValue(unsetConfigValue(set, "search.limit"), "generation.provider")).toEqual({});
+  });
+
+  it("parses each value as its setting's type, so a prefix that looks like a number stays text", () => {
+    expect(setConfigValue({}, "search.minScore", "0.25")).toEqual({ search: { minScore: 0.25 } });
+    expect(setConfigValue({}, "embedding.queryPrefix", "1 ")).toEqual({ embedding: { queryPrefix: "1 " } });
+    expect(setConfigValue({}, "generation.ollamaHost", "gpu-box:11434")).toEqual({ generation: { ollamaHost: "http://gpu-box:11434" } });
+  });
+
+  it("refuses bad values when set, naming the key and what it takes", () => {
+    for (const [key, value, expected] of [
+      ["generation.ollamaHost", "not a host at all", /generation\.ollamaHost was not changed: "not a host at all" is not an http\(s\) URL or host:port/],
+      ["generation.openaiBaseUrl", "ftp://example.com", /is not an http:\/\/ or https:\/\/ URL/],
+      ["embedding.hubUrl", "huggingface.co", /is not an http:\/\/ or https:\/\/ URL/],
+      ["search.limit", "-3", /^search\.limit was not changed: -3 is not a whole number from 1 to 1000\.$/],
+      ["search.fusion", "magic", /one of weighted, rrf/],
+      ["embedding.pooling", "max", /one of cls, mean/],
+      ["nope.key", "1", /Unknown config key "nope\.key"/],
+      ["chunking.chunkOverlapTokens", "400", /smaller than/],
+    ] as const) {
+      expect(() => setConfigValue({}, key, value), `${key}=${value}`).toThrow(expected);
     }
   });
 
-  it("refuses an overlap as large as the chunk size", () => {
-    expect(() => setConfigValue(defaultConfig(), "chunking.chunkOverlapTokens", "400")).toThrow(/smaller than/);
+  it("lets set and unset repair a file with a bad value, keeping the other settings", () => {
+    const file = path.join(temp(), "config.json");
+    fs.writeFileSync(file, JSON.stringify({ search: { limit: "ten", fusion: "rrf" }, bogus: { key: 1 } }));
+    expect(() => loadConfig(file)).toThrow(/unknown key "bogus\.key".*chunkpad config unset bogus\.key/);
+    const loaded = loadSettings({ configPath: file, env: {} });
+    expect(loaded.settings.find((row) => row.key === "search.limit")?.problem).toMatch(/bad value for search\.limit: "ten" is not a whole number/);
+    const repaired = unsetConfigValue(setConfigValue(readConfigFile(file), "search.limit", "5"), "bogus.key");
+    expect(repaired).toEqual({ search: { limit: 5, fusion: "rrf" } });
   });
 
   it("explains a file that is not JSON", () => {
@@ -41,35 +69,15 @@ describe("config file", () => {
     expect(() => loadConfig(file)).toThrow(/not valid JSON/);
   });
 
-  it("lets set and unset repair a file with a bad value, keeping the other settings", () => {
+  it("reads a full file from an older version as if only its non-default values were set, and writes it back sparse", () => {
     const file = path.join(temp(), "config.json");
-    fs.writeFileSync(file, JSON.stringify({ search: { limit: "ten", fusion: "rrf" } }));
-    expect(() => loadConfig(file)).toThrow(/search\.limit.*chunkpad config unset <key>/);
-    const repaired = setConfigValue(readConfigFile(file), "search.limit", "5");
-    expect(repaired.search).toMatchObject({ limit: 5, fusion: "rrf" });
-    expect(unsetConfigValue(readConfigFile(file), "search.limit").search).toMatchObject({ limit: 10, fusion: "rrf" });
-    expect(readConfigFile(path.join(temp(), "missing.json"))).toEqual({});
-  });
-
-  it("says a rejected value was not changed, naming the key", () => {
-    expect(() => setConfigValue(defaultConfig(), "search.limit", "-3")).toThrow(/^search\.limit was not changed: search\.limit: /);
-  });
-
-  it("tells a known setting that is not set from an unknown key", () => {
-    const chosen = setConfigValue(setConfigValue(defaultConfig(), "generation.provider", "ollama"), "generation.models.ollama", "qwen2.5:7b");
-    const reset = unsetConfigValue(unsetConfigValue(chosen, "generation.provider"), "generation.models.ollama");
-    expect(getConfigValue(reset, "generation.provider")).toBeUndefined();
-    expect(getConfigValue(reset, "generation.models.ollama")).toBeUndefined();
-    expect(getConfigValue(reset, "generation.models")).toEqual({});
-    expect(() => getConfigValue(reset, "generation.bogus")).toThrow(/Unknown config key "generation\.bogus"/);
-    expect(() => getConfigValue(reset, "search.limit.more")).toThrow(/Unknown config key/);
-  });
-
-  it("unset returns a key to its default, and list shows every leaf", () => {
-    const changed = setConfigValue(defaultConfig(), "search.limit", "25");
-    expect(unsetConfigValue(changed, "search.limit").search.limit).toBe(10);
-    const keys = flattenConfig(defaultConfig()).map((row) => row.key);
-    expect(keys).toContain("embedding.model");
-    expect(keys).toContain("chunking.chunkOverlapTokens");
+    fs.writeFileSync(file, JSON.stringify(LEGACY_FULL_FILE));
+    expect(isLegacyFullFile(LEGACY_FULL_FILE)).toBe(true);
+    const sources = Object.fromEntries(loadSettings({ configPath: file, env: {} }).settings.map((row) => [row.key, row.source]));
+    expect(sources["search.limit"]).toBe("config");
+    expect(sources["search.minScore"]).toBe("default");
+    expect(setConfigValue(readConfigFile(file), "generation.mode", "strict")).toEqual({ search: { limit: 5 }, generation: { mode: "strict" } });
+    // A sparse file that happens to hold a default keeps it: the user set it.
+    expect(isLegacyFullFile({ search: { limit: 10 } })).toBe(false);
   });
 });

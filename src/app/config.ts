@@ -1,84 +1,30 @@
 import fs from "node:fs";
-import { z } from "zod";
-import { ChunkpadError } from "../core/errors.js";
 import { writeFileDurablySync } from "../core/durable-write.js";
+import { ChunkpadError } from "../core/errors.js";
+import {
+  findSetting,
+  parseSettingText,
+  requireSetting,
+  resolveSettings,
+  settingsToConfig,
+  SETTINGS,
+  type ChunkpadConfig,
+  type ResolvedSetting,
+} from "./settings.js";
 
 export { DEFAULT_HUB_URL } from "../hub/index.js";
-
-const chunkingSchema = z.object({
-  chunkSizeTokens: z.number().int().min(32).max(8192).default(400),
-  chunkOverlapTokens: z.number().int().min(0).max(4096).default(60),
-}).strict();
-
-const configSchema = z
-  .object({
-    chunking: chunkingSchema.default({ chunkSizeTokens: 400, chunkOverlapTokens: 60 }),
-    ingest: z
-      .object({
-        maxFileSizeMb: z.number().positive().default(200),
-        perFileTimeoutSeconds: z.number().positive().default(120),
-        maxDecompressedMb: z.number().positive().default(256),
-        maxArchiveEntries: z.number().int().positive().default(5000),
-        workers: z.number().int().min(1).max(16).default(2),
-        workerHeapMb: z.number().int().min(64).max(16384).default(1024),
-        ocr: z.enum(["auto", "off"]).default("auto"),
-      })
-      .strict()
-      .default({ maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2, workerHeapMb: 1024, ocr: "auto" }),
-    embedding: z
-      .object({
-        provider: z.enum(["local", "ollama", "openai"]).default("local"),
-        model: z.string().min(1).default("bge-base-en-v1.5"),
-        dtype: z.enum(["fp32", "q8"]).default("fp32"),
-        hubUrl: z.string().url().optional(),
-        baseUrl: z.string().url().optional(),
-        batchSize: z.number().int().min(1).max(512).default(16),
-      })
-      .strict()
-      .default({ provider: "local", model: "bge-base-en-v1.5", dtype: "fp32", batchSize: 16 }),
-    search: z
-      .object({
-        fusion: z.enum(["weighted", "rrf"]).default("weighted"),
-        minScore: z.number().min(0).max(1).default(0.1),
-        limit: z.number().int().min(1).max(1000).default(10),
-        vectorWeight: z.number().min(0).max(1).default(0.7),
-        keywordWeight: z.number().min(0).max(1).default(0.3),
-      })
-      .strict()
-      .default({ fusion: "weighted", minScore: 0.1, limit: 10, vectorWeight: 0.7, keywordWeight: 0.3 }),
-    generation: z
-      .object({
-        provider: z.enum(["anthropic", "openai", "ollama", "local"]).optional(),
-        mode: z.enum(["normal", "strict"]).default("normal"),
-        minSimilarity: z.number().min(0).max(1).default(0.25),
-        models: z.record(z.string(), z.string()).default({}),
-        openaiBaseUrl: z.string().url().optional(),
-        anthropicBaseUrl: z.string().url().optional(),
-        ollamaHost: z.string().optional(),
-        hubUrl: z.string().url().optional(),
-      })
-      .strict()
-      .default({ mode: "normal", minSimilarity: 0.25, models: {} }),
-  })
-  .strict();
-
-export type ChunkpadConfig = z.infer<typeof configSchema>;
-
-export function defaultConfig(): ChunkpadConfig {
-  return configSchema.parse({});
-}
-
-/** Reads and validates the config file; a missing file is the defaults. */
-export function loadConfig(configPath: string): ChunkpadConfig {
-  return validateConfig(readConfigFile(configPath), (problems) =>
-    `The config file ${configPath} is invalid: ${problems}. Fix it with "chunkpad config set <key> <value>" or "chunkpad config unset <key>", or by hand.`);
-}
+export { defaultConfig, type ChunkpadConfig } from "./settings.js";
 
 /**
- * The config file as written, not validated, for `config set` and `unset` to repair: a bad
- * value must not stop the commands that fix it. A missing file is an empty config.
+ * The config file: a JSON object holding only the settings the user set, nested by section
+ * (`{"search": {"limit": 5}}`). Reading it never fails on one bad value until that value is
+ * used, so `config set` and `config unset` can always repair it.
  */
-export function readConfigFile(configPath: string): Record<string, unknown> {
+
+export type ConfigFile = Record<string, unknown>;
+
+/** The config file as written, not validated. A missing file is an empty config. */
+export function readConfigFile(configPath: string): ConfigFile {
   let raw: string;
   try {
     raw = fs.readFileSync(configPath, "utf8");
@@ -92,114 +38,175 @@ export function readConfigFile(configPath: string): Record<string, unknown> {
   } catch (error) {
     throw new ChunkpadError("CONFIG_INVALID", `The config file ${configPath} is not valid JSON (${(error as Error).message}). Fix it by hand or delete it to go back to the defaults.`, { cause: error });
   }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+  if (!isObject(json)) {
     throw new ChunkpadError("CONFIG_INVALID", `The config file ${configPath} is not a JSON object. Fix it by hand or delete it to go back to the defaults.`);
   }
-  return json as Record<string, unknown>;
+  return json;
 }
 
-function validateConfig(json: unknown, describeInvalid: (problems: string) => string): ChunkpadConfig {
-  const result = configSchema.safeParse(json);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
-    throw new ChunkpadError("CONFIG_INVALID", describeInvalid(problems));
-  }
-  const config = result.data;
-  if (config.chunking.chunkOverlapTokens >= config.chunking.chunkSizeTokens) {
-    throw new ChunkpadError("CONFIG_INVALID", `chunking.chunkOverlapTokens (${config.chunking.chunkOverlapTokens}) must be smaller than chunking.chunkSizeTokens (${config.chunking.chunkSizeTokens}).`);
-  }
-  return config;
+export interface UserSettings {
+  /** The user's values by dotted key, unvalidated. */
+  values: Map<string, unknown>;
+  /** Keys the file names that no setting has, with the message to show. */
+  problems: Map<string, string>;
 }
 
-export function saveConfig(configPath: string, config: ChunkpadConfig): void {
-  writeFileDurablySync(configPath, `${JSON.stringify(config, null, 2)}\n`);
-}
-
-/** Reads a dotted key ("search.minScore"); undefined for a known setting that is not set. */
-export function getConfigValue(config: ChunkpadConfig, key: string): unknown {
-  const parts = key.split(".");
-  let node: unknown = config;
-  for (const [index, part] of parts.entries()) {
-    if (node !== null && typeof node === "object" && part in node) {
-      node = (node as Record<string, unknown>)[part];
-      continue;
+/** The settings a config file sets, by dotted key. */
+export function readUserSettings(file: ConfigFile, configPath?: string): UserSettings {
+  const values = new Map<string, unknown>();
+  const problems = new Map<string, string>();
+  for (const [key, value] of leaves(withoutLegacyDefaults(file))) {
+    if (findSetting(key) === undefined) {
+      const where = configPath === undefined ? "The config file" : `The config file ${configPath}`;
+      problems.set(key, `${where} has an unknown key "${key}". Remove it with "chunkpad config unset ${key}" (run "chunkpad config list" to see the keys).`);
+    } else {
+      values.set(key, value);
     }
-    // generation.provider or generation.models.ollama: the schema knows them, the file may leave them out.
-    if (index === parts.length - 1 && isOptionalConfigKey(parts)) return undefined;
-    throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
   }
-  return node;
+  return { values, problems };
 }
 
-/** A section's field ("generation.provider") or an entry of a map field ("generation.models.ollama"). */
-function isOptionalConfigKey(parts: readonly string[]): boolean {
-  const [section = "", name = ""] = parts;
-  const field = sectionFields(section)?.[name];
-  if (parts.length === 2) return field !== undefined;
-  return parts.length === 3 && field instanceof z.ZodDefault && field.unwrap() instanceof z.ZodRecord;
+export interface LoadedSettings {
+  settings: ResolvedSetting[];
+  /** Keys in the file that no setting has, as messages with the fix. */
+  unknownKeys: string[];
 }
 
-function sectionFields(section: string): Record<string, unknown> | undefined {
-  const field: unknown = (configSchema.shape as Record<string, unknown>)[section];
-  const inner = field instanceof z.ZodDefault ? field.unwrap() : field;
-  return inner instanceof z.ZodObject ? (inner.shape as Record<string, unknown>) : undefined;
+/** Every setting resolved: flag > environment > config file > default. Never throws for one bad value. */
+export function loadSettings(options: { configPath: string; env: Record<string, string | undefined>; flags?: Record<string, unknown> }): LoadedSettings {
+  const user = readUserSettings(readConfigFile(options.configPath), options.configPath);
+  const settings = resolveSettings({ file: user.values, env: options.env, ...(options.flags ? { flags: options.flags } : {}), configPath: options.configPath });
+  return { settings, unknownKeys: [...user.problems.values()] };
+}
+
+/** The settings as the use cases read them; CONFIG_INVALID (one line, with the fix) when one is bad. */
+export function effectiveConfig(loaded: LoadedSettings): ChunkpadConfig {
+  const [unknown] = loaded.unknownKeys;
+  if (unknown !== undefined) throw new ChunkpadError("CONFIG_INVALID", unknown);
+  return settingsToConfig(loaded.settings);
+}
+
+export function loadConfig(configPath: string, env: Record<string, string | undefined> = {}): ChunkpadConfig {
+  return effectiveConfig(loadSettings({ configPath, env }));
 }
 
 /**
- * Sets a dotted key from a string the user typed; numbers and booleans are parsed, and the
- * whole config is validated again so a bad value never reaches the file.
+ * Sets one key from the string the user typed. Only that key is checked and written, so a
+ * bad value elsewhere in the file does not block its repair, and no default is written.
  */
-export function setConfigValue(config: object, key: string, value: string): ChunkpadConfig {
-  const copy = withSections(config);
-  const parts = key.split(".");
-  const last = parts.pop();
-  if (!last || parts.length === 0) throw new ChunkpadError("INVALID_ARGUMENT", `Config keys have a section, like "search.minScore"; "${key}" has none.`);
-  let node: Record<string, unknown> = copy;
-  for (const part of parts) {
-    const next = node[part];
-    if (next === undefined || next === null || typeof next !== "object") {
-      throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
-    }
-    node = next as Record<string, unknown>;
-  }
-  node[last] = parseScalar(value);
-  return validateConfig(copy, (problems) => `${key} was not changed: ${problems}.`);
+export function setConfigValue(file: ConfigFile, key: string, text: string): ConfigFile {
+  const setting = requireSetting(key);
+  const checked = parseSettingText(setting, text);
+  if (!checked.ok) throw new ChunkpadError("INVALID_ARGUMENT", `${key} was not changed: ${checked.problem}.`);
+  const next = withoutLegacyDefaults(file);
+  writeLeaf(next, key, checked.value);
+  checkChunking(next, (problem) => `${key} was not changed: ${problem}`);
+  return next;
 }
 
-export function unsetConfigValue(config: object, key: string): ChunkpadConfig {
-  const copy = withSections(config);
-  const parts = key.split(".");
-  const last = parts.pop();
-  let node: Record<string, unknown> | undefined = copy;
-  for (const part of parts) node = node?.[part] as Record<string, unknown> | undefined;
-  if (node && last) delete node[last];
-  return validateConfig(copy, (problems) => `${key} was not reset: ${problems}.`);
+/** Removes one key from the file (its default, or the environment, applies again). */
+export function unsetConfigValue(file: ConfigFile, key: string): ConfigFile {
+  const next = withoutLegacyDefaults(file);
+  const present = leaves(next).some(([name]) => name === key);
+  // A key the file names but no setting knows can be removed too: that is how it is repaired.
+  if (!present) requireSetting(key);
+  removeLeaf(next, key);
+  checkChunking(next, (problem) => `${key} was not reset: ${problem}`);
+  return next;
 }
 
-/** A copy with every known section present (a config file may leave sections out). */
-function withSections(config: object): Record<string, unknown> {
-  const copy = structuredClone(config) as Record<string, unknown>;
-  for (const section of Object.keys(defaultConfig())) copy[section] ??= {};
-  return copy;
+/** Writes the sparse config object (keys the user set, nothing else). */
+export function saveConfig(configPath: string, file: ConfigFile): void {
+  writeFileDurablySync(configPath, `${JSON.stringify(file, null, 2)}\n`);
 }
 
-function parseScalar(value: string): unknown {
-  if (value === "true") return true;
-  if (value === "false") return false;
-  if (value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
-  return value;
-}
-
-/** Lists every leaf key with its value, for "chunkpad config list". */
-export function flattenConfig(config: ChunkpadConfig): Array<{ key: string; value: unknown }> {
-  const rows: Array<{ key: string; value: unknown }> = [];
-  const visit = (node: unknown, prefix: string) => {
-    if (node !== null && typeof node === "object" && !Array.isArray(node) && Object.keys(node).length > 0) {
-      for (const [key, value] of Object.entries(node)) visit(value, prefix ? `${prefix}.${key}` : key);
-    } else {
-      rows.push({ key: prefix, value: node });
-    }
+/** Chunk overlap must stay below chunk size, whichever of the two the file sets. */
+function checkChunking(file: ConfigFile, describe: (problem: string) => string): void {
+  const value = (key: string): number => {
+    const found = leaves(file).find(([name]) => name === key)?.[1];
+    return typeof found === "number" ? found : (requireSetting(key).default as number);
   };
-  visit(config, "");
+  const size = value("chunking.chunkSizeTokens");
+  const overlap = value("chunking.chunkOverlapTokens");
+  if (overlap >= size) throw new ChunkpadError("INVALID_ARGUMENT", describe(`chunking.chunkOverlapTokens (${overlap}) must be smaller than chunking.chunkSizeTokens (${size}).`));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files written by versions before 0.1 held every setting, defaults included, so a user never
+// saw an improved default. Such a file is recognised by holding all of these keys (a user who
+// set each of them by hand is very unlikely); its values equal to today's defaults are dropped.
+// See docs/decisions/011-one-settings-resolver.md.
+
+const LEGACY_FULL_FILE_KEYS = [
+  "chunking.chunkSizeTokens", "chunking.chunkOverlapTokens",
+  "embedding.provider", "embedding.model", "embedding.dtype", "embedding.batchSize",
+  "search.fusion", "search.minScore", "search.limit", "search.vectorWeight", "search.keywordWeight",
+  "generation.mode", "generation.minSimilarity",
+];
+
+export function isLegacyFullFile(file: ConfigFile): boolean {
+  const keys = new Set(leaves(file).map(([key]) => key));
+  return LEGACY_FULL_FILE_KEYS.every((key) => keys.has(key));
+}
+
+function withoutLegacyDefaults(file: ConfigFile): ConfigFile {
+  const copy = structuredClone(file);
+  if (!isLegacyFullFile(file)) return copy;
+  for (const setting of SETTINGS) {
+    const found = leaves(copy).find(([key]) => key === setting.key);
+    if (found !== undefined && found[1] === setting.default) removeLeaf(copy, setting.key);
+  }
+  return withoutEmptySections(copy);
+}
+
+/** The old writer's empty maps (`"models": {}`) say nothing. */
+function withoutEmptySections(file: ConfigFile): ConfigFile {
+  for (const [name, value] of Object.entries(file)) {
+    if (!isObject(value)) continue;
+    withoutEmptySections(value);
+    if (Object.keys(value).length === 0) delete file[name];
+  }
+  return file;
+}
+
+function leaves(node: ConfigFile, prefix = ""): Array<[string, unknown]> {
+  const rows: Array<[string, unknown]> = [];
+  for (const [name, value] of Object.entries(node)) {
+    const key = prefix === "" ? name : `${prefix}.${name}`;
+    // A known setting is a leaf whatever it holds (so a wrong type is reported, not walked into).
+    if (isObject(value) && findSetting(key) === undefined) rows.push(...leaves(value, key));
+    else rows.push([key, value]);
+  }
   return rows;
+}
+
+function writeLeaf(file: ConfigFile, key: string, value: unknown): void {
+  const parts = key.split(".");
+  let node = file;
+  for (const part of parts.slice(0, -1)) {
+    if (!isObject(node[part])) node[part] = {};
+    node = node[part] as ConfigFile;
+  }
+  node[parts.at(-1) as string] = value;
+}
+
+function removeLeaf(file: ConfigFile, key: string): void {
+  const parts = key.split(".");
+  const trail: ConfigFile[] = [file];
+  for (const part of parts.slice(0, -1)) {
+    const next = trail.at(-1)?.[part];
+    if (!isObject(next)) return;
+    trail.push(next);
+  }
+  delete trail.at(-1)?.[parts.at(-1) as string];
+  // Empty sections go too, so the file shows only what is set.
+  for (let depth = parts.length - 1; depth > 0; depth--) {
+    const parent = trail[depth - 1] as ConfigFile;
+    const name = parts[depth - 1] as string;
+    if (isObject(parent[name]) && Object.keys(parent[name]).length === 0) delete parent[name];
+  }
+}
+
+function isObject(value: unknown): value is ConfigFile {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

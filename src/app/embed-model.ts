@@ -1,8 +1,8 @@
 import type { ModelStatus } from "../core/types.js";
-import { resolveModel, type EmbeddingDtype } from "../embedding/catalog.js";
+import type { EmbeddingDtype } from "../embedding/catalog.js";
 import { ensureModelAvailable } from "../embedding/ensure-model.js";
 import { getModelStatus } from "../embedding/model-status.js";
-import type { EmbedderConfig } from "../embedding/registry.js";
+import { resolveLocalModel, type EmbedderConfig } from "../embedding/registry.js";
 import { cachedModelDir } from "../hub/index.js";
 import type { EmbedConsentRequest } from "./embed-selected.js";
 import { modelIdentity } from "./embedder-setup.js";
@@ -50,7 +50,7 @@ export function describeModel(embedderConfig: EmbedderConfig): ModelReport {
   if (embedderConfig.provider !== "local") {
     return { ...base, status: { state: "ready" }, dimensions: embedderConfig.dimensions ?? null, approximateBytes: null, location: null, assumption: null };
   }
-  const resolved = resolveModel(embedderConfig.model, embedderConfig.dtype === undefined ? {} : { dtype: embedderConfig.dtype });
+  const resolved = resolveLocalModel(embedderConfig);
   const status = getModelStatus({ model: embedderConfig.model, cacheDir: embedderConfig.cacheDir, ...(embedderConfig.dtype === undefined ? {} : { dtype: embedderConfig.dtype }) });
   const location = resolved.directory ?? cachedModelDir(embedderConfig.cacheDir, identity.model);
   return { ...base, status, dimensions: resolved.dimensions, approximateBytes: resolved.approximateBytes, location, assumption: resolved.assumption ?? null };

@@ -99,12 +99,14 @@ function setup(documents: Record<string, string[]> = { "birds.md": ["heron", "ke
   const config = defaultConfig();
   config.embedding.model = "test-org/fake";
   config.embedding.batchSize = 2;
+  // As the resolver gives it for CHUNKPAD_HUB_URL=http://127.0.0.1:9.
+  config.embedding.hubUrl = "http://127.0.0.1:9";
   const paths = resolvePaths({ env: { CHUNKPAD_HOME: home } });
   const dependencies = (model: FakeModel, overrides: Partial<EmbedDependencies> = {}): EmbedDependencies => ({
     store,
     config,
     paths,
-    env: { CHUNKPAD_HUB_URL: "http://127.0.0.1:9" },
+    env: {},
     syncFolder: async (syncedRoot) => {
       for (const edit of edits.splice(0)) edit(store);
       return emptyProcessReport(folderId, syncedRoot);

@@ -4,19 +4,22 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSecretStore } from "../llm/index.js";
 import { defaultConfig } from "./config.js";
-import { configModelValue, embedderConfigFor, hubUrlFor, modelIdentity } from "./embedder-setup.js";
+import { configModelValue, embedderConfigFor, modelIdentity } from "./embedder-setup.js";
+import { resolveSettings, settingsToConfig } from "./settings.js";
 import { resolvePaths } from "./paths.js";
 
 const TINY_BERT_DIR = path.resolve("../shared/models/tiny-bert");
 const paths = resolvePaths({ env: { CHUNKPAD_HOME: "/tmp/chunkpad-home" } });
 
+/** The settings as the app resolves them from a config file (dotted keys) and an environment. */
+const resolved = (file: Record<string, unknown>, env: Record<string, string> = {}) => settingsToConfig(resolveSettings({ file: new Map(Object.entries(file)), env }));
+
 describe("embedder setup", () => {
   it("takes the hub from CHUNKPAD_HUB_URL, else the config, else the Hugging Face hub", () => {
-    const config = defaultConfig();
-    expect(hubUrlFor(config, {})).toBe("https://huggingface.co");
-    config.embedding.hubUrl = "http://mirror.example/hub";
-    expect(hubUrlFor(config, {})).toBe("http://mirror.example/hub");
-    expect(hubUrlFor(config, { CHUNKPAD_HUB_URL: "http://127.0.0.1:1234" })).toBe("http://127.0.0.1:1234");
+    expect(embedderConfigFor(resolved({}), paths, {}).hubUrl).toBe("https://huggingface.co");
+    const file = { "embedding.hubUrl": "http://mirror.example/hub" };
+    expect(embedderConfigFor(resolved(file), paths, {}).hubUrl).toBe("http://mirror.example/hub");
+    expect(embedderConfigFor(resolved(file, { CHUNKPAD_HUB_URL: "http://127.0.0.1:1234" }), paths, {}).hubUrl).toBe("http://127.0.0.1:1234");
   });
 
   it("uses the config's model unless the run names another, with the model cache under CHUNKPAD_HOME", () => {
@@ -37,16 +40,27 @@ describe("embedder setup", () => {
     expect(modelIdentity(embedderConfigFor(config, paths, {}, { model: "nomic-embed-text" }))).toEqual({ provider: "ollama", model: "nomic-embed-text", dtype: null });
   });
 
-  it("reaches Ollama and OpenAI-compatible servers where OLLAMA_HOST and OPENAI_BASE_URL say, unless the config names one", () => {
-    const config = defaultConfig();
-    config.embedding.provider = "ollama";
-    expect(embedderConfigFor(config, paths, { OLLAMA_HOST: "127.0.0.1:5555" }).baseUrl).toBe("http://127.0.0.1:5555");
-    config.embedding.baseUrl = "http://gpu-box:11434";
-    expect(embedderConfigFor(config, paths, { OLLAMA_HOST: "127.0.0.1:5555" }).baseUrl).toBe("http://gpu-box:11434");
-    config.embedding.provider = "openai";
-    delete config.embedding.baseUrl;
-    expect(embedderConfigFor(config, paths, { OPENAI_BASE_URL: "http://127.0.0.1:8080/v1" }).baseUrl).toBe("http://127.0.0.1:8080/v1");
-    expect(embedderConfigFor(config, paths, {}).baseUrl).toBeUndefined();
+  it("reaches Ollama and OpenAI-compatible servers at the host answers use (OLLAMA_HOST, OPENAI_BASE_URL), unless embedding.baseUrl names one", () => {
+    const ollama = { "embedding.provider": "ollama" };
+    expect(embedderConfigFor(resolved(ollama, { OLLAMA_HOST: "127.0.0.1:5555" }), paths, {}).baseUrl).toBe("http://127.0.0.1:5555");
+    expect(embedderConfigFor(resolved({ ...ollama, "generation.ollamaHost": "http://box:11434" }), paths, {}).baseUrl).toBe("http://box:11434");
+    expect(embedderConfigFor(resolved({ ...ollama, "embedding.baseUrl": "http://gpu-box:11434" }, { OLLAMA_HOST: "127.0.0.1:5555" }), paths, {}).baseUrl).toBe("http://gpu-box:11434");
+    const openai = { "embedding.provider": "openai" };
+    expect(embedderConfigFor(resolved(openai, { OPENAI_BASE_URL: "http://127.0.0.1:8080/v1" }), paths, {}).baseUrl).toBe("http://127.0.0.1:8080/v1");
+    expect(embedderConfigFor(resolved(openai), paths, {}).baseUrl).toBeUndefined();
+  });
+
+  it("gives a model outside the catalog the configured pooling and prefixes, and a catalog model its model card's", () => {
+    const custom = { "embedding.pooling": "cls", "embedding.queryPrefix": "query: ", "embedding.documentPrefix": "passage: " };
+    expect(embedderConfigFor(resolved({ ...custom, "embedding.model": "intfloat/e5-base-v2" }), paths, {})).toMatchObject({ pooling: "cls", queryPrefix: "query: ", documentPrefix: "passage: " });
+    expect(embedderConfigFor(resolved(custom), paths, {}, { model: TINY_BERT_DIR })).toMatchObject({ pooling: "cls", queryPrefix: "query: " });
+    const catalog = embedderConfigFor(resolved(custom), paths, {}, { model: "bge-small-en-v1.5" });
+    expect([catalog.pooling, catalog.queryPrefix, catalog.documentPrefix]).toEqual([undefined, undefined, undefined]);
+    // Remote providers: prefixes for a model the catalog does not know (pooling is the server's business).
+    const remote = embedderConfigFor(resolved({ ...custom, "embedding.provider": "openai", "embedding.model": "e5-on-my-server" }), paths, {});
+    expect(remote).toMatchObject({ queryPrefix: "query: ", documentPrefix: "passage: " });
+    expect(remote.pooling).toBeUndefined();
+    expect(embedderConfigFor(resolved({ ...custom, "embedding.provider": "ollama", "embedding.model": "nomic-embed-text" }), paths, {}).queryPrefix).toBeUndefined();
   });
 
   it("gives OpenAI embeddings the key stored with `chunkpad keys set openai`, read when a request is made", async () => {

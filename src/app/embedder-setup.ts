@@ -1,8 +1,8 @@
 import type { EmbeddingDtype } from "../embedding/catalog.js";
-import { resolveModel } from "../embedding/catalog.js";
+import { findCatalogEntry, resolveModel } from "../embedding/catalog.js";
 import type { EmbedderConfig } from "../embedding/registry.js";
-import { createSecretStore, resolveOllamaHost } from "../llm/index.js";
-import { DEFAULT_HUB_URL, type ChunkpadConfig } from "./config.js";
+import { createSecretStore } from "../llm/index.js";
+import type { ChunkpadConfig } from "./config.js";
 import type { ChunkpadPaths } from "./paths.js";
 
 /**
@@ -18,35 +18,62 @@ export interface EmbedderOverrides {
   threads?: number;
 }
 
-/** CHUNKPAD_HUB_URL, else the config's embedding.hubUrl, else the Hugging Face hub. */
-export function hubUrlFor(config: ChunkpadConfig, env: NodeJS.ProcessEnv): string {
-  return env.CHUNKPAD_HUB_URL || config.embedding.hubUrl || DEFAULT_HUB_URL;
-}
-
 /** The OpenAI key as `chunkpad keys` keeps it; CHUNKPAD_KEYCHAIN=off skips the OS keychain. */
 function openAiKey(paths: ChunkpadPaths, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const keychainOff = env.CHUNKPAD_KEYCHAIN?.toLowerCase() === "off";
   return createSecretStore({ configDir: paths.configDir, env, ...(keychainOff ? { keyring: null } : {}) }).get("openai");
 }
 
-/** The embedding server: the config's embedding.baseUrl, else OLLAMA_HOST or OPENAI_BASE_URL as the LLM providers read them. */
-function serverUrlFor(config: ChunkpadConfig, env: NodeJS.ProcessEnv): string | undefined {
+/**
+ * The embedding server: embedding.baseUrl when set (a server for embeddings only), else the
+ * resolved Ollama host or OpenAI base URL that answers use too.
+ */
+function serverUrlFor(config: ChunkpadConfig): string | undefined {
   const { provider, baseUrl } = config.embedding;
-  if (provider === "ollama") return baseUrl ?? (env.OLLAMA_HOST ? resolveOllamaHost(env.OLLAMA_HOST, {}) : undefined);
-  if (provider === "openai") return baseUrl ?? (env.OPENAI_BASE_URL || undefined);
-  return baseUrl;
+  if (baseUrl !== undefined) return baseUrl;
+  if (provider === "ollama") return config.generation.ollamaHost;
+  if (provider === "openai") return config.generation.openaiBaseUrl;
+  return undefined;
 }
 
+/** True when the catalog knows the model: its pooling and prefixes come from the model card, not the config. */
+function inCatalog(provider: EmbedderConfig["provider"], model: string): boolean {
+  if (provider !== "local") return findCatalogEntry(model) !== undefined;
+  try {
+    return resolveModel(model).entry !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * embedding.pooling, queryPrefix and documentPrefix, for a model the catalog does not know. A
+ * catalog model keeps its model card's values, so a setting left over from another model cannot
+ * quietly spoil it.
+ */
+function modelSettings(config: ChunkpadConfig, provider: EmbedderConfig["provider"], model: string): Pick<EmbedderConfig, "pooling" | "queryPrefix" | "documentPrefix"> {
+  if (inCatalog(provider, model)) return {};
+  const { pooling, queryPrefix, documentPrefix } = config.embedding;
+  return {
+    ...(pooling === undefined || provider !== "local" ? {} : { pooling }),
+    ...(queryPrefix === undefined ? {} : { queryPrefix }),
+    ...(documentPrefix === undefined ? {} : { documentPrefix }),
+  };
+}
+
+/** The embedder for the resolved settings; `env` only for the OpenAI key (keys are not settings). */
 export function embedderConfigFor(config: ChunkpadConfig, paths: ChunkpadPaths, env: NodeJS.ProcessEnv, overrides: EmbedderOverrides = {}): EmbedderConfig {
   const { embedding } = config;
-  const baseUrl = serverUrlFor(config, env);
+  const baseUrl = serverUrlFor(config);
+  const model = overrides.model ?? embedding.model;
   return {
     provider: embedding.provider,
-    model: overrides.model ?? embedding.model,
+    model,
     dtype: overrides.dtype ?? embedding.dtype,
     cacheDir: paths.modelsDir,
-    hubUrl: hubUrlFor(config, env),
+    hubUrl: embedding.hubUrl,
     ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...modelSettings(config, embedding.provider, model),
     // Read when a request is made (OPENAI_API_KEY, the keychain or the key file), never kept in the config.
     apiKey: () => openAiKey(paths, env),
     ...(overrides.threads === undefined ? {} : { threads: overrides.threads }),

@@ -7,9 +7,9 @@ import { startAnthropicServer } from "../../test/helpers/llm-servers/anthropic-s
 import { startOllamaServer } from "../../test/helpers/llm-servers/ollama-server.js";
 import type { ScriptedServer } from "../../test/helpers/llm-servers/scripted-server.js";
 import type { ChatStreamPart } from "../core/types.js";
-import { createSecretStore } from "../llm/index.js";
-import { defaultConfig, type ChunkpadConfig } from "./config.js";
-import { createLlmSetup, generationHubUrl, parseProviderName } from "./llm-setup.js";
+import { createSecretStore, LOCAL_LLM_MODELS, type DownloadOffer } from "../llm/index.js";
+import { createLlmSetup, parseProviderName } from "./llm-setup.js";
+import { resolveSettings, settingsToConfig } from "./settings.js";
 
 const LOCAL_REPO = "bartowski/Llama-3.2-3B-Instruct-GGUF";
 const LOCAL_FILE = "Llama-3.2-3B-Instruct-Q4_K_M.gguf";
@@ -28,15 +28,16 @@ afterAll(async () => {
   await Promise.all([anthropic.close(), ollama.close(), hub.close()]);
 });
 
-function setup(options: { env?: NodeJS.ProcessEnv; generation?: Partial<ChunkpadConfig["generation"]>; fileKeys?: Record<string, string> } = {}) {
+/** `generation` as the config file would hold it (dotted keys below generation), resolved with `env` as the app does. */
+function setup(options: { env?: NodeJS.ProcessEnv; generation?: Record<string, unknown>; fileKeys?: Record<string, string> } = {}) {
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-llm-setup-"));
   if (options.fileKeys) fs.writeFileSync(path.join(configDir, "secrets.json"), JSON.stringify(options.fileKeys), { mode: 0o600 });
-  const config = defaultConfig();
-  config.generation = { ...config.generation, ...options.generation };
   const env = options.env ?? {};
+  const file = new Map(Object.entries(options.generation ?? {}).map(([key, value]) => [`generation.${key}`, value]));
+  const config = settingsToConfig(resolveSettings({ file, env }));
   const modelsDir = path.join(configDir, "models");
   const secrets = createSecretStore({ configDir, env, keyring: null });
-  return { modelsDir, setup: createLlmSetup({ getConfig: () => config, env, secrets, modelsDir, retry: { maxAttempts: 1 } }) };
+  return { modelsDir, setup: createLlmSetup({ getConfig: () => config, secrets, modelsDir, retry: { maxAttempts: 1 } }) };
 }
 
 async function collect(stream: AsyncIterable<ChatStreamPart>): Promise<string> {
@@ -59,7 +60,7 @@ describe("choosing the provider", () => {
   });
 
   it("takes the model from --model, then generation.models", async () => {
-    const { setup: chosen } = setup({ generation: { models: { anthropic: "claude-haiku-4-5" } } });
+    const { setup: chosen } = setup({ generation: { "models.anthropic": "claude-haiku-4-5" } });
     expect((await chosen.select({ provider: "anthropic" })).model).toBe("claude-haiku-4-5");
     expect((await chosen.select({ provider: "anthropic", model: "claude-opus-4-1" })).model).toBe("claude-opus-4-1");
   });
@@ -97,22 +98,32 @@ describe("the client", () => {
     expect(fs.existsSync(modelsDir)).toBe(false);
   });
 
-  it("downloads the local model from the configured hub once the user agrees, showing its size", async () => {
+  it("downloads the local model from the configured hub once the user agrees, showing the catalog's size", async () => {
     const { setup: chosen, modelsDir } = setup({ env: { CHUNKPAD_HUB_URL: hub.url } });
     const offers: number[] = [];
     const progress: number[] = [];
-    const client = await chosen.client(await chosen.select(), { consent: (offer) => (offers.push(offer.sizeBytes), true), onDownloadProgress: (step) => progress.push(step.percent) });
+    hub.requests.length = 0;
+    const requestsBeforeConsent: number[] = [];
+    const consent = (offer: DownloadOffer) => {
+      offers.push(offer.sizeBytes);
+      requestsBeforeConsent.push(hub.requests.length);
+      return true;
+    };
+    const client = await chosen.client(await chosen.select(), { consent, onDownloadProgress: (step) => progress.push(step.percent) });
     expect(client.provider).toBe("local");
-    expect(offers).toEqual([4096]);
+    // The catalog's estimate: the hub is not asked anything (not even a size) before the user agrees.
+    expect(offers).toEqual([LOCAL_LLM_MODELS.find((model) => model.name === "llama-3.2-3b-instruct")?.approximateSizeBytes]);
+    expect(requestsBeforeConsent).toEqual([0]);
     expect(progress.at(-1)).toBe(100);
     expect(fs.statSync(path.join(modelsDir, LOCAL_REPO, LOCAL_FILE)).size).toBe(4096);
     await chosen.close();
   });
 
-  it("reads the hub from CHUNKPAD_HUB_URL, then generation.hubUrl", () => {
-    const config = defaultConfig();
-    config.generation.hubUrl = "http://hub.example";
-    expect(generationHubUrl(config, { CHUNKPAD_HUB_URL: "http://env.example" })).toBe("http://env.example");
-    expect(generationHubUrl(config, {})).toBe("http://hub.example");
+  it("reads the Ollama host from OLLAMA_HOST before generation.ollamaHost, as `chunkpad providers` does", async () => {
+    ollama.reset();
+    const { setup: chosen } = setup({ env: { OLLAMA_HOST: ollama.url }, generation: { provider: "ollama", ollamaHost: "http://127.0.0.1:9" } });
+    const client = await chosen.client(await chosen.select());
+    expect(await collect(client.chatStream([{ role: "user", content: "hi" }]))).toBe("Hello from the server.");
+    expect(ollama.requests).toHaveLength(1);
   });
 });

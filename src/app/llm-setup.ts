@@ -16,13 +16,14 @@ import {
   type RetryPolicy,
   type SecretStore,
 } from "../llm/index.js";
-import { DEFAULT_HUB_URL, type ChunkpadConfig } from "./config.js";
+import type { ChunkpadConfig } from "./config.js";
 
 /**
  * Which LLM answers, and the client for it. The provider comes from --provider, else the
  * config (generation.provider), else the first that is set up: Anthropic if it has a key,
- * then OpenAI, else the local Llama 3.2 (downloaded only with the user's consent). Base URLs
- * and the Ollama host come from the providers' environment variables, then the config.
+ * then OpenAI, else the local Llama 3.2 (downloaded only with the user's consent). Base URLs,
+ * the Ollama host and the hub come from the resolved settings (settings.ts: environment, then
+ * config file, then default), the same values `chunkpad providers` and `config list` show.
  */
 
 export interface ProviderChoice {
@@ -38,8 +39,8 @@ export interface LlmSelection {
 }
 
 export interface LlmSetupDependencies {
+  /** The resolved settings (environment already applied). */
   getConfig: () => ChunkpadConfig;
-  env: NodeJS.ProcessEnv;
   secrets: SecretStore;
   /** The model cache (paths.modelsDir). */
   modelsDir: string;
@@ -70,13 +71,8 @@ export function parseProviderName(value: string): LlmProviderName {
   throw new ChunkpadError("INVALID_ARGUMENT", `Unknown LLM provider "${value}". Use one of ${LLM_PROVIDER_NAMES.join(", ")}.`);
 }
 
-/** The hub the local model is downloaded from: CHUNKPAD_HUB_URL, then generation.hubUrl. */
-export function generationHubUrl(config: ChunkpadConfig, env: NodeJS.ProcessEnv): string {
-  return env.CHUNKPAD_HUB_URL || config.generation.hubUrl || DEFAULT_HUB_URL;
-}
-
 export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
-  const { env, secrets } = dependencies;
+  const { secrets } = dependencies;
   const clients = new Map<string, LlmClient>();
   // The latest caller's listener: clients are kept between questions, listeners are not.
   let notify: ((message: string) => void) | undefined;
@@ -96,7 +92,7 @@ export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
     if (!consent && !("path" in status.model)) throw consentRequired(selection, status.model);
     await ensureLocalLlm({
       cacheDir: dependencies.modelsDir,
-      hubUrl: generationHubUrl(dependencies.getConfig(), env),
+      hubUrl: dependencies.getConfig().generation.hubUrl,
       model: selection.model,
       ...(consent ? { consent } : {}),
       ...(options.onDownloadProgress ? { onProgress: options.onDownloadProgress } : {}),
@@ -112,13 +108,8 @@ export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
     const existing = clients.get(key);
     if (existing) return existing;
     const generation = dependencies.getConfig().generation;
-    const baseURL =
-      selection.provider === "anthropic"
-        ? env.ANTHROPIC_BASE_URL || generation.anthropicBaseUrl
-        : selection.provider === "openai"
-          ? env.OPENAI_BASE_URL || generation.openaiBaseUrl
-          : undefined;
-    const host = selection.provider === "ollama" ? env.OLLAMA_HOST || generation.ollamaHost : undefined;
+    const baseURL = selection.provider === "anthropic" ? generation.anthropicBaseUrl : selection.provider === "openai" ? generation.openaiBaseUrl : undefined;
+    const host = selection.provider === "ollama" ? generation.ollamaHost : undefined;
     const provider = selection.provider;
     const created = createLlmClient({
       provider,
@@ -129,7 +120,8 @@ export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
       ...(provider === "anthropic" || provider === "openai" ? { apiKey: () => secrets.get(provider) } : {}),
       ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
       cacheDir: dependencies.modelsDir,
-      env,
+      // The settings above already weighed the environment; the clients must not read it again in another order.
+      env: {},
       retry: {
         ...dependencies.retry,
         onRetry: ({ delayMs, error }) => notify?.(`${error.message} Retrying in ${Math.ceil(delayMs / 1000)} s.`),

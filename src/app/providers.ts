@@ -1,5 +1,5 @@
 import { describeError } from "../core/errors.js";
-import { listOllamaModels, localLlmStatus, modelFor, resolveOllamaHost, type LlmProviderName, type SecretStore } from "../llm/index.js";
+import { listOllamaModels, localLlmStatus, modelFor, type KeyDescription, type LlmProviderName, type SecretStore } from "../llm/index.js";
 import type { ChunkpadConfig } from "./config.js";
 
 /** One provider as `chunkpad providers` shows it: ready or not, and why. */
@@ -20,8 +20,8 @@ export interface ProviderStatus {
 }
 
 export interface ProviderStatusOptions {
+  /** The resolved settings (environment already applied). */
   config: ChunkpadConfig;
-  env: NodeJS.ProcessEnv;
   secrets: SecretStore;
   modelsDir: string;
   selected: LlmProviderName;
@@ -30,16 +30,22 @@ export interface ProviderStatusOptions {
 
 const OLLAMA_LIST_TIMEOUT_MS = 3_000;
 
+/** "key from the environment variable OPENAI_API_KEY (overrides the key in the OS keychain)". */
+function describeKeySource(key: KeyDescription): string {
+  if (key.source !== "environment") return `key from the ${key.source ?? "nowhere"}`;
+  return `key from the ${key.location}${key.overrides ? ` (overrides the key in ${key.overrides === "OS keychain" ? "the OS keychain" : key.overrides})` : ""}`;
+}
+
 /** Asks each provider what it has: keys, Ollama's installed models, the local model's download. */
 export async function describeProviders(options: ProviderStatusOptions): Promise<ProviderStatus[]> {
-  const { config, env, secrets, selected } = options;
+  const { config, secrets, selected } = options;
   const generation = config.generation;
   const model = (provider: LlmProviderName) => modelFor({ provider, models: generation.models });
   const rows: ProviderStatus[] = [];
 
   for (const provider of ["anthropic", "openai"] as const) {
     const key = await secrets.describe(provider);
-    const baseUrl = provider === "anthropic" ? env.ANTHROPIC_BASE_URL || generation.anthropicBaseUrl : env.OPENAI_BASE_URL || generation.openaiBaseUrl;
+    const baseUrl = provider === "anthropic" ? generation.anthropicBaseUrl : generation.openaiBaseUrl;
     const ready = key.source !== null || (provider === "openai" && baseUrl !== undefined);
     rows.push({
       provider,
@@ -48,14 +54,15 @@ export async function describeProviders(options: ProviderStatusOptions): Promise
       ready,
       keySource: key.source,
       ...(baseUrl ? { baseUrl } : {}),
-      detail: key.source ? `key from the ${key.source}` : ready ? "no key (a compatible server at the base URL)" : `no key: run "chunkpad keys set ${provider}"`,
+      detail: key.source ? describeKeySource(key) : ready ? "no key (a compatible server at the base URL)" : `no key: run "chunkpad keys set ${provider}"`,
     });
   }
 
-  const host = resolveOllamaHost(generation.ollamaHost, env);
+  // The host `ask` uses: the resolved setting (OLLAMA_HOST, then the config, then the default).
+  const host = generation.ollamaHost;
   try {
     const signal = AbortSignal.timeout(OLLAMA_LIST_TIMEOUT_MS);
-    const installed = (await listOllamaModels(host, options.fetch, { env, signal })).map((entry) => entry.name);
+    const installed = (await listOllamaModels(host, options.fetch, { env: {}, signal })).map((entry) => entry.name);
     const wanted = model("ollama");
     const has = installed.some((name) => name === wanted || name === `${wanted}:latest`);
     rows.push({

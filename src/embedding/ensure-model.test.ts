@@ -21,9 +21,10 @@ afterEach(async () => {
 });
 
 describe("ensureModelAvailable", () => {
-  it("downloads after consent, reporting the size first and progress after", async () => {
+  it("asks before any request to the hub (size unknown for a model outside the catalog), then downloads with progress", async () => {
     const asked: ModelConsentRequest[] = [];
     const statuses: ModelStatus[] = [];
+    let requestsBeforeConsent = -1;
     const dir = await ensureModelAvailable({
       model: TINY_BERT_REPO,
       cacheDir,
@@ -31,13 +32,15 @@ describe("ensureModelAvailable", () => {
       allowDownload: true,
       consent: async (info) => {
         asked.push(info);
+        requestsBeforeConsent = hub.requests.length;
         return true;
       },
       onStatus: (status) => statuses.push(status),
     });
     expect(dir).toBe(path.join(cacheDir, "chunkpad-test", "tiny-bert"));
     expect(fs.readFileSync(path.join(dir, "onnx/model.onnx")).equals(fs.readFileSync(path.join(TINY_BERT_DIR, "onnx/model.onnx")))).toBe(true);
-    expect(asked).toEqual([{ repoId: TINY_BERT_REPO, sizeBytes: TINY_BERT_TOTAL_BYTES, files: TINY_BERT_FILES }]);
+    expect(asked).toEqual([{ repoId: TINY_BERT_REPO, sizeBytes: null, files: TINY_BERT_FILES }]);
+    expect(requestsBeforeConsent).toBe(0);
     expect(statuses.every((status) => status.state === "downloading")).toBe(true);
     expect(statuses[0]).toMatchObject({ percent: 0 });
     expect(statuses.at(-1)).toMatchObject({ percent: 100, bytesDone: TINY_BERT_TOTAL_BYTES });
@@ -71,11 +74,11 @@ describe("ensureModelAvailable", () => {
     expect(statuses).toEqual([{ state: "notDownloaded" }]);
   });
 
-  it("stops before downloading anything when the user says no", async () => {
+  it("sends no request at all when the user says no", async () => {
     const error = await chunkpadRejection(ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => false }));
     expect(error.code).toBe("MODEL_CONSENT_REQUIRED");
     expect(error.message).toContain("--yes");
-    expect(hub.requests.filter((request) => request.method === "GET")).toEqual([]);
+    expect(hub.requests).toEqual([]);
     expect(fs.existsSync(path.join(cacheDir, "chunkpad-test"))).toBe(false);
   });
 

@@ -1,13 +1,13 @@
 import { formatBytes } from "../core/format.js";
 import { ChunkpadError, describeError } from "../core/errors.js";
 import type { ModelStatus } from "../core/types.js";
-import { cachedModelDir, downloadModelFiles, fetchRemoteSizes, isModelCached } from "../hub/index.js";
+import { cachedModelDir, downloadModelFiles, isModelCached } from "../hub/index.js";
 import { MODEL_FILE_BY_DTYPE, resolveModel, type EmbeddingDtype, type ResolvedModel } from "./catalog.js";
 import { missingModelFiles } from "./model-files.js";
 
 export interface ModelConsentRequest {
   repoId: string;
-  /** Bytes to download: what the hub reports, else the catalog's estimate; null when unknown. */
+  /** Bytes to download as the catalog estimates them; null when unknown (the hub is not asked before consent). */
   sizeBytes: number | null;
   files: string[];
 }
@@ -69,7 +69,9 @@ export async function ensureModelAvailable(options: EnsureModelOptions): Promise
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
   try {
-    const sizeBytes = (await fetchRemoteSizes(repoId, resolved.files, hubOptions)) ?? resolved.approximateBytes;
+    // Consent comes before any request: asking the hub for sizes would already tell it (and
+    // anyone watching) which model this machine wants. The catalog's estimate, or none, is shown.
+    const sizeBytes = resolved.approximateBytes;
     const agreed = options.consent === undefined ? false : await options.consent({ repoId, sizeBytes, files: resolved.files });
     if (!agreed) {
       throw new ChunkpadError(

@@ -1,4 +1,5 @@
 import { ChunkpadError } from "../core/errors.js";
+import { findCatalogEntry } from "./catalog.js";
 import { embeddingFingerprint } from "./fingerprint.js";
 import { badResponse, batches, normalizeVector, postJson, type RemoteEmbedder } from "./remote-request.js";
 
@@ -22,6 +23,9 @@ export interface OpenAiEmbedderOptions {
   apiKey?: string | (() => string | undefined | Promise<string | undefined>);
   fetch?: typeof fetch;
   dimensions?: number;
+  /** Override the prefixes the catalog gives known models (a compatible server may serve nomic-embed-text). */
+  queryPrefix?: string;
+  documentPrefix?: string;
 }
 
 interface OpenAiEmbeddingResponse {
@@ -34,6 +38,9 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): RemoteEmbe
   const doFetch = options.fetch ?? globalThis.fetch;
   const serverLabel = baseURL === DEFAULT_OPENAI_BASE_URL ? "OpenAI" : `the embeddings server at ${baseURL}`;
   let dimensions = options.dimensions ?? KNOWN_DIMENSIONS[options.model] ?? 0;
+  const entry = findCatalogEntry(options.model);
+  const queryPrefix = options.queryPrefix ?? entry?.queryPrefix ?? "";
+  const documentPrefix = options.documentPrefix ?? entry?.documentPrefix ?? "";
 
   const apiKey = async (): Promise<string | undefined> => (typeof options.apiKey === "function" ? await options.apiKey() : options.apiKey);
 
@@ -79,10 +86,10 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): RemoteEmbe
       return dimensions;
     },
     maxTokens: OPENAI_MAX_TOKENS,
-    fingerprint: embeddingFingerprint({ provider: "openai", model: options.model, normalize: true, queryPrefix: "", documentPrefix: "" }),
-    embedDocuments: (texts) => embed(texts),
+    fingerprint: embeddingFingerprint({ provider: "openai", model: options.model, normalize: true, queryPrefix, documentPrefix }),
+    embedDocuments: (texts) => embed(texts.map((text) => documentPrefix + text)),
     async embedQuery(text) {
-      const [vector] = await embed([text]);
+      const [vector] = await embed([queryPrefix + text]);
       if (vector === undefined) throw badResponse(serverLabel, "an embedding");
       return vector;
     },

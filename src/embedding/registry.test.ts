@@ -95,3 +95,42 @@ describe("createEmbedder (remote providers)", () => {
     }
   });
 });
+
+describe("pooling and prefixes for models outside the catalog", () => {
+  it("the local embedder uses the configured pooling and prefixes, and its fingerprint names them", async () => {
+    const directory = path.resolve("../shared/models/tiny-bert");
+    const base = { provider: "local" as const, model: directory, cacheDir, hubUrl: hub.url };
+    const configured = await createEmbedder({ ...base, pooling: "cls", queryPrefix: "query: ", documentPrefix: "passage: " });
+    opened.push(configured);
+    const guessed = await createEmbedder(base);
+    opened.push(guessed);
+    expect(JSON.parse(configured.fingerprint)).toMatchObject({ pooling: "cls", queryPrefix: "query: ", documentPrefix: "passage: " });
+    expect(JSON.parse(guessed.fingerprint)).toMatchObject({ pooling: "mean", queryPrefix: "", documentPrefix: "" });
+    expect(Array.from(await configured.embedQuery("heron"))).not.toEqual(Array.from(await guessed.embedQuery("query: heron")));
+  });
+
+  it("Ollama and OpenAI-compatible servers receive the configured prefixes, or the catalog's for a model it knows", async () => {
+    const server = await startFakeApiServer((request) => {
+      const input = (request.body as { input: string[] }).input;
+      return { body: request.path === "/api/embed" ? { embeddings: input.map(() => [1, 0]) } : { data: input.map((_, index) => ({ index, embedding: [0, 1] })) } };
+    });
+    try {
+      const prefixes = { queryPrefix: "query: ", documentPrefix: "passage: " };
+      const ollama = await createEmbedder({ provider: "ollama", model: "e5-custom", baseUrl: server.url, cacheDir, hubUrl: hub.url, ...prefixes });
+      const openai = await createEmbedder({ provider: "openai", model: "e5-custom", baseUrl: server.url, apiKey: "k", cacheDir, hubUrl: hub.url, ...prefixes });
+      const catalog = await createEmbedder({ provider: "openai", model: "nomic-embed-text", baseUrl: server.url, apiKey: "k", cacheDir, hubUrl: hub.url });
+      for (const embedder of [ollama, openai, catalog]) {
+        await embedder.embedQuery("heron");
+        await embedder.embedDocuments(["a river"]);
+      }
+      expect(server.requests.map((request) => (request.body as { input: string[] }).input[0])).toEqual([
+        "query: heron", "passage: a river",
+        "query: heron", "passage: a river",
+        "search_query: heron", "search_document: a river",
+      ]);
+      expect(JSON.parse(openai.fingerprint)).toMatchObject(prefixes);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import type { Embedder, ModelStatus } from "../core/types.js";
-import { resolveModel, type EmbeddingDtype, type Pooling } from "./catalog.js";
+import { resolveModel, type EmbeddingDtype, type Pooling, type ResolvedModel } from "./catalog.js";
 import { ensureModelAvailable, type ModelConsentRequest } from "./ensure-model.js";
 import { createLocalOnnxEmbedder } from "./local-onnx.js";
 import { createModelStatusTracker } from "./model-status.js";
@@ -22,7 +22,7 @@ export interface EmbedderConfig {
   fetch?: typeof fetch;
   /** Vector size, when known in advance (remote providers). */
   dimensions?: number;
-  /** Settings for models the catalog does not know. */
+  /** Settings for models the catalog does not know (embedding.pooling, queryPrefix, documentPrefix). */
   pooling?: Pooling;
   queryPrefix?: string;
   documentPrefix?: string;
@@ -39,17 +39,21 @@ export interface CreateEmbedderOptions {
   signal?: AbortSignal;
 }
 
-type EmbedderFactory = (config: EmbedderConfig, options: CreateEmbedderOptions) => Promise<Embedder>;
-
-async function createLocal(config: EmbedderConfig, options: CreateEmbedderOptions): Promise<Embedder> {
-  const status = createModelStatusTracker({ state: "notDownloaded" }, options.onStatus);
-  const overrides = {
+/** A local model's files and settings, with the config's dtype, pooling and prefixes applied. */
+export function resolveLocalModel(config: EmbedderConfig): ResolvedModel {
+  return resolveModel(config.model, {
     ...(config.dtype === undefined ? {} : { dtype: config.dtype }),
     ...(config.pooling === undefined ? {} : { pooling: config.pooling }),
     ...(config.queryPrefix === undefined ? {} : { queryPrefix: config.queryPrefix }),
     ...(config.documentPrefix === undefined ? {} : { documentPrefix: config.documentPrefix }),
-  };
-  const model = resolveModel(config.model, overrides);
+  });
+}
+
+type EmbedderFactory = (config: EmbedderConfig, options: CreateEmbedderOptions) => Promise<Embedder>;
+
+async function createLocal(config: EmbedderConfig, options: CreateEmbedderOptions): Promise<Embedder> {
+  const status = createModelStatusTracker({ state: "notDownloaded" }, options.onStatus);
+  const model = resolveLocalModel(config);
   const modelDirectory = await ensureModelAvailable({
     model: config.model,
     ...(config.dtype === undefined ? {} : { dtype: config.dtype }),
@@ -92,6 +96,8 @@ async function createOpenAi(config: EmbedderConfig, options: CreateEmbedderOptio
     ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
     ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
     ...(config.dimensions === undefined ? {} : { dimensions: config.dimensions }),
+    ...(config.queryPrefix === undefined ? {} : { queryPrefix: config.queryPrefix }),
+    ...(config.documentPrefix === undefined ? {} : { documentPrefix: config.documentPrefix }),
   });
   options.onStatus?.({ state: "ready" });
   return embedder;

@@ -3,7 +3,7 @@
 export { createLlmClient, chooseProvider, modelFor, DEFAULT_LLM_MODELS, LLM_PROVIDER_NAMES, type LlmConfig, type LlmProviderName } from "./factory.js";
 export { createAnthropicClient, type AnthropicClientOptions } from "./anthropic.js";
 export { createOpenAiClient, type OpenAiClientOptions } from "./openai.js";
-export { createOllamaClient, listOllamaModels, resolveOllamaHost, type OllamaClientOptions, type OllamaModel } from "./ollama.js";
+export { createOllamaClient, listOllamaModels, resolveOllamaHost, OLLAMA_DEFAULT_HOST, type OllamaClientOptions, type OllamaModel } from "./ollama.js";
 export { createLlamaCppClient, type LlamaCppClientOptions, type LocalLlmClient } from "./llama-cpp.js";
 export {
   ensureLocalLlm,

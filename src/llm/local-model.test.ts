@@ -35,13 +35,13 @@ beforeEach(() => {
 const fileGets = () => hub.requests.filter((request) => request.method === "GET");
 
 describe("ensureLocalLlm", () => {
-  it("asks first, showing the size, and downloads nothing when the user declines", async () => {
+  it("asks first, showing the catalog's size, and sends nothing to the hub when the user declines", async () => {
     const offers: DownloadOffer[] = [];
     await expect(
       ensureLocalLlm({ cacheDir, hubUrl: hub.url, consent: (offer) => (offers.push(offer), false) }),
     ).rejects.toMatchObject({ code: "MODEL_CONSENT_REQUIRED", message: expect.stringContaining("chunkpad keys set anthropic") });
-    expect(offers).toEqual([{ model, sizeBytes: FAKE_SIZE_BYTES, source: `${hub.url}/${model.repoId}` }]);
-    expect(fileGets()).toEqual([]);
+    expect(offers).toEqual([{ model, sizeBytes: model.approximateSizeBytes, source: `${hub.url}/${model.repoId}` }]);
+    expect(hub.requests).toEqual([]);
     expect(localLlmStatus(cacheDir).downloaded).toBe(false);
   });
 

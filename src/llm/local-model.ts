@@ -2,7 +2,7 @@ import { formatBytes } from "../core/format.js";
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
-import { cachedFilePath, DEFAULT_HUB_URL, DOWNLOAD_HELP, downloadModelFiles, fetchRemoteSizes, isModelCached, type DownloadProgress } from "../hub/index.js";
+import { cachedFilePath, DEFAULT_HUB_URL, DOWNLOAD_HELP, downloadModelFiles, isModelCached, type DownloadProgress } from "../hub/index.js";
 
 /**
  * The local answer model: a Llama 3.2 Instruct GGUF in the model cache. Offered when no cloud
@@ -104,8 +104,8 @@ export async function ensureLocalLlm(options: EnsureLocalLlmOptions): Promise<st
     );
   if (!options.consent) throw declined();
   try {
-    const sizeBytes = (await fetchRemoteSizes(model.repoId, [model.file], hub)) ?? model.approximateSizeBytes;
-    const agreed = await options.consent({ model, sizeBytes, source: `${hub.baseUrl.replace(/\/+$/, "")}/${model.repoId}` });
+    // No request before consent (not even for the size): the catalog's estimate is shown.
+    const agreed = await options.consent({ model, sizeBytes: model.approximateSizeBytes, source: `${hub.baseUrl.replace(/\/+$/, "")}/${model.repoId}` });
     if (!agreed) throw declined();
     const directory = await downloadModelFiles(model.repoId, [model.file], { ...hub, onProgress: options.onProgress });
     return path.join(directory, model.file);

@@ -50,15 +50,26 @@ describe("secret store with a working keychain", () => {
     expect(fs.existsSync(secretsFile())).toBe(false);
   });
 
-  it("prefers the keychain over the environment variable, and says which is in use", async () => {
+  it("prefers the environment variable to a stored key (the convention), and says which stored key it overrides", async () => {
     const keyring = fakeKeyring();
-    const store = createSecretStore({ configDir, env: { ANTHROPIC_API_KEY: "sk-ant-from-env-0000" }, keyring });
-    expect(await store.describe("anthropic")).toMatchObject({ source: "environment", location: "environment variable ANTHROPIC_API_KEY" });
+    const env: Record<string, string | undefined> = { ANTHROPIC_API_KEY: "sk-ant-from-env-0000" };
+    const store = createSecretStore({ configDir, env, keyring });
+    expect(await store.describe("anthropic")).toEqual({ provider: "anthropic", source: "environment", location: "environment variable ANTHROPIC_API_KEY" });
     await store.set("anthropic", ANTHROPIC_KEY);
-    expect(await store.get("anthropic")).toBe(ANTHROPIC_KEY);
+    expect(await store.get("anthropic")).toBe("sk-ant-from-env-0000");
     const description = await store.describe("anthropic");
-    expect(description).toMatchObject({ source: "keychain" });
+    expect(description).toMatchObject({ source: "environment", overrides: "OS keychain" });
     expect(JSON.stringify(description)).not.toContain(ANTHROPIC_KEY);
+    delete env.ANTHROPIC_API_KEY;
+    expect(await store.get("anthropic")).toBe(ANTHROPIC_KEY);
+    expect(await store.describe("anthropic")).toMatchObject({ source: "keychain" });
+  });
+
+  it("prefers OPENAI_API_KEY to a key in the key file too", async () => {
+    const store = createSecretStore({ configDir, env: { OPENAI_API_KEY: "sk-env-key-0000" }, keyring: null });
+    await store.set("openai", OPENAI_KEY);
+    expect(await store.get("openai")).toBe("sk-env-key-0000");
+    expect(await store.describe("openai")).toMatchObject({ source: "environment", overrides: secretsFile() });
   });
 
   it("deletes from the keychain, and reports an environment variable that still provides a key", async () => {

@@ -5,10 +5,11 @@ import { writeFileDurablySync } from "../core/durable-write.js";
 import { createOsKeyring, type Keyring } from "./keyring.js";
 
 /**
- * API keys. Looked up in the OS keychain first; where no keychain works (headless Linux), in
- * the provider's usual environment variable, then in {configDir}/secrets.json, a file only the
- * user can read (0600, in a 0700 directory). Keys never go into the config file; describe()
- * says where a key comes from without ever returning it.
+ * API keys. The provider's usual environment variable wins (the convention every SDK follows:
+ * a variable set for one run beats what is stored), then the OS keychain, then
+ * {configDir}/secrets.json, a file only the user can read (0600, in a 0700 directory), where no
+ * keychain works. Keys never go into the config file; describe() says where a key comes from,
+ * and which stored key it overrides, without ever returning it.
  */
 
 export type SecretProvider = "anthropic" | "openai";
@@ -32,6 +33,8 @@ export interface KeyDescription {
   location: string;
   /** Why the keychain could not be used, when it could not. */
   keychainProblem?: string;
+  /** When the environment variable wins: where the stored key it overrides is ("OS keychain", a path). */
+  overrides?: string;
 }
 
 export interface SecretStore {
@@ -70,13 +73,14 @@ export function createSecretStore(options: SecretStoreOptions): SecretStore {
   async function lookUp(provider: SecretProvider): Promise<{ key?: string; description: KeyDescription }> {
     const keychain = await fromKeychain(provider);
     const problem = keychain.problem ? { keychainProblem: keychain.problem } : {};
-    if (keychain.key) return { key: keychain.key, description: { provider, source: "keychain", location: "OS keychain" } };
+    const fromFile = keychain.key ? undefined : readSecretsFile(filePath, posix)[provider];
     const variable = KEY_ENVIRONMENT_VARIABLES[provider];
     const fromEnvironment = env[variable]?.trim();
     if (fromEnvironment) {
-      return { key: fromEnvironment, description: { provider, source: "environment", location: `environment variable ${variable}`, ...problem } };
+      const stored = keychain.key ? { overrides: "OS keychain" } : fromFile ? { overrides: filePath } : {};
+      return { key: fromEnvironment, description: { provider, source: "environment", location: `environment variable ${variable}`, ...problem, ...stored } };
     }
-    const fromFile = readSecretsFile(filePath, posix)[provider];
+    if (keychain.key) return { key: keychain.key, description: { provider, source: "keychain", location: "OS keychain" } };
     if (fromFile) return { key: fromFile, description: { provider, source: "file", location: filePath, ...problem } };
     return { description: { provider, source: null, location: "not set", ...problem } };
   }

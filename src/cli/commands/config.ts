@@ -1,47 +1,77 @@
 import type { Command } from "commander";
-import { flattenChunkpadConfig, getChunkpadConfigValue } from "../../index.js";
+import { ChunkpadError, type ResolvedSetting } from "../../index.js";
 import type { CliContext } from "../main.js";
-import { printJson } from "../io.js";
+import { printJson, type CliIo } from "../io.js";
 
 export function registerConfigCommand(program: Command, context: CliContext): void {
-  const config = program.command("config").description("Show and change settings (stored in the config file; API keys are never stored here)");
+  const config = program.command("config").description("Show and change settings (the config file keeps only what you set; API keys are never stored here)");
 
   config
     .command("list")
-    .description("List every setting with its value")
+    .description("List every setting with its effective value and where it comes from (flag, env, config or default)")
     .option("--json", "print machine-readable output on stdout")
     .action((flags: { json?: boolean }) => {
-      const chunkpad = context.chunkpad();
-      if (flags.json) return printJson(context.io, chunkpad.config);
-      for (const row of flattenChunkpadConfig(chunkpad.config)) context.io.stdout.write(`${row.key} = ${JSON.stringify(row.value)}\n`);
+      const { settings, unknownKeys } = context.chunkpad().settings();
+      for (const problem of unknownKeys) context.io.stderr.write(`chunkpad: ${problem}\n`);
+      if (settings.some((row) => row.problem !== undefined) || unknownKeys.length > 0) context.exitCode = 1;
+      if (flags.json) {
+        return printJson(
+          context.io,
+          settings.map((row) => ({
+            key: row.key,
+            value: row.value ?? null,
+            source: row.source,
+            ...(row.variable === undefined ? {} : { variable: row.variable }),
+            default: row.setting.default ?? null,
+            ...(row.setting.env === undefined ? {} : { env: row.setting.env }),
+            ...(row.setting.flag === undefined ? {} : { flag: row.setting.flag }),
+            ...(row.problem === undefined ? {} : { problem: row.problem }),
+          })),
+        );
+      }
+      const width = Math.max(...settings.map((row) => row.key.length));
+      for (const row of settings) {
+        if (row.problem !== undefined) {
+          context.io.stdout.write(`${row.key.padEnd(width)} = (invalid)  ${describeSource(row)}: ${row.problem}\n`);
+          continue;
+        }
+        context.io.stdout.write(`${row.key.padEnd(width)} = ${formatValue(row)}  (${describeSource(row)})\n`);
+      }
     });
 
   config
     .command("get")
-    .description("Print one setting")
+    .description("Print one setting's effective value")
     .argument("<key>", 'dotted key, e.g. "search.minScore"')
     .action((key: string) => {
-      const value = getChunkpadConfigValue(context.chunkpad().config, key);
-      context.io.stdout.write(`${value === undefined ? "(not set)" : JSON.stringify(value)}\n`);
+      const row = context.chunkpad().setting(key);
+      if (row.problem !== undefined) throw new ChunkpadError("CONFIG_INVALID", row.problem);
+      context.io.stdout.write(`${formatValue(row)}\n`);
     });
 
   config
     .command("set")
-    .description("Change one setting")
+    .description("Change one setting in the config file (checked first; only this key is written)")
     .argument("<key>", 'dotted key, e.g. "generation.provider"')
     .argument("<value>", "new value")
     .action((key: string, value: string) => {
-      const updated = context.chunkpad().setConfig(key, value);
-      context.io.stdout.write(`${key} = ${JSON.stringify(getChunkpadConfigValue(updated, key))}\n`);
+      const row = context.chunkpad().setConfig(key, value);
+      context.io.stdout.write(`${key} = ${formatValue(row)}\n`);
+      noteOverride(context.io, row);
     });
 
   config
     .command("unset")
-    .description("Return one setting to its default")
+    .description("Remove one setting from the config file, so its default applies")
     .argument("<key>", "dotted key")
     .action((key: string) => {
-      const value = getChunkpadConfigValue(context.chunkpad().unsetConfig(key), key);
-      context.io.stdout.write(value === undefined ? `${key} is not set\n` : `${key} = ${JSON.stringify(value)}\n`);
+      const row = context.chunkpad().unsetConfig(key);
+      if (row === null) {
+        context.io.stdout.write(`Removed the unknown key ${key} from the config file.\n`);
+        return;
+      }
+      context.io.stdout.write(row.value === undefined ? `${key} is not set\n` : `${key} = ${formatValue(row)}\n`);
+      noteOverride(context.io, row);
     });
 
   config
@@ -51,4 +81,17 @@ export function registerConfigCommand(program: Command, context: CliContext): vo
       const { paths } = context.chunkpad();
       for (const [name, value] of Object.entries(paths)) context.io.stdout.write(`${name}: ${value}\n`);
     });
+}
+
+function formatValue(row: ResolvedSetting): string {
+  return row.value === undefined ? "(not set)" : JSON.stringify(row.value);
+}
+
+function describeSource(row: ResolvedSetting): string {
+  return row.source === "env" ? `env ${row.variable ?? ""}`.trim() : row.source;
+}
+
+/** The file changed, but an environment variable still decides: say so rather than let the user wonder. */
+function noteOverride(io: CliIo, row: ResolvedSetting): void {
+  if (row.source === "env") io.stderr.write(`note: the environment variable ${row.variable ?? ""} is set and overrides the config file for ${row.key}.\n`);
 }

@@ -47,11 +47,12 @@ export function registerKeysCommands(program: Command, context: CliContext): voi
       if (flags.json) {
         return printJson(
           context.io,
-          described.map((entry) => ({ provider: entry.provider, source: entry.source, location: entry.location })),
+          described.map((entry) => ({ provider: entry.provider, source: entry.source, location: entry.location, ...(entry.overrides ? { overrides: entry.overrides } : {}) })),
         );
       }
       for (const entry of described) {
-        const where = entry.source === null ? "no key" : `${SOURCE_WORDS[entry.source]} (${entry.location})`;
+        const overrides = entry.overrides ? `; overrides the key stored in ${describeStore(entry.overrides)}` : "";
+        const where = entry.source === null ? "no key" : `${SOURCE_WORDS[entry.source]} (${entry.location}${overrides})`;
         context.io.stdout.write(`${entry.provider.padEnd(10)} ${where}\n`);
       }
     });
@@ -76,6 +77,10 @@ function requireKnownProvider(provider: string): void {
   if (!(SECRET_PROVIDERS as readonly string[]).includes(provider.trim().toLowerCase())) {
     throw new ChunkpadError("INVALID_ARGUMENT", `Keys are kept for ${SECRET_PROVIDERS.join(" and ")}, not "${provider}". Ollama and the local model need no key.`);
   }
+}
+
+function describeStore(location: string): string {
+  return location === "OS keychain" ? "the OS keychain" : location;
 }
 
 function describeWhere(description: KeyDescription): string {
