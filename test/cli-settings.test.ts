@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
-import { closedServerUrl } from "./helpers/hub-server.js";
+import { closedServerUrl, TINY_BERT_DIR } from "./helpers/hub-server.js";
 import { startOllamaServer } from "./helpers/llm-servers/ollama-server.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
@@ -138,5 +138,34 @@ describe("providers and ask agree on every setting", () => {
     expect(asked.code, asked.stderr).toBe(0);
     expect(openai.requests[0]?.headers.authorization).toBe("Bearer sk-env-key-1111");
     expect(`${asked.stdout}${asked.stderr}${keys.stdout}`).not.toContain("sk-env-key-1111");
+  });
+});
+
+describe("pooling and prefixes of a model outside the catalog", () => {
+  it("are part of what made the vectors: changing one is never 'nothing to embed', and --reembed applies it", async () => {
+    const home = makeTempDir("settings-pooling");
+    const folder = makeTempDir("settings-pooling-docs");
+    writeSampleDocuments(folder);
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    const first = await runCli(["embed", "--model", TINY_BERT_DIR], { home });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/Embedded 3 chunks/);
+
+    const model = json<{ assumption: string | null }>(await runCli(["model", "status", "--json"], { home }));
+    expect(model.assumption).toMatch(/chunkpad config set embedding\.pooling cls.*embedding\.queryPrefix/);
+    expect((await runCli(["config", "set", "embedding.pooling", "cls"], { home })).code).toBe(0);
+    expect(json<{ assumption: string | null }>(await runCli(["model", "status", "--json"], { home })).assumption).toBeNull();
+
+    const changed = await runCli(["embed"], { home });
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toMatch(/other settings: pooling.*chunkpad embed --reembed/);
+    const search = await runCli(["search", "heron", "--mode", "vector"], { home });
+    expect(search.code).toBe(1);
+    expect(search.stderr).toMatch(/--reembed/);
+
+    const again = await runCli(["embed", "--reembed"], { home });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/Embedded 3 chunks/);
+    expect((await runCli(["search", "heron", "--mode", "vector"], { home })).code).toBe(0);
   });
 });

@@ -62,9 +62,18 @@ export function sameIdentity(stored: FingerprintObject, identity: ModelIdentity)
   return stored.provider === identity.provider && stored.model === identity.model && (stored.dtype ?? null) === identity.dtype;
 }
 
-/** True when the stored embedder is this identity with the current context prefix format. */
+/**
+ * True when the stored embedder is this identity with the same pooling and prefixes (which the
+ * config can change for models outside the catalog) and the current context prefix format.
+ */
 export function identityIsCurrent(stored: FingerprintObject, identity: ModelIdentity): boolean {
-  return sameIdentity(stored, identity) && stored.contextPrefix === CONTEXT_PREFIX_VERSION;
+  return (
+    sameIdentity(stored, identity) &&
+    (identity.pooling === undefined || (stored.pooling ?? null) === identity.pooling) &&
+    (identity.queryPrefix === undefined || stored.queryPrefix === identity.queryPrefix) &&
+    (identity.documentPrefix === undefined || stored.documentPrefix === identity.documentPrefix) &&
+    stored.contextPrefix === CONTEXT_PREFIX_VERSION
+  );
 }
 
 /** Fields whose values differ between the stored embedder and the current one. */

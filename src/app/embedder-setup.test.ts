@@ -30,14 +30,14 @@ describe("embedder setup", () => {
 
   it("names the model by what makes its vectors: the hub repository of a catalog name, or a directory's absolute path", () => {
     const config = defaultConfig();
-    expect(modelIdentity(embedderConfigFor(config, paths, {}))).toEqual({ provider: "local", model: "Xenova/bge-base-en-v1.5", dtype: "fp32" });
+    expect(modelIdentity(embedderConfigFor(config, paths, {}))).toMatchObject({ provider: "local", model: "Xenova/bge-base-en-v1.5", dtype: "fp32", pooling: "cls" });
     const relative = path.relative(process.cwd(), TINY_BERT_DIR);
     const local = embedderConfigFor(config, paths, {}, { model: relative, dtype: "q8" });
-    expect(modelIdentity(local)).toEqual({ provider: "local", model: TINY_BERT_DIR, dtype: "q8" });
+    expect(modelIdentity(local)).toEqual({ provider: "local", model: TINY_BERT_DIR, dtype: "q8", pooling: "mean", queryPrefix: "", documentPrefix: "" });
     expect(configModelValue(local)).toBe(TINY_BERT_DIR);
     expect(configModelValue(embedderConfigFor(config, paths, {}, { model: "bge-small-en-v1.5" }))).toBe("bge-small-en-v1.5");
     config.embedding.provider = "ollama";
-    expect(modelIdentity(embedderConfigFor(config, paths, {}, { model: "nomic-embed-text" }))).toEqual({ provider: "ollama", model: "nomic-embed-text", dtype: null });
+    expect(modelIdentity(embedderConfigFor(config, paths, {}, { model: "nomic-embed-text" }))).toEqual({ provider: "ollama", model: "nomic-embed-text", dtype: null, pooling: null, queryPrefix: "search_query: ", documentPrefix: "search_document: " });
   });
 
   it("reaches Ollama and OpenAI-compatible servers at the host answers use (OLLAMA_HOST, OPENAI_BASE_URL), unless embedding.baseUrl names one", () => {

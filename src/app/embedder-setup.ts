@@ -1,6 +1,5 @@
-import type { EmbeddingDtype } from "../embedding/catalog.js";
-import { findCatalogEntry, resolveModel } from "../embedding/catalog.js";
-import type { EmbedderConfig } from "../embedding/registry.js";
+import { findCatalogEntry, modelPrefixes, resolveModel, type EmbeddingDtype, type Pooling } from "../embedding/catalog.js";
+import { resolveLocalModel, type EmbedderConfig } from "../embedding/registry.js";
 import { createSecretStore } from "../llm/index.js";
 import type { ChunkpadConfig } from "./config.js";
 import type { ChunkpadPaths } from "./paths.js";
@@ -87,6 +86,10 @@ export interface ModelIdentity {
   model: string;
   /** Local models only; null for remote providers. */
   dtype: EmbeddingDtype | null;
+  /** Local models only (the catalog's, the configured, or mean); null for remote providers. Left out: not compared. */
+  pooling?: Pooling | null;
+  queryPrefix?: string;
+  documentPrefix?: string;
 }
 
 /**
@@ -95,9 +98,18 @@ export interface ModelIdentity {
  * neither a catalog name, a hub id nor a directory.
  */
 export function modelIdentity(embedderConfig: EmbedderConfig): ModelIdentity {
-  if (embedderConfig.provider !== "local") return { provider: embedderConfig.provider, model: embedderConfig.model, dtype: null };
-  const resolved = resolveModel(embedderConfig.model, embedderConfig.dtype === undefined ? {} : { dtype: embedderConfig.dtype });
-  return { provider: "local", model: resolved.repoId ?? resolved.directory ?? resolved.spec, dtype: resolved.dtype };
+  if (embedderConfig.provider !== "local") {
+    return { provider: embedderConfig.provider, model: embedderConfig.model, dtype: null, pooling: null, ...modelPrefixes(embedderConfig.model, embedderConfig) };
+  }
+  const resolved = resolveLocalModel(embedderConfig);
+  return {
+    provider: "local",
+    model: resolved.repoId ?? resolved.directory ?? resolved.spec,
+    dtype: resolved.dtype,
+    pooling: resolved.pooling,
+    queryPrefix: resolved.queryPrefix,
+    documentPrefix: resolved.documentPrefix,
+  };
 }
 
 /**

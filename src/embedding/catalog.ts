@@ -135,6 +135,12 @@ export function findCatalogEntry(name: string): CatalogEntry | undefined {
   );
 }
 
+/** A remote provider's prefixes for a model: the configured ones, else the catalog's, else none. */
+export function modelPrefixes(model: string, overrides: { queryPrefix?: string; documentPrefix?: string } = {}): { queryPrefix: string; documentPrefix: string } {
+  const entry = findCatalogEntry(model);
+  return { queryPrefix: overrides.queryPrefix ?? entry?.queryPrefix ?? "", documentPrefix: overrides.documentPrefix ?? entry?.documentPrefix ?? "" };
+}
+
 /** The entry a local directory holds, judged by its folder name (`.../bge-base-en-v1.5`). */
 export function findCatalogEntryByFolderName(folderName: string): CatalogEntry | undefined {
   const wanted = folderName.trim().toLowerCase();

@@ -1,5 +1,5 @@
 import { ChunkpadError } from "../core/errors.js";
-import { findCatalogEntry, MAX_EMBEDDING_TOKENS } from "./catalog.js";
+import { MAX_EMBEDDING_TOKENS, modelPrefixes } from "./catalog.js";
 import { embeddingFingerprint } from "./fingerprint.js";
 import { badResponse, batches, normalizeVector, postJson, type RemoteEmbedder } from "./remote-request.js";
 
@@ -26,9 +26,7 @@ interface OllamaEmbedResponse {
 export function createOllamaEmbedder(options: OllamaEmbedderOptions): RemoteEmbedder {
   const host = (options.host ?? DEFAULT_OLLAMA_HOST).replace(/\/+$/, "");
   const doFetch = options.fetch ?? globalThis.fetch;
-  const entry = findCatalogEntry(options.model);
-  const queryPrefix = options.queryPrefix ?? entry?.queryPrefix ?? "";
-  const documentPrefix = options.documentPrefix ?? entry?.documentPrefix ?? "";
+  const { queryPrefix, documentPrefix } = modelPrefixes(options.model, options);
   const serverLabel = `Ollama at ${host}`;
   let dimensions = options.dimensions ?? 0;
 

@@ -1,5 +1,5 @@
 import { ChunkpadError } from "../core/errors.js";
-import { findCatalogEntry } from "./catalog.js";
+import { modelPrefixes } from "./catalog.js";
 import { embeddingFingerprint } from "./fingerprint.js";
 import { badResponse, batches, normalizeVector, postJson, type RemoteEmbedder } from "./remote-request.js";
 
@@ -38,9 +38,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): RemoteEmbe
   const doFetch = options.fetch ?? globalThis.fetch;
   const serverLabel = baseURL === DEFAULT_OPENAI_BASE_URL ? "OpenAI" : `the embeddings server at ${baseURL}`;
   let dimensions = options.dimensions ?? KNOWN_DIMENSIONS[options.model] ?? 0;
-  const entry = findCatalogEntry(options.model);
-  const queryPrefix = options.queryPrefix ?? entry?.queryPrefix ?? "";
-  const documentPrefix = options.documentPrefix ?? entry?.documentPrefix ?? "";
+  const { queryPrefix, documentPrefix } = modelPrefixes(options.model, options);
 
   const apiKey = async (): Promise<string | undefined> => (typeof options.apiKey === "function" ? await options.apiKey() : options.apiKey);
 
