@@ -182,6 +182,15 @@ describe("chunkDocument", () => {
     expect(sheets[1]!.content).toBe("name | qty\nleek | 5");
   });
 
+  it("keeps a chunk within the limit when its first word counts more without the space before it", () => {
+    // Found by the property test (seed 585232084): " harbor ..." is 32 tokens as a unit, but the
+    // chunk starts at "harbor", which BPE splits differently: 33 tokens.
+    const document: ParsedDocument = { blocks: [{ kind: "paragraph", text: "end. harbor 9aZ9a=ZaZ/aa9aa9aZa/aa/a 漢字かな交じり文" }], warnings: [] };
+    const chunks = chunkDocument(document, { chunkSizeTokens: 32, chunkOverlapTokens: 0 });
+    for (const chunk of chunks) expect(countTokens(chunk.content)).toBeLessThanOrEqual(32);
+    expect(chunks.map((chunk) => chunk.content).join("").replace(/\s+/g, "")).toBe(assembleText(document).text.replace(/\s+/g, ""));
+  });
+
   it("splits one huge paragraph with no punctuation at words", () => {
     const words = Array.from({ length: 6000 }, (_, index) => `${WORDS[index % WORDS.length]}${index % 7}`);
     const document = doc([{ kind: "paragraph", text: words.join(" ") }]);

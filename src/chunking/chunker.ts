@@ -5,7 +5,7 @@ import { chunkMeta, sectionsBySpan } from "./meta.js";
 import { pickOverlap, separatorTokens } from "./overlap.js";
 import type { Overlap } from "./overlap.js";
 import { countTokens } from "./tokens.js";
-import { BREAK_LEVEL, splitIntoUnits } from "./units.js";
+import { BREAK_LEVEL, splitIntoUnits, splitUnit } from "./units.js";
 import type { TextUnit } from "./units.js";
 
 export const MIN_CHUNK_SIZE_TOKENS = 32;
@@ -154,13 +154,27 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkingOptions): Ch
     // The packing counted units one by one; count the real text and give back units if the
     // sum was optimistic (it rarely is, and then only by a token or two).
     let range = trimmedRange(text, overlap?.start ?? firstUnit.start, units[end - 1]?.end ?? firstUnit.end);
+    let tooLong = false;
     while (countTokens(text.slice(range.start, range.end)) > size + CHUNK_TOKEN_TOLERANCE) {
       if (end - 1 > first) {
         end--;
         while (end - 1 > first && units[end - 1]?.heading) end--;
       } else if (overlap) overlap = null;
-      else break;
+      else {
+        tooLong = true;
+        break;
+      }
       range = trimmedRange(text, overlap?.start ?? firstUnit.start, units[end - 1]?.end ?? firstUnit.end);
+    }
+    if (tooLong) {
+      // One unit alone counts over the limit once its leading whitespace is trimmed (BPE merges
+      // " harbor" into one token but not "harbor"): split it and pack this chunk again.
+      const parts = splitUnit(text, firstUnit, size);
+      if (parts.length > 1) {
+        units.splice(first, 1, ...parts);
+        packing.rests = sectionRests(units);
+        continue;
+      }
     }
 
     if (range.end > range.start) {

@@ -134,3 +134,30 @@ export function splitIntoUnits(assembled: AssembledText, maxTokens: number): Tex
   });
   return units;
 }
+
+/**
+ * A unit cut smaller: into its words, or, for a single word, into pieces of at most maxTokens
+ * tokens counted without leading whitespace. One unit back means it cannot be cut.
+ */
+export function splitUnit(text: string, unit: TextUnit, maxTokens: number): TextUnit[] {
+  const words = wordRanges(text, unit.start, unit.end);
+  const byWord = words.length > 1;
+  const ranges = byWord ? words : pieceRanges(text, unit, maxTokens);
+  if (ranges.length < 2) return [unit];
+  return ranges.map((range, index) => ({
+    ...unit,
+    start: range.start,
+    end: range.end,
+    tokens: countTokens(text.slice(range.start, range.end)),
+    level: index === 0 ? unit.level : byWord ? BREAK_LEVEL.WORD : BREAK_LEVEL.PIECE,
+  }));
+}
+
+function pieceRanges(text: string, unit: TextUnit, maxTokens: number): Range[] {
+  let start = unit.start;
+  while (start < unit.end && /\s/.test(text[start] ?? "")) start++;
+  const ranges = splitAtTokenLimit(text.slice(start, unit.end), maxTokens).map((piece) => ({ start: start + piece.start, end: start + piece.end }));
+  // The leading whitespace stays with the unit, so units remain contiguous.
+  if (ranges[0]) ranges[0].start = unit.start;
+  return ranges;
+}
