@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCitations, renderCitations } from "./citations.js";
+import { neutralizeCitations, parseCitations, renderCitations } from "./citations.js";
 import type { CitationLabel } from "./context.js";
 
 const labels: CitationLabel[] = [1, 2, 3, 4, 5].map((number) => ({
@@ -55,5 +55,15 @@ describe("renderCitations", () => {
 
   it("leaves other brackets alone", () => {
     expect(renderCitations("An array [1, 2] and [Chapter 2].", labels)).toBe("An array [1, 2] and [Chapter 2].");
+  });
+});
+
+describe("neutralizeCitations", () => {
+  it("rewrites what would parse as a citation, and a copy of it cites nothing", () => {
+    const text = neutralizeCitations("See [C2], [c 1; 3] and [C2-C4]; not [note], [12] or [Chapter 2].");
+    expect(text).toBe("See ⟦C2⟧, ⟦c 1; 3⟧ and ⟦C2-C4⟧; not [note], [12] or [Chapter 2].");
+    // A strict answer that copies the document's sentence word for word.
+    expect(parseCitations(`${text} [C1]`, labels)).toEqual({ used: [labels[0]], invalid: [] });
+    expect(renderCitations(text, labels)).toBe(text);
   });
 });

@@ -41,6 +41,15 @@ function citedNumbers(inside: string): number[] | undefined {
   return numbers;
 }
 
+/**
+ * Text from a document with every bracket that would read as a citation ("[C2]", "[c1, C3]")
+ * rewritten as "⟦C2⟧": still readable, but neither the model nor parseCitations can take it for
+ * a label of the context. A model that copies such a sentence copies "⟦C2⟧", which cites nothing.
+ */
+export function neutralizeCitations(text: string): string {
+  return text.replace(BRACKETED, (whole, inside: string) => (citedNumbers(inside) === undefined ? whole : `⟦${inside}⟧`));
+}
+
 function labelsByNumber(labels: readonly CitationLabel[]): Map<number, CitationLabel> {
   const byNumber = new Map<number, CitationLabel>();
   for (const label of labels) {

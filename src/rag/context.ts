@@ -1,5 +1,6 @@
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import type { ChunkRef, ScoredChunk } from "../core/types.js";
+import { neutralizeCitations } from "./citations.js";
 
 /** One chunk as the answer's context labels it: [C1] → file, page, chunk reference. */
 export interface CitationLabel {
@@ -66,12 +67,23 @@ function labelFor(result: ScoredChunk, position: number): CitationLabel {
 
 function headerFor(label: CitationLabel): string {
   const parts = [label.source, describeLocation(label), label.section ? `section "${label.section}"` : undefined];
-  return `[${label.label}] Source: ${parts.filter((part) => part !== undefined).join(", ")}`;
+  return `[${label.label}] Source: ${neutralize(parts.filter((part) => part !== undefined).join(", "))}`;
 }
 
-/** Keeps a document from closing the context block early. */
-function neutralize(content: string): string {
-  return content.replace(/<\/?context>/gi, (tag) => tag.replace("<", "‹").replace(">", "›"));
+/**
+ * Words the prompt itself puts at the start of a line ("Question:" after the context, "Source:"
+ * in each excerpt's header) and the role names chat formats use. A document line starting with
+ * one is quoted, so a document cannot start a question or a turn of its own.
+ */
+const PROMPT_MARKER_LINE = /^([ \t]*)((?:question|answer|context|source|rules|system|user|assistant|human|excerpt)[ \t]*:)/gim;
+
+/**
+ * Keeps a document from forging the prompt's structure: it cannot close the context block,
+ * label an excerpt ("[C2]" reads "⟦C2⟧", see neutralizeCitations) or start a line with one of
+ * the prompt's own markers ("Question:" reads "> Question:"). The text stays readable.
+ */
+export function neutralize(content: string): string {
+  return neutralizeCitations(content.replace(/<\/?context>/gi, (tag) => tag.replace("<", "‹").replace(">", "›"))).replace(PROMPT_MARKER_LINE, "$1> $2");
 }
 
 function renderBlock(result: ScoredChunk, label: CitationLabel): string {
