@@ -22,6 +22,7 @@ interface Result {
   vectorRank?: number;
   keywordRank?: number;
   pinned?: boolean;
+  notEmbedded?: boolean;
   chunk: { content: string };
 }
 
@@ -32,6 +33,7 @@ interface Report {
   fusion: string | null;
   keywordQuery: string | null;
   notices: string[];
+  coverage: { chunks: number; embedded: number; keywordOnly: number } | null;
   results: Result[];
 }
 
@@ -219,6 +221,22 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
     expect(explained.stdout).toMatch(/vector: distance [0-9.e-]+, rank \d+ · keyword: bm25 -[0-9.e-]+, rank \d+/);
   });
 
+  it("honours -words and quoted phrases in vector and hybrid modes, and still fills the limit", async () => {
+    const places = (report: Report) => report.results.map((row) => row.relativePath).sort();
+    const vector = json<Report>(await runCli(["search", "river -heron", "--mode", "vector", "--min-score", "0", "--json"], { home }));
+    expect(vector.mode).toBe("vector");
+    expect(places(vector)).toEqual(["garden/tomatoes.md", "report.txt"]);
+    // The two nearest chunks may be the excluded one: the limit counts only what qualifies.
+    const limited = json<Report>(await runCli(["search", "river -heron", "--mode", "vector", "--min-score", "0", "--limit", "2", "--json"], { home }));
+    expect(limited.results).toHaveLength(2);
+    const hybrid = json<Report>(await runCli(["search", 'river "full sun"', "--min-score", "0", "--json"], { home }));
+    expect(hybrid.mode).toBe("hybrid");
+    expect(places(hybrid)).toEqual(["garden/tomatoes.md"]);
+    const rrf = json<Report>(await runCli(["search", "river -Herons", "--fusion", "rrf", "--min-score", "0", "--json"], { home }));
+    expect(places(rrf)).toEqual(["garden/tomatoes.md", "report.txt"]);
+    expect(rrf.coverage).toEqual({ chunks: 3, embedded: 3, keywordOnly: 0 });
+  });
+
   it("stops with a clear error when the configured model is not the one that made the vectors", async () => {
     const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
     const original = store.getMeta(META_KEYS.embeddingFingerprint) ?? "";
@@ -236,5 +254,36 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
       restore.setMeta(META_KEYS.embeddingFingerprint, original);
       restore.close();
     }
+  });
+});
+
+describe("chunkpad search: hybrid over partly embedded chunks", () => {
+  const home = makeTempDir("home");
+  const folder = makeTempDir("docs");
+
+  beforeAll(async () => {
+    writeSampleDocuments(folder);
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCli(["config", "set", "embedding.model", TINY_BERT_DIR], { home })).code).toBe(0);
+    await embedWithTinyModel(home);
+    // Added after embedding: found by keyword only until "chunkpad embed" runs.
+    writeFile(folder, "herons.md", "# Herons\n\nA heron guide: the grey heron, the heron nest, heron calls.\n");
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+  });
+
+  it("says how much is embedded and ranks a keyword-only chunk where its keyword score puts it", async () => {
+    const result = await runCli(["search", "heron", "--json"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const report = json<Report>(result);
+    expect(report.mode).toBe("hybrid");
+    expect(report.coverage).toEqual({ chunks: 4, embedded: 3, keywordOnly: 1 });
+    expect(result.stderr).toContain('note: Hybrid search over 3 of 4 chunks embedded; 1 is searched by keyword only. Run "chunkpad embed" to search them by meaning too.');
+    // The best keyword hit, though it has no vector, is not capped at the keyword weight (0.3).
+    expect(report.results[0]).toMatchObject({ relativePath: "herons.md", notEmbedded: true, keywordRank: 1 });
+    expect(report.results[0]?.score).toBeGreaterThan(0.3);
+    const explained = await runCli(["search", "heron", "--explain"], { home });
+    expect(explained.stdout).toContain("vector: not embedded (scored at its keyword rank)");
+    const vector = await runCli(["search", "heron", "--mode", "vector", "--json"], { home });
+    expect(vector.stderr).toMatch(/Vector search over 3 of 4 chunks embedded; 1 is not embedded/);
   });
 });

@@ -1,6 +1,7 @@
 import { ChunkpadError } from "../core/errors.js";
 import type { ChunkRecord, ChunkRef, ScoredChunk } from "../core/types.js";
-import { buildFtsQuery } from "../search/normalize.js";
+import { buildFtsConstraints, buildFtsQuery } from "../search/normalize.js";
+import { meaningText } from "../search/query-parse.js";
 import { applyFilters, fuseRrf, fuseWeighted, limitResults, mergePinned, type FusedResult, type KeywordHit, type VectorHit } from "../search/fuse.js";
 import type { MainStore } from "../store/main-store.js";
 import type { SearchScope } from "../store/store-types.js";
@@ -74,7 +75,19 @@ export interface SearchReport {
   keywordQuery: string | null;
   /** Why the search ran differently from what was asked, and what to do about it. */
   notices: string[];
+  /**
+   * Vector and hybrid searches: how many included chunks in the scope have a vector. When
+   * `keywordOnly` is above 0, a hybrid search found those chunks by keyword alone and a vector
+   * search could not find them. Null for keyword searches.
+   */
+  coverage: SearchCoverage | null;
   results: SearchResult[];
+}
+
+export interface SearchCoverage {
+  chunks: number;
+  embedded: number;
+  keywordOnly: number;
 }
 
 export interface SearchDependencies {
@@ -115,16 +128,20 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
     const keyword = runKeywordStage(store, query, candidates, limit, searchScope);
     keywordQuery = keyword.expression;
     for (const hit of keyword.hits) chunks.set(hit.chunk.ref, hit.chunk);
-    keywordHits = keyword.hits.map((hit) => ({ ref: hit.chunk.ref, bm25: hit.bm25 }));
+    keywordHits = keyword.hits.map((hit) => ({ ref: hit.chunk.ref, bm25: hit.bm25, hasVector: hit.hasVector }));
     if (keyword.expression === null && mode === "keyword") {
       notices.push(`"${query}" has no words to search for by keyword (only common words or exclusions). Add a word that the documents contain.`);
     }
   }
 
   const vectorHits: VectorHit[] = [];
+  let coverage: SearchCoverage | null = null;
   if (mode !== "keyword" && readiness?.ready) {
-    const embedding = await readiness.embedder.embedQuery(query);
-    for (const hit of store.vectorSearch(embedding, { k: candidates, ...searchScope })) {
+    coverage = coverageOf(store, searchScope, mode, notices);
+    const embedding = await readiness.embedder.embedQuery(meaningText(query));
+    // The user's quoted phrases and -words hold here too, before the candidates are counted.
+    const text = buildFtsConstraints(query);
+    for (const hit of store.vectorSearch(embedding, { k: candidates, ...searchScope, text })) {
       chunks.set(hit.chunk.ref, hit.chunk);
       if (hit.stale) stale.add(hit.chunk.ref);
       vectorHits.push({ ref: hit.chunk.ref, distance: hit.distance });
@@ -151,7 +168,22 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
     const chunk = chunks.get(row.ref);
     return chunk ? [toResult(row, chunk, { words, folderPath: folderPaths.get(chunk.folderId) ?? null, stale: stale.has(row.ref) })] : [];
   });
-  return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, notices, results };
+  return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, notices, coverage, results };
+}
+
+/** Counts the chunks with vectors, and says so when some have none. */
+function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, notices: string[]): SearchCoverage {
+  const { chunks, embedded } = store.embedCoverage(scope);
+  const keywordOnly = chunks - embedded;
+  if (keywordOnly > 0) {
+    const rest = keywordOnly === 1 ? "1 is" : `${keywordOnly} are`;
+    notices.push(
+      mode === "hybrid"
+        ? `Hybrid search over ${embedded} of ${chunks} chunks embedded; ${rest} searched by keyword only. Run "chunkpad embed" to search them by meaning too.`
+        : `Vector search over ${embedded} of ${chunks} chunks embedded; ${rest} not embedded and cannot be found by meaning. Run "chunkpad embed", or search with --mode hybrid.`,
+    );
+  }
+  return { chunks, embedded, keywordOnly };
 }
 
 /** AND first; OR when AND finds fewer than the limit (skipped when both read the same). */
@@ -186,6 +218,7 @@ function toResult(row: FusedResult, chunk: ChunkRecord, context: { words: string
   if (row.vectorRank !== undefined) result.vectorRank = row.vectorRank;
   if (row.keywordRank !== undefined) result.keywordRank = row.keywordRank;
   if (row.pinned) result.pinned = true;
+  if (row.notEmbedded) result.notEmbedded = true;
   if (context.stale) result.stale = true;
   return result;
 }

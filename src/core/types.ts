@@ -165,6 +165,8 @@ export interface ChunkScores {
   keywordRank?: number;
   /** Merged in by --pin at score 1.0. */
   pinned?: boolean;
+  /** The chunk has no vector yet: hybrid search scored its vector side from its keyword rank. */
+  notEmbedded?: boolean;
 }
 
 export interface ScoredChunk extends ChunkScores {

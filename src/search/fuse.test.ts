@@ -147,3 +147,47 @@ describe("mergePinned", () => {
     expect(mergePinned(results, [])).toEqual(results);
   });
 });
+
+describe("fusion over partly embedded chunks", () => {
+  const vectorHits = [
+    { ref: "f:a.md#1", distance: 0.2 },
+    { ref: "f:b.md#1", distance: 0.4 },
+    { ref: "f:c.md#1", distance: 0.5 },
+  ];
+  // new.md has no vector: it is the best keyword hit, and the vector stage could never see it.
+  const keywordHits = [
+    { ref: "f:new.md#1", bm25: -6, hasVector: false },
+    { ref: "f:b.md#1", bm25: -3, hasVector: true },
+    { ref: "f:old.md#1", bm25: -2, hasVector: true },
+  ];
+
+  it("weighted: scores a chunk without a vector at its keyword rank's similarity, not capped at the keyword weight", () => {
+    const results = fuseWeighted(vectorHits, keywordHits);
+    const fresh = byRef(results)["f:new.md#1"];
+    // The vector stage's rank-1 similarity (0.8) and the best keyword score (1).
+    expect(fresh?.score).toBeCloseTo(0.7 * 0.8 + 0.3 * 1);
+    expect(fresh?.notEmbedded).toBe(true);
+    expect(results[0]?.ref).toBe("f:new.md#1");
+    // A chunk with a vector the vector stage did not rank keeps 0 for that side.
+    expect(byRef(results)["f:old.md#1"]?.score).toBeCloseTo(0.3 * (2 / 6));
+    expect(byRef(results)["f:old.md#1"]?.notEmbedded).toBeUndefined();
+  });
+
+  it("weighted: past the vector list's end, the last similarity; with no vectors at all, the keyword score", () => {
+    const lateHits = [
+      { ref: "f:x.md#1", bm25: -6, hasVector: true },
+      { ref: "f:y.md#1", bm25: -5, hasVector: true },
+      { ref: "f:z.md#1", bm25: -4, hasVector: true },
+      { ref: "f:late.md#1", bm25: -3, hasVector: false },
+    ];
+    expect(byRef(fuseWeighted(vectorHits, lateHits))["f:late.md#1"]?.score).toBeCloseTo(0.7 * 0.5 + 0.3 * 0.5);
+    expect(byRef(fuseWeighted([], lateHits))["f:late.md#1"]?.score).toBeCloseTo(0.5);
+  });
+
+  it("rrf: counts a chunk without a vector at its keyword rank in both lists", () => {
+    const results = byRef(fuseRrf(vectorHits, keywordHits));
+    expect(results["f:new.md#1"]?.score).toBeCloseTo(1);
+    expect(results["f:new.md#1"]?.notEmbedded).toBe(true);
+    expect(results["f:old.md#1"]?.score).toBeCloseTo((1 / 63) / (2 / 61));
+  });
+});

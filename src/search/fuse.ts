@@ -17,6 +17,12 @@ export interface KeywordHit {
   ref: ChunkRef;
   /** Raw FTS5 bm25(): negative, lower is better. */
   bm25: number;
+  /**
+   * False when the chunk has no vector, so the vector stage could never find it. Hybrid fusion
+   * then scores its vector side as if the vector stage had ranked it where the keyword stage
+   * did, rather than as a miss (which would cap it at the keyword weight, 30 %).
+   */
+  hasVector?: boolean;
 }
 
 export interface FusedResult extends ChunkScores {
@@ -130,14 +136,22 @@ export function fuseWeighted(
   const { vector, keyword, refs } = rankBoth(vectorHits, keywordHits);
   const bestBm25 = [...keyword.values()].find((entry) => entry.rank === 1)?.hit.bm25 ?? 0;
 
+  // Similarities by vector rank, for chunks without a vector (see KeywordHit.hasVector).
+  const similarities = [...vector.values()].map((entry) => vectorSimilarity(entry.hit.distance));
   const results: FusedResult[] = [];
   for (const ref of refs) {
     const vectorEntry = vector.get(ref);
     const keywordEntry = keyword.get(ref);
-    const similarity = vectorEntry ? vectorSimilarity(vectorEntry.hit.distance) : 0;
     const keywordScore = keywordEntry ? normalizeBm25(finiteOr(keywordEntry.hit.bm25, 0), finiteOr(bestBm25, 0)) : 0;
+    const notEmbedded = !vectorEntry && keywordEntry !== undefined && keywordEntry.hit.hasVector === false && vectorWeight > 0;
+    let similarity = vectorEntry ? vectorSimilarity(vectorEntry.hit.distance) : 0;
+    if (notEmbedded) {
+      // The similarity the vector stage gave at this keyword rank (its last one past its end);
+      // with no vector hits at all, the keyword score stands for both sides.
+      similarity = similarities.length === 0 ? keywordScore : (similarities[Math.min(keywordEntry.rank, similarities.length) - 1] ?? 0);
+    }
     const score = totalWeight === 0 ? 0 : (vectorWeight * similarity + keywordWeight * keywordScore) / totalWeight;
-    results.push({ ...rawNumbers(ref, vectorEntry, keywordEntry), score });
+    results.push({ ...rawNumbers(ref, vectorEntry, keywordEntry), score, ...(notEmbedded ? { notEmbedded: true } : {}) });
   }
   return results.sort(compareFused);
 }
@@ -145,7 +159,8 @@ export function fuseWeighted(
 /**
  * Reciprocal rank fusion: Σ 1 / (k + rank) over both lists, divided by the most a chunk can
  * get (first in both lists, 2 / (k + 1)) so the score reads as 0..1 like the weighted one.
- * The divisor is fixed, so a chunk only one list found scores at most 0.5.
+ * The divisor is fixed, so a chunk only one list found scores at most 0.5; a chunk with no
+ * vector, which only one list could find, counts its keyword rank twice.
  */
 export function fuseRrf(
   vectorHits: readonly VectorHit[],
@@ -159,8 +174,11 @@ export function fuseRrf(
   for (const ref of refs) {
     const vectorEntry = vector.get(ref);
     const keywordEntry = keyword.get(ref);
-    const sum = (vectorEntry ? 1 / (k + vectorEntry.rank) : 0) + (keywordEntry ? 1 / (k + keywordEntry.rank) : 0);
-    results.push({ ...rawNumbers(ref, vectorEntry, keywordEntry), score: sum / maximum });
+    const keywordPart = keywordEntry ? 1 / (k + keywordEntry.rank) : 0;
+    // A chunk with no vector counts its keyword rank for the vector list too (see KeywordHit.hasVector).
+    const notEmbedded = !vectorEntry && keywordEntry !== undefined && keywordEntry.hit.hasVector === false;
+    const vectorPart = vectorEntry ? 1 / (k + vectorEntry.rank) : notEmbedded ? keywordPart : 0;
+    results.push({ ...rawNumbers(ref, vectorEntry, keywordEntry), score: (vectorPart + keywordPart) / maximum, ...(notEmbedded ? { notEmbedded: true } : {}) });
   }
   return results.sort(compareFused);
 }

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildFtsQuery } from "./normalize.js";
+import { buildFtsConstraints, buildFtsQuery } from "./normalize.js";
 
 // The same table shape and tokenizer the store uses.
 const database = new Database(":memory:");
@@ -74,6 +74,21 @@ describe("buildFtsQuery", () => {
     expect(search("dog sofa -cat", "OR")).not.toContain("dogAndCat");
     expect(search("dog sofa -cat", "OR")).not.toContain("catSleeps");
     expect(search('dog -"my cat"')).not.toContain("dogAndCat");
+  });
+
+  it("keeps a quoted phrase required in the OR fallback; only loose words are loosened", () => {
+    expect(buildFtsQuery('unicorn park "dog runs"', { operator: "OR" })).toBe('("unicorn"* OR "park"*) AND "dog runs"');
+    expect(search('unicorn park "dog runs"', "OR")).toEqual(["dogRuns"]);
+    expect(search('unicorn "my dog"', "OR")).toEqual([]);
+  });
+
+  it("gives the phrases and exclusions every mode must honour, matching as the keyword stage does", () => {
+    expect(buildFtsConstraints("dog park")).toEqual({ required: null, excluded: null });
+    const constraints = buildFtsConstraints('dogs "the dog runs" "my dog" -Cats -"the sofa"');
+    expect(constraints).toEqual({ required: '"the dog runs" AND "my dog"', excluded: '"cats" OR "the sofa"' });
+    // Stemming and folding as in the index: -cats drops a chunk that says "cat".
+    const excluded = (select.all(constraints.excluded) as Array<{ rowid: number }>).map((row) => rowNames[row.rowid - 1]);
+    expect(excluded.sort()).toEqual(["catSleeps", "dogAndCat"]);
   });
 
   it("excludes whole words, not prefixes", () => {

@@ -35,12 +35,38 @@ function renderClause(clause: QueryClause): string {
 export function buildFtsQuery(input: string, options: FtsQueryOptions): string | null {
   const parsed = parseQuery(input);
   if (parsed.include.length === 0) return null;
-  const included = parsed.include.map(renderClause);
-  let expression = included.join(` ${options.operator} `);
+  // A quoted phrase is a must even in the OR fallback: only the loose words are loosened.
+  const terms = parsed.include.filter((clause) => clause.kind === "term").map(renderClause);
+  const phrases = parsed.include.filter((clause) => clause.kind === "phrase").map(renderClause);
+  const loose = terms.length > 1 && options.operator === "OR" && phrases.length > 0 ? [`(${terms.join(" OR ")})`] : terms;
+  const operator = phrases.length > 0 ? "AND" : options.operator;
+  const included = [...loose, ...phrases];
+  let expression = included.join(` ${operator} `);
   if (parsed.exclude.length === 0) return expression;
   // NOT binds tighter than AND and OR in FTS5: group the included part before excluding.
   if (included.length > 1) expression = `(${expression})`;
-  // Exclusions are exact words, never prefixes: "-cat" must not drop "category".
-  const excluded = parsed.exclude.map((clause) => ftsString(clause.words.join(" ")));
-  return [expression, ...excluded].join(" NOT ");
+  return [expression, ...parsed.exclude.map(renderExclusion)].join(" NOT ");
+}
+
+/** Exclusions are exact words, never prefixes: "-cat" must not drop "category". */
+function renderExclusion(clause: QueryClause): string {
+  return ftsString(clause.words.join(" "));
+}
+
+/**
+ * What a result must satisfy whatever the search mode, as FTS5 expressions over the same
+ * index (so the same folding and stemming as the keyword stage): `required` matches the
+ * chunks that hold every quoted phrase, `excluded` the chunks that hold any `-word` or
+ * `-"phrase"`. Null when the query has none.
+ */
+export interface FtsConstraints {
+  required: string | null;
+  excluded: string | null;
+}
+
+export function buildFtsConstraints(input: string): FtsConstraints {
+  const parsed = parseQuery(input);
+  const phrases = parsed.include.filter((clause) => clause.kind === "phrase").map(renderClause);
+  const excluded = parsed.exclude.map(renderExclusion);
+  return { required: phrases.length > 0 ? phrases.join(" AND ") : null, excluded: excluded.length > 0 ? excluded.join(" OR ") : null };
 }

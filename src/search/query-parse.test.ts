@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_QUERY_WORDS, parseQuery } from "./query-parse.js";
+import { MAX_QUERY_WORDS, meaningText, parseQuery } from "./query-parse.js";
 
 const terms = (input: string): string[] => parseQuery(input).include.map((clause) => clause.words.join(" "));
 
@@ -62,5 +62,10 @@ describe("parseQuery", () => {
 describe("compatibility forms", () => {
   it("folds full-width letters into the words the index holds", () => {
     expect(parseQuery("ＧＩＲＡＦＦＥＳ").include).toEqual(parseQuery("giraffes").include);
+  });
+
+  it("embeds the query without its exclusions and quote marks", () => {
+    expect(meaningText('river -heron "at dawn" -"grey bird"')).toBe("river at dawn");
+    expect(meaningText("-heron")).toBe("-heron");
   });
 });

@@ -131,3 +131,16 @@ export function parseQuery(input: string): ParsedQuery {
   }
   return { include, exclude, truncated };
 }
+
+/**
+ * The text to embed for a search by meaning: the query without its `-word` and `-"phrase"`
+ * exclusions (embedding "river -heron" would pull the query vector towards herons) and without
+ * the quote marks. The input itself when nothing else is left.
+ */
+export function meaningText(input: string): string {
+  const kept = segmentsOf(input.normalize("NFKC").slice(0, MAX_QUERY_CHARS))
+    .filter((segment) => !segment.negated)
+    .map((segment) => segment.text.trim())
+    .filter((text) => text !== "");
+  return kept.length > 0 ? kept.join(" ") : input;
+}

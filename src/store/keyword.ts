@@ -41,7 +41,8 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
       if (limit <= 0) return [];
       const filter = scopeConditions(scope);
       const sql = `
-        SELECT ${CHUNK_COLUMNS}, bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT}) AS bm25
+        SELECT ${CHUNK_COLUMNS}, bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT}) AS bm25,
+          EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref) AS has_vector
         FROM chunks_fts
         JOIN chunks c ON c.id = chunks_fts.rowid
         JOIN documents d ON d.id = c.document_id
@@ -51,9 +52,9 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
         LIMIT ?`;
       return run(matchExpression, () =>
         db
-          .prepare<unknown[], ChunkRow & { bm25: number }>(sql)
+          .prepare<unknown[], ChunkRow & { bm25: number; has_vector: number }>(sql)
           .all(matchExpression, ...filter.parameters, Math.floor(limit))
-          .map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25 })),
+          .map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 })),
       );
     },
 

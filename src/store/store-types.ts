@@ -89,10 +89,28 @@ export interface KeywordHit {
   chunk: ChunkRecord;
   /** FTS5 bm25 with column weights; lower (more negative) is better. */
   bm25: number;
+  /** The chunk has a vector (so the vector stage could have found it). */
+  hasVector: boolean;
+}
+
+/** FTS5 expressions a vector hit must satisfy (the user's quoted phrases and -words). */
+export interface TextConstraints {
+  /** A hit must match this. */
+  required?: string | null;
+  /** A hit must not match this. */
+  excluded?: string | null;
 }
 
 export interface VectorSearchOptions extends SearchScope {
   k: number;
+  /** Applied before k is counted, so k hits come back when that many qualify. */
+  text?: TextConstraints;
+}
+
+/** How many included chunks in a scope have a vector. */
+export interface EmbedCoverage {
+  chunks: number;
+  embedded: number;
 }
 
 export interface VectorHit {

@@ -74,6 +74,40 @@ describe("vector storage and search (sqlite-vec)", () => {
     expect(store.vectorSearch(vector(1, 0, 0, 0), { k: 5, folderIds: ["elsewhere"] })).toEqual([]);
   });
 
+  it("applies text constraints before k, with the keyword index's stemming, scope and review state", () => {
+    const store = open(databaseFile());
+    const folderId = store.upsertFolder("/birds", "/birds/_chunks").id;
+    store.syncDocument({
+      folderId, relativePath: "birds.md", title: "Birds", documentType: "md", fileSize: 1, pageCount: null,
+      chunks: ["Herons by the river", "A heron at dawn", "The river in spring", "Grey river stones", "Quiet river banks"].map((content) => ({ content, meta: {} })),
+    });
+    const ref = (n: number) => `${folderId}:birds.md#${n}`;
+    embedAll(store, { [ref(1)]: vector(1, 0, 0, 0), [ref(2)]: vector(0.99, 0.1, 0, 0), [ref(3)]: vector(0.5, 0.5, 0, 0), [ref(4)]: vector(0, 1, 0, 0), [ref(5)]: vector(0, 0, 1, 0) });
+    const query = vector(1, 0, 0, 0);
+    const contents = (text: { required?: string; excluded?: string }, k = 2) => store.vectorSearch(query, { k, text }).map((hit) => hit.chunk.content);
+    // The two nearest both say heron ("Herons" stems to it): k still gets two others.
+    expect(contents({ excluded: '"heron"' })).toEqual(["The river in spring", "Grey river stones"]);
+    expect(contents({ required: '"river stones" OR "quiet river"' }, 5)).toEqual(["Grey river stones", "Quiet river banks"]);
+    expect(contents({ required: '"river"', excluded: '"spring" OR "heron"' }, 5)).toEqual(["Grey river stones", "Quiet river banks"]);
+    store.setIncluded([ref(4)], false);
+    expect(contents({ excluded: '"heron"' })).toEqual(["The river in spring", "Quiet river banks"]);
+    expect(store.vectorSearch(query, { k: 5, folderIds: ["elsewhere"], text: { excluded: '"heron"' } })).toEqual([]);
+    expect(store.vectorSearch(query, { k: 1, text: { excluded: '"heron"' } })[0]).toMatchObject({ distance: expect.closeTo(1 - Math.SQRT1_2, 4), stale: false });
+  });
+
+  it("counts the included chunks in a scope that have a vector", () => {
+    const store = open(databaseFile());
+    const { ref, folderId } = seed(store);
+    expect(store.embedCoverage()).toEqual({ chunks: 5, embedded: 0 });
+    embedAll(store, { [ref(1)]: vector(1, 0, 0, 0), [ref(2)]: vector(0, 1, 0, 0), [ref(1, "plants.md")]: vector(0, 0, 1, 0) });
+    expect(store.embedCoverage()).toEqual({ chunks: 5, embedded: 3 });
+    store.setIncluded([ref(1)], false);
+    expect(store.embedCoverage({ folderIds: [folderId] })).toEqual({ chunks: 4, embedded: 2 });
+    const plants = store.findDocuments("plants.md")[0]?.id as string;
+    expect(store.embedCoverage({ documentIds: [plants] })).toEqual({ chunks: 1, embedded: 1 });
+    expect(store.embedCoverage({ folderIds: [] })).toEqual({ chunks: 0, embedded: 0 });
+  });
+
   it("refuses vectors of another size with EMBEDDING_MISMATCH until re-embedded", () => {
     const store = open(databaseFile());
     const { ref } = seed(store);

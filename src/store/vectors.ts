@@ -6,7 +6,7 @@ import type { ChunkRow } from "./chunk-rows.js";
 import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
-import type { EmbedStateRow, UpsertVectorsResult, VectorHit, VectorInput, VectorSearchOptions } from "./store-types.js";
+import type { EmbedCoverage, EmbedStateRow, SearchScope, TextConstraints, UpsertVectorsResult, VectorHit, VectorInput, VectorSearchOptions } from "./store-types.js";
 
 /** sqlite-vec's largest k for one KNN query. */
 const MAX_KNN_K = 4096;
@@ -26,6 +26,8 @@ export interface VectorStore {
   deleteVectors(refs: readonly ChunkRef[]): number;
   /** Nearest included chunks first, by cosine distance. */
   vectorSearch(embedding: Float32Array, options: VectorSearchOptions): VectorHit[];
+  /** Included chunks in the scope, and how many of them have a vector. Works without sqlite-vec. */
+  embedCoverage(scope?: SearchScope): EmbedCoverage;
   /** Per chunk: its content hash, review state and what (if anything) was embedded for it. */
   embedState(folderId?: string): EmbedStateRow[];
   /** Drops every vector and embed record (for --reembed or a model change). */
@@ -98,6 +100,38 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     for (const ref of refs) remove.run(ref);
   }
 
+  /**
+   * Exact nearest neighbours among the chunks that satisfy the text constraints. A KNN query
+   * filtered afterwards could return fewer than k when the nearest chunks are excluded, so
+   * this ranks every qualifying vector by distance instead (vec0 KNN is a full scan too).
+   */
+  function constrainedSearch(embedding: Float32Array, k: number, scope: SearchScope, text: TextConstraints): VectorHit[] {
+    const filter = scopeConditions(scope);
+    let sql = `
+      SELECT ${CHUNK_COLUMNS}, vec_distance_cosine(v.embedding, ?) AS distance, e.content_hash AS embedded_hash
+      FROM vec_chunks v
+      JOIN chunks c ON c.ref = v.chunk_ref
+      JOIN documents d ON d.id = c.document_id
+      LEFT JOIN chunk_reviews r ON r.ref = c.ref
+      LEFT JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
+      WHERE COALESCE(r.included, 1) = 1 ${filter.sql}`;
+    const parameters: unknown[] = [toBlob(embedding), ...filter.parameters];
+    if (text.required) {
+      sql += " AND c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)";
+      parameters.push(text.required);
+    }
+    if (text.excluded) {
+      sql += " AND c.id NOT IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)";
+      parameters.push(text.excluded);
+    }
+    sql += " ORDER BY distance LIMIT ?";
+    parameters.push(Math.floor(k));
+    return db
+      .prepare<unknown[], ChunkRow & { distance: number; embedded_hash: string | null }>(sql)
+      .all(...parameters)
+      .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.content_hash }));
+  }
+
   return {
     vectorAvailable: support.available,
     vectorUnavailableReason: support.reason,
@@ -147,11 +181,12 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       });
     },
 
-    vectorSearch(embedding, { k, ...scope }) {
+    vectorSearch(embedding, { k, text, ...scope }) {
       requireVectors();
       const dimensions = vectorDimensions();
       if (dimensions === null || k <= 0) return [];
       if (embedding.length !== dimensions) throw mismatch(dimensions, embedding.length);
+      if (text?.required || text?.excluded) return constrainedSearch(embedding, k, scope, text);
       // Excluded chunks may still have vectors until the next embed; fetch enough to skip them.
       const excluded = scopeConditions(scope);
       const excludedCount = db
@@ -180,6 +215,18 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         .prepare<unknown[], ChunkRow & { distance: number; embedded_hash: string | null }>(sql)
         .all(toBlob(embedding), fetchCount, ...knnScope.parameters, Math.floor(k))
         .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.content_hash }));
+    },
+
+    embedCoverage(scope = {}) {
+      const filter = scopeConditions(scope);
+      const row = db
+        .prepare<unknown[], { chunks: number; embedded: number | null }>(
+          `SELECT COUNT(*) AS chunks, SUM(EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref)) AS embedded
+           FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref
+           WHERE COALESCE(r.included, 1) = 1 ${filter.sql}`,
+        )
+        .get(...filter.parameters);
+      return { chunks: row?.chunks ?? 0, embedded: row?.embedded ?? 0 };
     },
 
     embedState(folderId) {

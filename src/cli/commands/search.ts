@@ -48,7 +48,8 @@ export function formatSearchReport(report: SearchReport, explain: boolean): stri
 /** One result's raw numbers (--explain), shared with the chunks bar of `ask`. */
 export function explainLine(result: SearchResult): string {
   const parts = [`score ${formatNumber(result.score)}`];
-  parts.push(result.distance === undefined ? "vector: not found" : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}`);
+  const vector = result.notEmbedded ? "vector: not embedded (scored at its keyword rank)" : "vector: not found";
+  parts.push(result.distance === undefined ? vector : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}`);
   parts.push(result.bm25 === undefined ? "keyword: not found" : `keyword: bm25 ${formatNumber(result.bm25)}, rank ${result.keywordRank}`);
   if (result.pinned) parts.push("pinned");
   if (result.stale) parts.push("edited since embedding (run chunkpad embed)");
