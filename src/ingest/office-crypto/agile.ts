@@ -1,6 +1,6 @@
 import { createDecipheriv, createHash } from "node:crypto";
-import { XMLParser } from "fast-xml-parser";
 import { ChunkpadError } from "../../core/errors.js";
+import { attribute, childElements, firstChild, parseXml } from "../xml.js";
 
 /** ECMA-376 Agile Encryption (MS-OFFCRYPTO 2.3.4.10-2.3.4.15). */
 const SEGMENT_BYTES = 4096;
@@ -60,16 +60,17 @@ function cipherParameters(attributes: Attributes): CipherParameters {
 }
 
 function readDescriptor(xml: string): { keyData: CipherParameters; password: PasswordEncryptor } {
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", removeNSPrefix: true, isArray: (name) => name === "keyEncryptor" });
-  const document = parser.parse(xml) as { encryption?: { keyData?: Attributes; keyEncryptors?: { keyEncryptor?: Array<Attributes & { encryptedKey?: Attributes }> } } };
-  const encryption = document.encryption;
-  if (!encryption?.keyData) throw damaged("no keyData");
-  const encryptor = encryption.keyEncryptors?.keyEncryptor?.find((candidate) => candidate.uri === PASSWORD_KEY_ENCRYPTOR)?.encryptedKey;
+  const encryption = parseXml(xml, "encryption description");
+  const keyData = firstChild(encryption, "keyData");
+  if (encryption.local !== "encryption" || !keyData) throw damaged("no keyData");
+  const keyEncryptors = firstChild(encryption, "keyEncryptors");
+  const passwordEntry = keyEncryptors && childElements(keyEncryptors, "keyEncryptor").find((candidate) => attribute(candidate, "uri") === PASSWORD_KEY_ENCRYPTOR);
+  const encryptor = passwordEntry && firstChild(passwordEntry, "encryptedKey")?.attributes;
   if (!encryptor) throw unsupported("a certificate instead of a password");
   const spinCount = integer(encryptor, "spinCount");
   if (spinCount > MAX_SPIN_COUNT) throw damaged(`spin count ${spinCount}`);
   return {
-    keyData: cipherParameters(encryption.keyData),
+    keyData: cipherParameters(keyData.attributes),
     password: {
       ...cipherParameters(encryptor),
       spinCount,
