@@ -31,6 +31,22 @@ describe("matchesGlob", () => {
     expect(matchesGlob("aab (1).txt", "a+b (1).*")).toBe(false);
   });
 
+  it("reads nested alternatives, numeric ranges and escaped glob characters", () => {
+    expect(matchesGlob("a.pdf", "*.{md,{pdf,docx}}")).toBe(true);
+    expect(matchesGlob("a.md", "*.{md,{pdf,docx}}")).toBe(true);
+    expect(matchesGlob("a.txt", "*.{md,{pdf,docx}}")).toBe(false);
+    expect(matchesGlob("minutes-3.md", "minutes-{1..3}.md")).toBe(true);
+    expect(matchesGlob("minutes-4.md", "minutes-{1..3}.md")).toBe(false);
+    expect(matchesGlob("what*.md", "what\\*.md")).toBe(true);
+    expect(matchesGlob("whatever.md", "what\\*.md")).toBe(false);
+  });
+
+  it("matches dotfiles and names with parentheses like any other file", () => {
+    expect(matchesGlob("notes/.draft.md", "*.md")).toBe(true);
+    expect(matchesGlob(".private/notes.md", "**/*.md")).toBe(true);
+    expect(matchesGlob("downloads/Report (1).pdf", "downloads/Report (*).pdf")).toBe(true);
+  });
+
   it("tells globs from plain paths", () => {
     expect(isGlobPattern("reports/*.pdf")).toBe(true);
     expect(isGlobPattern("reports/q3.pdf")).toBe(false);
