@@ -87,6 +87,29 @@ describe("markdownParser", () => {
     ]);
   });
 
+  it("keeps a code block inside a list item with its item", async () => {
+    const document = await parse(["- Install:", "", "  ```", "  npm ci", "  ```", "- Run it"].join("\n"));
+    expect(document.blocks).toEqual([{ kind: "list", text: "- Install:\n  npm ci\n- Run it" }]);
+  });
+
+  it("follows CommonMark where a line reader guesses: HTML blocks run to a blank line", async () => {
+    const document = await parse(["<div>", "# inside the div", "</div>", "", "# Real heading"].join("\n"));
+    expect(document.blocks).toEqual([
+      { kind: "paragraph", text: "# inside the div" },
+      { kind: "heading", level: 1, text: "Real heading" },
+    ]);
+  });
+
+  it("resolves link references, multi-line definitions and empty links to their text only", async () => {
+    const document = await parse(["[docs]:", "  https://example.com/docs", "  'The docs'", "", "See [docs], [the guide][docs] and [](https://example.com/empty) more."].join("\n"));
+    expect(document.blocks).toEqual([{ kind: "paragraph", text: "See docs, the guide and more." }]);
+  });
+
+  it("decodes every HTML entity CommonMark knows", async () => {
+    const document = await parse("&copy; 2024 &eacute;t&eacute; &mdash; &#169;");
+    expect(document.blocks).toEqual([{ kind: "paragraph", text: "© 2024 été — ©" }]);
+  });
+
   it("reports a file with nothing but front matter or blank lines as PARSE_EMPTY", async () => {
     expect((await chunkpadRejection(parse("---\ntitle: x\n---\n\n"))).code).toBe("PARSE_EMPTY");
     expect((await chunkpadRejection(parse(" \n\n"))).code).toBe("PARSE_EMPTY");
