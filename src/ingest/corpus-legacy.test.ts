@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { type ErrorCode, isChunkpadError } from "../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type Parser } from "../core/types.js";
 import { detectOfficeEncryption, withOfficeDecryption } from "./office-crypto.js";
-import { docParser } from "./parsers/doc.js";
+import { createDocParser } from "./parsers/doc.js";
 import { rtfParser } from "./parsers/rtf.js";
 
 /**
@@ -14,6 +14,7 @@ import { rtfParser } from "./parsers/rtf.js";
  * text or a classified error: no crash, no hang.
  */
 const CORPUS = path.resolve("../shared/corpus");
+const docParser = createDocParser();
 /** A guard against hangs, not a performance claim: each file gets this long. */
 const PER_FILE_TIMEOUT_MS = 30_000;
 

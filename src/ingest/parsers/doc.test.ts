@@ -8,7 +8,9 @@ import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type Parser } from "../../core/types.js";
 import { readOle, readStream, writeOle } from "../office-crypto/ole.js";
 import { legacyRc4Keys, rc4Stream } from "../office-crypto/rc4.js";
-import { createDocParser, docParser, sniffWordFormat } from "./doc.js";
+import { createDocParser, sniffWordFormat } from "./doc.js";
+
+const docParser = createDocParser();
 
 const CRYPTO = path.resolve("../shared/corpus/msoffcrypto-tool");
 const PASSWORD = "Password1234_";

@@ -114,6 +114,3 @@ export function createDocParser(options: DocParserOptions = {}): Parser {
     },
   };
 }
-
-/** Word 97-2003 (.doc) through word-extractor: body, text boxes, footnotes and endnotes. */
-export const docParser: Parser = createDocParser();

@@ -21,15 +21,6 @@ function looksLikeRtfFragment(data: Uint8Array): boolean {
   return /^\{\\[a-z]/.test(head(data));
 }
 
-/** Reads RTF bytes to text blocks; synchronous, for callers that already hold the whole file. */
-export function readRtf(data: Uint8Array): RtfContent {
-  const reader = createRtfReader(data);
-  while (!reader.step(STEP_BYTES)) {
-    // keep reading
-  }
-  return reader.result();
-}
-
 async function readRtfCancellable(data: Uint8Array, signal: AbortSignal | undefined): Promise<RtfContent> {
   const reader = createRtfReader(data);
   while (!reader.step(STEP_BYTES)) {
