@@ -38,8 +38,8 @@ export function chunkTree(store: MainStore, folder: IndexedFolder): ChunkTreeRep
     const state = states.get(relativePath) ?? { total: 0, included: 0, embedded: 0, modified: 0 };
     state.total += 1;
     if (row.included) state.included += 1;
-    if (row.embeddedHash !== null && row.embeddedHash === row.contentHash) state.embedded += 1;
-    if (row.embeddedHash !== null && row.embeddedHash !== row.contentHash) state.modified += 1;
+    if (row.embeddedHash !== null && row.embeddedHash === row.embedHash) state.embedded += 1;
+    if (row.embeddedHash !== null && row.embeddedHash !== row.embedHash) state.modified += 1;
     states.set(relativePath, state);
   }
 
