@@ -26,6 +26,8 @@ export interface ChunkTreeReport {
   chunksRootPath: string;
   fileCount: number;
   chunkCount: number;
+  /** Review state text new to this folder starts with (`add --new-chunks`). */
+  newChunks: "included" | "excluded";
   tree: Extract<ChunkTreeNode, { type: "folder" }>;
 }
 
@@ -85,7 +87,7 @@ export function chunkTree(store: MainStore, folder: IndexedFolder): ChunkTreeRep
     }
   }
   sortTree(root);
-  return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, tree: root };
+  return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, newChunks: store.getFolder(folder.id)?.newChunksIncluded === false ? "excluded" : "included", tree: root };
 }
 
 function sortTree(node: Extract<ChunkTreeNode, { type: "folder" }>): void {
