@@ -161,6 +161,26 @@ describe("review decisions follow the text", () => {
     await add("--new-chunks", "included");
   });
 
+  it("shows what an old answer cited after the document changed, marked as changed", async () => {
+    const garden = "# Garden\n\nTomatoes need full sun and steady watering in the summer months.\n";
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: ["Full sun [C1]."] });
+    const asked = await cli(["ask", "--json", "--mode", "keyword", "What do tomatoes need?"]);
+    expect(asked.code, asked.stderr).toBe(0);
+    const { conversationId } = json<{ conversationId: string }>(asked);
+
+    writeFile(folder, "garden.md", garden.replace("full sun and steady watering", "shade and little water"));
+    await add();
+
+    const shown = await cli(["history", conversationId]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/\[C1\] garden\.md · \w+:garden\.md#1 \(changed since cited; the text below is what was cited\)\n\s+"# Garden Tomatoes need full sun and steady watering in the summer months\."/);
+    const view = json<{ messages: Array<{ role: string; citations: Array<{ text: string | null; changed: boolean; missing: boolean }> }> }>(await cli(["history", "--json", conversationId]));
+    expect(view.messages.find((message) => message.role === "assistant")?.citations).toEqual([
+      expect.objectContaining({ text: garden.trim(), changed: true, missing: false }),
+    ]);
+  });
+
   it("re-embeds every chunk of a retitled document, and only those", async () => {
     const first = await cli(["embed", "--json"]);
     expect(first.code, first.stderr).toBe(0);
