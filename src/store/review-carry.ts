@@ -59,37 +59,87 @@ export function carryReviewDecisions(
   if (decisions.every((decision) => decision !== null)) return decisions as CarriedDecision[];
 
   const oldTexts = oldChunks.map((chunk) => createShingled(chunk.content));
+  const includedBySize = new Map<number, Set<string>>();
+  const includedShingles = (size: number): Set<string> => {
+    let set = includedBySize.get(size);
+    if (!set) {
+      set = new Set();
+      oldChunks.forEach((chunk, index) => {
+        if (chunk.included) for (const shingle of (oldTexts[index] as Shingled).at(size)) set?.add(shingle);
+      });
+      includedBySize.set(size, set);
+    }
+    return set;
+  };
   // Per excluded old chunk, the passages only excluded chunks had: chunk overlap repeats a
   // neighbour's edge, and text the user included elsewhere is not private.
   const privateShingles = oldChunks.map((chunk, index) => {
     if (chunk.included) return null;
     const own = oldTexts[index] as Shingled;
-    const size = own.natural;
-    const included = new Set<string>();
-    oldChunks.forEach((other, otherIndex) => {
-      if (other.included) for (const shingle of (oldTexts[otherIndex] as Shingled).at(size)) included.add(shingle);
-    });
-    return { size, shingles: new Set([...own.at(size)].filter((shingle) => !included.has(shingle))) };
+    const included = includedShingles(own.natural);
+    return { size: own.natural, shingles: new Set([...own.at(own.natural)].filter((shingle) => !included.has(shingle))) };
+  });
+  // Full-size shingles of the old chunks, indexed, so each new chunk meets only the old chunks it
+  // shares a passage with (a document of 500 edited chunks would otherwise cost 250,000 pairs).
+  const postings = new Map<string, number[]>();
+  const shortOld: number[] = [];
+  oldTexts.forEach((old, index) => {
+    if (old.natural < SHINGLE_WORDS) {
+      shortOld.push(index);
+      return;
+    }
+    for (const shingle of old.at(SHINGLE_WORDS)) {
+      const list = postings.get(shingle);
+      if (list) list.push(index);
+      else postings.set(shingle, [index]);
+    }
   });
 
   return newChunks.map((chunk, index) => {
     const decided = decisions[index];
     if (decided) return decided;
     const text = createShingled(chunk.content);
-    const fromExcluded = privateShingles.findIndex((privateSet) => {
-      if (privateSet === null || privateSet.shingles.size === 0) return false;
-      return countShared(text.at(privateSet.size), privateSet.shingles) >= Math.min(MIN_PRIVATE_SHINGLES, privateSet.shingles.size);
+    // Old chunks worth comparing: those sharing a full-size shingle, and every short one.
+    const shared = new Map<number, { all: number; private: number }>();
+    if (text.natural === SHINGLE_WORDS) {
+      for (const shingle of text.at(SHINGLE_WORDS)) {
+        for (const oldIndex of postings.get(shingle) ?? []) {
+          const counts = shared.get(oldIndex) ?? { all: 0, private: 0 };
+          counts.all += 1;
+          if (privateShingles[oldIndex]?.shingles.has(shingle)) counts.private += 1;
+          shared.set(oldIndex, counts);
+        }
+      }
+    }
+    const candidates = text.natural === SHINGLE_WORDS ? [...shared.keys(), ...shortOld] : oldTexts.map((_, oldIndex) => oldIndex);
+    candidates.sort((a, b) => a - b);
+
+    const privateShared = (oldIndex: number): number => {
+      const privateSet = privateShingles[oldIndex] as { size: number; shingles: Set<string> };
+      const counts = shared.get(oldIndex);
+      if (counts && privateSet.size === SHINGLE_WORDS && text.natural === SHINGLE_WORDS) return counts.private;
+      return countShared(text.at(privateSet.size), privateSet.shingles);
+    };
+    const fromExcluded = candidates.find((oldIndex) => {
+      const privateSet = privateShingles[oldIndex];
+      if (!privateSet || privateSet.shingles.size === 0) return false;
+      return privateShared(oldIndex) >= Math.min(MIN_PRIVATE_SHINGLES, privateSet.shingles.size);
     });
-    if (fromExcluded >= 0) return { included: false, reason: "from-excluded", from: fromExcluded };
+    if (fromExcluded !== undefined) return { included: false, reason: "from-excluded", from: fromExcluded };
+
     let best = -1;
     let bestOverlap = 0;
-    oldTexts.forEach((old, oldIndex) => {
-      const overlap = overlapCoefficient(text, old);
+    for (const oldIndex of candidates) {
+      const old = oldTexts[oldIndex] as Shingled;
+      const counts = shared.get(oldIndex);
+      const overlap = counts && old.natural === SHINGLE_WORDS && text.natural === SHINGLE_WORDS
+        ? counts.all / Math.min(text.at(SHINGLE_WORDS).size, old.at(SHINGLE_WORDS).size)
+        : overlapCoefficient(text, old);
       if (overlap > bestOverlap) {
         best = oldIndex;
         bestOverlap = overlap;
       }
-    });
+    }
     if (best >= 0 && bestOverlap >= MIN_OVERLAP) return { included: (oldChunks[best] as CarryOldChunk).included, reason: "edited", from: best };
     return { included: defaultIncluded, reason: "new-text", from: null };
   });
