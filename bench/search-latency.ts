@@ -11,6 +11,7 @@ import path from "node:path";
 import type { Embedder } from "../src/core/types.js";
 import { defaultConfig } from "../src/app/config.js";
 import { searchChunks, type SearchMode } from "../src/app/search.js";
+import { embedTextHash } from "../src/store/chunk-rows.js";
 import { openMainStore, type MainStore } from "../src/store/main-store.js";
 import { META_KEYS } from "../src/store/meta.js";
 import { parseSmartDocuments, parseSmartQueries } from "../src/search/smart-format.js";
@@ -72,7 +73,7 @@ function grow(store: MainStore, folderId: string, from: number, to: number): voi
     const chunks = Array.from({ length: Math.min(CHUNKS_PER_DOCUMENT, to - first) }, (_, index) => ({ content: chunkText(), meta: { section: `Part ${index + 1}` } }));
     store.syncDocument({ folderId, relativePath, title: `Document ${documentNumber}`, documentType: "md", fileSize: 1000, pageCount: null, chunks });
     const stored = store.listChunks({ folderId, relativePath });
-    store.upsertVectors(stored.map((chunk) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: unitVector() })), FINGERPRINT);
+    store.upsertVectors(stored.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: unitVector() })), FINGERPRINT);
   }
 }
 

@@ -89,7 +89,8 @@ describe("chunkpad chat", () => {
     const shown = await runCli(["history", id], { home });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("You (");
-    expect(shown.stdout).toMatch(/Misuse is not covered \[C1\]; the warranty lasts two years \[C2\]\.\n {2}\[C1\] returns\.md · \w+:returns\.md#1\n {2}\[C2\] warranty\.md · \w+:warranty\.md#1/);
+    // Each citation is followed by the text it cited, as it was then.
+    expect(shown.stdout).toMatch(/Misuse is not covered \[C1\]; the warranty lasts two years \[C2\]\.\n {2}\[C1\] returns\.md · \w+:returns\.md#1\n {6}"# Returns .*"\n {2}\[C2\] warranty\.md · \w+:warranty\.md#1\n {6}"# Warranty .*"/);
     expect(shown.stdout).toMatch(/anthropic claude-sonnet-4-6\):\n {2}The warranty lasts two years \[C1\]\.\n {2}\[C1\] warranty\.md/);
 
     const asJson = json<{ messages: Array<{ role: string; chunkRefs: string[]; citations: Array<{ label: string; source: string }> }> }>(await runCli(["history", "--json", id], { home }));

@@ -44,7 +44,7 @@ function vectorState(home: string) {
   const state = {
     embedRecords: store.vectorCount(),
     included: rows.filter((row) => row.included).length,
-    current: rows.filter((row) => row.included && row.embeddedHash === row.contentHash).length,
+    current: rows.filter((row) => row.included && row.embeddedHash === row.embedHash).length,
     excludedWithVector: rows.filter((row) => !row.included && row.embeddedHash !== null).length,
     integrity: store.integrityCheck(),
   };

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbedder } from "../src/embedding/registry.js";
+import { embedTextHash } from "../src/store/chunk-rows.js";
 import { openMainStore } from "../src/store/main-store.js";
 import { META_KEYS } from "../src/store/meta.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
@@ -44,7 +45,7 @@ async function embedWithTinyModel(home: string): Promise<string> {
   try {
     const chunks = store.listChunks();
     const vectors = await embedder.embedDocuments(chunks.map((chunk) => chunk.content));
-    store.upsertVectors(chunks.map((chunk, index) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: vectors[index] as Float32Array })), embedder.fingerprint);
+    store.upsertVectors(chunks.map((chunk, index) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[index] as Float32Array })), embedder.fingerprint);
     store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
     store.setMeta(META_KEYS.embeddingModel, TINY_BERT_DIR);
     return chunks[0]?.content ?? "";
@@ -166,7 +167,7 @@ describe("chunkpad search: vectors without the model never download", () => {
     // Vectors exist (say, embedded on another machine), but this model is not in the cache.
     const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
     const chunks = store.listChunks();
-    store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: new Float32Array(64).fill(0.1) })), "some model");
+    store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: new Float32Array(64).fill(0.1) })), "some model");
     store.close();
   });
   afterAll(async () => {

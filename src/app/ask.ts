@@ -6,7 +6,7 @@ import { parseCitations } from "../rag/citations.js";
 import type { CitationLabel } from "../rag/context.js";
 import { REFUSAL_TEXT, type RefusalReason } from "../rag/guardrail.js";
 import { buildAnswerPrompt, type AnswerMode } from "../rag/prompt.js";
-import type { ChatStore } from "../store/chat-store.js";
+import type { ChatStore, CitedChunk } from "../store/chat-store.js";
 import { decideRefusal } from "./ask-guardrail.js";
 import type { ChunkpadConfig } from "./config.js";
 import type { LlmSetup } from "./llm-setup.js";
@@ -120,7 +120,7 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
   if (decision.refuse) {
     const message = refusalMessage(decision, input, generation.minSimilarity);
     yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message };
-    const stored = store(dependencies, input, { content: REFUSAL_TEXT, chunkRefs: [], provider: null, model: null, incomplete: false });
+    const stored = store(dependencies, input, { content: REFUSAL_TEXT, citedChunks: [], provider: null, model: null, incomplete: false });
     const refusal = { reason: decision.reason, message, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
     const answer: AnswerResult = { ...base, text: REFUSAL_TEXT, refused: true, refusal, incomplete: false, labels: [], provider: null, model: null, ...stored };
     yield { type: "done", answer };
@@ -158,7 +158,7 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
   const stored =
     text === "" && incomplete
       ? { conversationId: input.conversationId ?? null, messageId: null }
-      : store(dependencies, input, { content: text, chunkRefs: labels.map((label) => label.ref), provider: client.provider, model: client.model, incomplete });
+      : store(dependencies, input, { content: text, citedChunks: citedChunksOf(input.chunks, labels.map((label) => label.ref)), provider: client.provider, model: client.model, incomplete });
   const answer: AnswerResult = {
     ...base,
     text,
@@ -202,7 +202,8 @@ function refusalMessage(decision: { reason: RefusalReason; message: string; best
 
 interface AnswerRecord {
   content: string;
-  chunkRefs: ChunkRef[];
+  /** The chunks the answer was given, in label order, with their text (history shows it after the document changes). */
+  citedChunks: CitedChunk[];
   provider: string | null;
   model: string | null;
   incomplete: boolean;
@@ -221,6 +222,15 @@ function store(dependencies: AskDependencies, input: AnswerInput, answer: Answer
   const message = chats.addMessage(conversationId, { role: "assistant", ...answer });
   if (!message) throw new ChunkpadError("INTERNAL", `The conversation ${conversationId} disappeared while the answer was stored.`);
   return { conversationId, messageId: message.id };
+}
+
+function citedChunksOf(chunks: readonly SearchResult[], refs: readonly ChunkRef[]): CitedChunk[] {
+  const byRef = new Map(chunks.map((result) => [result.ref, result.chunk]));
+  // Labels come from these chunks; one entry per ref either way, so [C2] stays the second.
+  return refs.map((ref) => {
+    const chunk = byRef.get(ref);
+    return { ref, contentHash: chunk?.contentHash ?? "", text: chunk?.content ?? "" };
+  });
 }
 
 function titleOf(question: string): string {

@@ -26,6 +26,8 @@ export interface ChunkTreeReport {
   chunksRootPath: string;
   fileCount: number;
   chunkCount: number;
+  /** Review state text new to this folder starts with (`add --new-chunks`). */
+  newChunks: "included" | "excluded";
   tree: Extract<ChunkTreeNode, { type: "folder" }>;
 }
 
@@ -38,8 +40,8 @@ export function chunkTree(store: MainStore, folder: IndexedFolder): ChunkTreeRep
     const state = states.get(relativePath) ?? { total: 0, included: 0, embedded: 0, modified: 0 };
     state.total += 1;
     if (row.included) state.included += 1;
-    if (row.embeddedHash !== null && row.embeddedHash === row.contentHash) state.embedded += 1;
-    if (row.embeddedHash !== null && row.embeddedHash !== row.contentHash) state.modified += 1;
+    if (row.embeddedHash !== null && row.embeddedHash === row.embedHash) state.embedded += 1;
+    if (row.embeddedHash !== null && row.embeddedHash !== row.embedHash) state.modified += 1;
     states.set(relativePath, state);
   }
 
@@ -85,7 +87,7 @@ export function chunkTree(store: MainStore, folder: IndexedFolder): ChunkTreeRep
     }
   }
   sortTree(root);
-  return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, tree: root };
+  return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, newChunks: store.getFolder(folder.id)?.newChunksIncluded === false ? "excluded" : "included", tree: root };
 }
 
 function sortTree(node: Extract<ChunkTreeNode, { type: "folder" }>): void {

@@ -26,12 +26,34 @@ describe("stored conversations", () => {
     const view = getConversation(chats, (refs) => refs.filter((ref) => ref === "f:b.pdf#3").map((ref) => chunk(ref, 4)), "aaaa");
     const answer = view.messages[1];
     expect(answer?.citations).toEqual([
-      { label: "C2", ref: "f:b.pdf#3", source: "b.pdf", location: "p. 4", missing: false },
+      // Stored before citations kept their text: no text to show.
+      { label: "C2", ref: "f:b.pdf#3", source: "b.pdf", location: "p. 4", missing: false, text: null, changed: false },
       // Deleted since: still named by its ref.
-      { label: "C1", ref: "f:a.pdf#1", source: "a.pdf", location: null, missing: true },
+      { label: "C1", ref: "f:a.pdf#1", source: "a.pdf", location: null, missing: true, text: null, changed: true },
     ]);
     expect(answer?.invalidCitations).toEqual(["C5"]);
     expect(view.messages[0]?.citations).toEqual([]);
+  });
+
+  it("keeps the text each citation was given, and marks it changed when the chunk's text is not that any more", () => {
+    const chats = chatStore(["bbbb2222", "m1"]);
+    chats.createConversation({ title: "Garden" });
+    chats.addMessage("bbbb2222", {
+      role: "assistant",
+      content: "Sun [C1], water [C2], soil [C3].",
+      citedChunks: [
+        { ref: "f:a.md#1", contentHash: "h", text: "Tomatoes need sun." },
+        { ref: "f:a.md#2", contentHash: "old", text: "Water them daily." },
+        { ref: "f:gone.md#1", contentHash: "x", text: "Loam is best." },
+      ],
+    });
+    const view = getConversation(chats, (refs) => refs.filter((ref) => ref.startsWith("f:a.md")).map((ref) => chunk(ref)), "bbbb");
+    expect(view.messages[0]?.chunkRefs).toEqual(["f:a.md#1", "f:a.md#2", "f:gone.md#1"]);
+    expect(view.messages[0]?.citations.map(({ label, text, changed, missing }) => ({ label, text, changed, missing }))).toEqual([
+      { label: "C1", text: "Tomatoes need sun.", changed: false, missing: false },
+      { label: "C2", text: "Water them daily.", changed: true, missing: false },
+      { label: "C3", text: "Loam is best.", changed: true, missing: true },
+    ]);
   });
 
   it("finds a conversation by a unique start of its id, and says when that is ambiguous or absent", () => {

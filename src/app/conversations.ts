@@ -10,6 +10,8 @@ import { locationOf } from "./search.js";
  * Stored conversations, as `chunkpad history` and the web app show them: each answer's
  * citations resolved to file, page and chunk reference. An answer's chunk refs are stored in
  * label order, so [C2] is the second ref; a chunk deleted since is still named by its ref.
+ * Each citation keeps the text it was given (and its hash), so an old answer shows what it
+ * cited even after the document changed, marked as changed.
  */
 
 export interface StoredCitation {
@@ -22,6 +24,10 @@ export interface StoredCitation {
   location: string | null;
   /** The chunk is no longer in the index (its document was removed or re-chunked). */
   missing: boolean;
+  /** The text the answer was given, as it was then; null for answers stored before citations kept their text. */
+  text: string | null;
+  /** The chunk at this ref now holds other text, or is gone: `text` is what was cited, not what the document says now. */
+  changed: boolean;
 }
 
 export interface MessageView extends StoredMessage {
@@ -77,7 +83,9 @@ function viewOf(message: StoredMessage, chunks: ReadonlyMap<ChunkRef, ChunkRecor
   const parsed = parseCitations(message.content, labels);
   const citations = parsed.used.map((label) => {
     const chunk = chunks.get(label.ref);
-    return { label: label.label, ref: label.ref, source: label.source, location: chunk ? locationOf(chunk) : null, missing: chunk === undefined };
+    const cited = message.citedChunks[labels.indexOf(label)];
+    const changed = cited === undefined ? chunk === undefined : chunk?.contentHash !== cited.contentHash;
+    return { label: label.label, ref: label.ref, source: label.source, location: chunk ? locationOf(chunk) : null, missing: chunk === undefined, text: cited?.text ?? null, changed };
   });
   return { ...message, citations, invalidCitations: parsed.invalid };
 }

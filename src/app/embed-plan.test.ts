@@ -4,7 +4,7 @@ import { inBatches, planEmbedding } from "./embed-plan.js";
 
 const row = (ref: string, overrides: Partial<EmbedStateRow> = {}): EmbedStateRow => ({
   ref,
-  contentHash: `hash-${ref}`,
+  embedHash: `hash-${ref}`,
   included: true,
   embeddedHash: `hash-${ref}`,
   embeddedFingerprint: "stamp",

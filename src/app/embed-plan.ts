@@ -27,7 +27,7 @@ export function planEmbedding(rows: readonly EmbedStateRow[], stamp: string | nu
       if (row.embeddedHash !== null) plan.toRemove.push(row.ref);
       continue;
     }
-    const current = row.embeddedHash === row.contentHash && (stamp === null || row.embeddedFingerprint === stamp);
+    const current = row.embeddedHash === row.embedHash && (stamp === null || row.embeddedFingerprint === stamp);
     if (current) plan.unchanged += 1;
     else plan.toEmbed.push(row.ref);
   }

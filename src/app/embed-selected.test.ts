@@ -183,7 +183,7 @@ describe("embedSelected", () => {
     expect(report).toMatchObject({ embedded: 1, removed: 1, unchanged: 3 });
     expect(model.batches).toEqual([["Document: Title of birds.md\nSection: Intro\n\nkestrel, hovering"]]);
     expect(store.vectorCount()).toBe(4);
-    expect(store.embedState().every((row) => row.embeddedHash === row.contentHash)).toBe(true);
+    expect(store.embedState().every((row) => row.embeddedHash === row.embedHash)).toBe(true);
     expect(store.getChunk(ref("birds.md", 3))).toBeNull();
   });
 

@@ -5,6 +5,7 @@ import { withContextPrefix } from "../embedding/context-prefix.js";
 import type { ModelConsentRequest } from "../embedding/ensure-model.js";
 import { createEmbedder, type CreateEmbedderOptions, type EmbedderConfig } from "../embedding/registry.js";
 import type { MainStore } from "../store/main-store.js";
+import { sha256Hex } from "../store/chunk-rows.js";
 import { META_KEYS } from "../store/meta.js";
 import type { ChunkpadConfig } from "./config.js";
 import { configModelValue, embedderConfigFor, modelIdentity, type ModelIdentity } from "./embedder-setup.js";
@@ -257,7 +258,7 @@ async function embedPlans(store: MainStore, embedder: Embedder, plans: readonly 
         throw new ChunkpadError("EMBEDDING_FAILED", `The embedding model returned ${vectors.length} vectors for ${chunks.length} chunks. Run "chunkpad embed" again; if it keeps happening, try another model.`);
       }
       const written = store.upsertVectors(
-        chunks.map((chunk, index) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: vectors[index] as Float32Array })),
+        chunks.map((chunk, index) => ({ ref: chunk.ref, embedHash: sha256Hex(texts[index] as string), embedding: vectors[index] as Float32Array })),
         stamp as string,
       );
       report.embedded += written.written;

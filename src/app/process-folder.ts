@@ -32,6 +32,8 @@ export interface ProcessFolderOptions {
   resolve?: { relativePath: string; choice: ConflictChoice };
   onProgress?: (progress: ProcessProgress) => void;
   signal?: AbortSignal;
+  /** Review state for text this folder has not had before; remembered for the folder. */
+  newChunksIncluded?: boolean;
 }
 
 export type ConflictChoice = "keep-mine" | "take-fresh";
@@ -118,6 +120,8 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   const chunksInDataDir = !(await isFolderWritable(chunksRootFor(root)));
   if (chunksInDataDir) folder = store.upsertFolder(root, context.fallbackChunksRoot(folder.id));
   const chunksRoot = folder.chunksRootPath;
+  // Before any chunk is stored, so a first add with new text excluded never includes anything.
+  if (options.newChunksIncluded !== undefined) store.setNewChunksIncluded(folder.id, options.newChunksIncluded);
   const report: ProcessReport = {
     folder: { id: folder.id, rootPath: folder.rootPath, chunksRootPath: chunksRoot },
     processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], resolved: [],

@@ -25,17 +25,18 @@ export interface ChunkState {
 
 /** Per chunk of a folder (optionally one source file): review and embed state, in file order. */
 export function listChunkStates(store: MainStore, folderId: string, relativePath?: string): ChunkState[] {
-  const embedded = new Map(store.embedState(folderId).map((row) => [row.ref, row.embeddedHash]));
+  const embedded = new Map(store.embedState(folderId).map((row) => [row.ref, row]));
   const chunks = store.listChunks(relativePath === undefined ? { folderId } : { folderId, relativePath });
   return chunks.map((chunk) => {
-    const embeddedHash = embedded.get(chunk.ref) ?? null;
+    const state = embedded.get(chunk.ref);
+    const embeddedHash = state?.embeddedHash ?? null;
     const text = chunk.content.replace(/\s+/g, " ").trim();
     return {
       ref: chunk.ref,
       relativePath: chunk.relativePath,
       ordinal: chunk.ordinal,
       included: chunk.included,
-      embedState: embeddedHash === null ? "new" : embeddedHash === chunk.contentHash ? "embedded" : "modified",
+      embedState: embeddedHash === null ? "new" : embeddedHash === state?.embedHash ? "embedded" : "modified",
       location: locationOf(chunk),
       section: chunk.section ?? null,
       preview: text.length > PREVIEW_LENGTH_CHARS ? `${text.slice(0, PREVIEW_LENGTH_CHARS - 1)}…` : text,

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { embedTextHash } from "../store/chunk-rows.js";
 import { openMainStore, type MainStore } from "../store/main-store.js";
 import { setReviewState } from "./review.js";
 import { listChunkStates } from "./review-states.js";
@@ -107,8 +108,8 @@ describe("listChunkStates", () => {
     if (!first || !second) throw new Error("seed failed");
     store.upsertVectors(
       [
-        { ref: first.ref, contentHash: first.contentHash, embedding: new Float32Array([1, 0]) },
-        { ref: second.ref, contentHash: "older text", embedding: new Float32Array([0, 1]) },
+        { ref: first.ref, embedHash: embedTextHash(first), embedding: new Float32Array([1, 0]) },
+        { ref: second.ref, embedHash: "older text", embedding: new Float32Array([0, 1]) },
       ],
       "fingerprint",
     );

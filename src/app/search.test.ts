@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChunkpadError } from "../core/errors.js";
 import type { Embedder } from "../core/types.js";
+import { embedTextHash } from "../store/chunk-rows.js";
 import { openMainStore, type MainStore } from "../store/main-store.js";
 import { META_KEYS } from "../store/meta.js";
 import { defaultConfig } from "./config.js";
@@ -71,7 +72,7 @@ function seed(store: MainStore) {
 
 function embedEverything(store: MainStore, embedder: Embedder): void {
   const chunks = store.listChunks();
-  store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: topicVector(chunk.content) })), embedder.fingerprint);
+  store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: topicVector(chunk.content) })), embedder.fingerprint);
   store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
   store.setMeta(META_KEYS.embeddingModel, "topics");
 }

@@ -19,6 +19,14 @@ export interface ConversationSummary extends Conversation {
   messageCount: number;
 }
 
+/** What a message cited, as it was then: a later edit of the document does not change it. */
+export interface CitedChunk {
+  ref: ChunkRef;
+  /** Hash of the chunk's text when it was cited (as ChunkRecord.contentHash). */
+  contentHash: string;
+  text: string;
+}
+
 export interface StoredMessage {
   id: string;
   conversationId: string;
@@ -26,6 +34,8 @@ export interface StoredMessage {
   content: string;
   /** The chunks the answer was given (or the question was asked) with. */
   chunkRefs: ChunkRef[];
+  /** The same chunks with their text at the time, in the same order; empty for messages stored before citations kept their text. */
+  citedChunks: CitedChunk[];
   provider: string | null;
   model: string | null;
   createdAt: string;
@@ -47,6 +57,8 @@ export interface NewMessage {
   role: StoredMessageRole;
   content: string;
   chunkRefs?: ChunkRef[];
+  /** Replaces chunkRefs when given: the refs with their text at the time. */
+  citedChunks?: CitedChunk[];
   provider?: string | null;
   model?: string | null;
   incomplete?: boolean;
@@ -55,6 +67,7 @@ export interface NewMessage {
 export interface MessageChanges {
   content?: string;
   chunkRefs?: ChunkRef[];
+  citedChunks?: CitedChunk[];
   incomplete?: boolean;
   provider?: string | null;
   model?: string | null;
@@ -157,7 +170,7 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
         db.prepare(`
           INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-          id, conversationId, message.role, message.content, JSON.stringify(message.chunkRefs ?? []),
+          id, conversationId, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks),
           message.provider ?? null, message.model ?? null, timestamp, message.incomplete ? 1 : 0,
         );
         touch.run(timestamp, conversationId);
@@ -172,7 +185,7 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
         const next: MessageRow = {
           ...row,
           content: changes.content ?? row.content,
-          chunk_refs: changes.chunkRefs === undefined ? row.chunk_refs : JSON.stringify(changes.chunkRefs),
+          chunk_refs: changes.chunkRefs === undefined && changes.citedChunks === undefined ? row.chunk_refs : encodeChunks(changes.chunkRefs, changes.citedChunks),
           incomplete: changes.incomplete === undefined ? row.incomplete : changes.incomplete ? 1 : 0,
           provider: changes.provider === undefined ? row.provider : changes.provider,
           model: changes.model === undefined ? row.model : changes.model,
@@ -209,7 +222,7 @@ function toMessage(row: MessageRow): StoredMessage {
     conversationId: row.conversation_id,
     role: row.role,
     content: row.content,
-    chunkRefs: parseRefs(row.chunk_refs),
+    ...decodeChunks(row.chunk_refs),
     provider: row.provider,
     model: row.model,
     createdAt: row.created_at,
@@ -217,11 +230,37 @@ function toMessage(row: MessageRow): StoredMessage {
   };
 }
 
-function parseRefs(json: string): ChunkRef[] {
+/**
+ * messages.chunk_refs holds a JSON array: refs (strings) as first stored, or, since citations
+ * keep their text, {ref, contentHash, text} objects. Both are read.
+ */
+function encodeChunks(refs: readonly ChunkRef[] | undefined, cited: readonly CitedChunk[] | undefined): string {
+  if (cited !== undefined) return JSON.stringify(cited.map(({ ref, contentHash, text }) => ({ ref, contentHash, text })));
+  return JSON.stringify(refs ?? []);
+}
+
+function decodeChunks(json: string): { chunkRefs: ChunkRef[]; citedChunks: CitedChunk[] } {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+    value = JSON.parse(json);
   } catch {
-    return [];
+    return { chunkRefs: [], citedChunks: [] };
   }
+  if (!Array.isArray(value)) return { chunkRefs: [], citedChunks: [] };
+  const chunkRefs: ChunkRef[] = [];
+  const citedChunks: CitedChunk[] = [];
+  for (const item of value as unknown[]) {
+    if (typeof item === "string") chunkRefs.push(item);
+    else if (isCitedChunk(item)) {
+      chunkRefs.push(item.ref);
+      citedChunks.push({ ref: item.ref, contentHash: item.contentHash, text: item.text });
+    }
+  }
+  return { chunkRefs, citedChunks: citedChunks.length === chunkRefs.length ? citedChunks : [] };
+}
+
+function isCitedChunk(item: unknown): item is CitedChunk {
+  if (item === null || typeof item !== "object") return false;
+  const record = item as Record<string, unknown>;
+  return typeof record.ref === "string" && typeof record.contentHash === "string" && typeof record.text === "string";
 }

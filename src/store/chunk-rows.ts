@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ChunkMeta, ChunkRecord, ChunkRef } from "../core/types.js";
+import { withContextPrefix } from "../embedding/context-prefix.js";
 import type { SearchScope } from "./store-types.js";
 
 /** `{folderId}:{relativePath}#{n}`, n 1-based. */
@@ -19,6 +20,14 @@ export function parseChunkRef(ref: string): { folderId: string; relativePath: st
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Hash of the exact text a chunk's vector is made from (context prefix and content), so a
+ * retitled document or a renamed section makes its vectors stale like an edited body does.
+ */
+export function embedTextHash(chunk: { title: string; section?: string | null | undefined; content: string }): string {
+  return sha256Hex(withContextPrefix({ title: chunk.title, section: chunk.section ?? null }, chunk.content));
 }
 
 /** Columns for a ChunkRecord; use with CHUNK_FROM. */

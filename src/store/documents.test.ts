@@ -177,6 +177,28 @@ describe("syncDocument", () => {
     expect(store.keywordSearch("lemur", { limit: 10 })).toHaveLength(3);
   });
 
+  it("moves decisions with their text, drops those of vanished text, and gives new text the folder's default", () => {
+    const { store, raw } = setup();
+    const folder = store.upsertFolder("/docs", "/docs/_chunks");
+    const ref = (ordinal: number) => `${folder.id}:notes/report.pdf#${ordinal}`;
+    const included = () => store.listChunks({ folderId: folder.id }).map((chunk) => [chunk.content.split(" ")[0], chunk.included]);
+    syncReport(store, folder.id, drafts("alpha opening words here", "bravo salary figures for everyone", "charlie closing words here"));
+    store.setIncluded([ref(2)], false);
+
+    syncReport(store, folder.id, drafts("zulu inserted paragraph on top", "alpha opening words here", "bravo salary figures for everyone", "charlie closing words here"));
+    expect(included()).toEqual([["zulu", true], ["alpha", true], ["bravo", false], ["charlie", true]]);
+    expect(store.listExcludedRefs(folder.id)).toEqual([ref(3)]);
+
+    expect(store.setNewChunksIncluded(folder.id, false)).toBe(true);
+    expect(store.getFolder(folder.id)?.newChunksIncluded).toBe(false);
+    syncReport(store, folder.id, drafts("alpha opening words here", "yankee brand new text", "charlie closing words here"));
+    expect(included()).toEqual([["alpha", true], ["yankee", false], ["charlie", true]]);
+    // The salary text is gone, and its decision with it: no row may land on later text.
+    expect(raw.prepare("SELECT ref, content_hash FROM chunk_reviews ORDER BY ref").all()).toEqual([
+      { ref: ref(2), content_hash: store.getChunk(ref(2))?.contentHash },
+    ]);
+  });
+
   it("refuses a folder that was never added and a path that is not relative", () => {
     const { store } = setup();
     expect(() => syncReport(store, "nope", drafts("x"))).toThrow(expect.objectContaining({ code: "FOLDER_NOT_INDEXED" }));

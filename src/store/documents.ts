@@ -3,7 +3,8 @@ import { ChunkpadError } from "../core/errors.js";
 import type { DocumentRecord } from "../core/types.js";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import { CHUNK_META_COLUMN_NAMES, chunkRef, metaColumns, sha256Hex, type ChunkMetaColumns } from "./chunk-rows.js";
+import { CHUNK_META_COLUMN_NAMES, chunkRef, embedTextHash, metaColumns, sha256Hex, type ChunkMetaColumns } from "./chunk-rows.js";
+import { carryReviewDecisions } from "./review-carry.js";
 import { folderNotIndexed } from "./sources.js";
 import type { SyncDocumentInput, SyncDocumentResult } from "./store-types.js";
 
@@ -28,7 +29,11 @@ interface StoredChunkRow extends ChunkMetaColumns {
   ref: string;
   ordinal: number;
   title: string;
+  content: string;
   content_hash: string;
+  /** The review decision's included flag; null when the chunk has no review row. */
+  review: number | null;
+  review_hash: string | null;
 }
 
 export interface DocumentDependencies {
@@ -41,7 +46,10 @@ export interface DocumentStore {
   /**
    * Makes the stored chunks of one document equal to `chunks`, in one transaction. Chunk n keeps
    * its row (and its FTS rowid) when it exists; only changed rows are rewritten; chunks past the
-   * new count are deleted with their vectors. Review state, keyed by ref, is left alone.
+   * new count are deleted with their vectors. Review decisions follow the text, not the place:
+   * they are carried to the new chunks by carryReviewDecisions (same text, then overlap; text
+   * derived from excluded text stays excluded; new text gets the folder's default), and the
+   * decisions of text that is gone are removed.
    */
   syncDocument(input: SyncDocumentInput): SyncDocumentResult;
   /** Deletes the document, its chunks, their vectors and review state. False when absent. */
@@ -68,13 +76,20 @@ export function createDocumentStore({ db, now, removeVectorRows }: DocumentDepen
       file_size = excluded.file_size, page_count = excluded.page_count, chunk_count = excluded.chunk_count,
       indexed_at = excluded.indexed_at`);
   const storedChunks = db.prepare<[string], StoredChunkRow>(
-    "SELECT id, ref, ordinal, title, content_hash, page, page_end, slide, sheet, char_start, char_end, section FROM chunks WHERE document_id = ?",
+    `SELECT c.id AS id, c.ref AS ref, c.ordinal AS ordinal, c.title AS title, c.content AS content, c.content_hash AS content_hash,
+       c.page AS page, c.page_end AS page_end, c.slide AS slide, c.sheet AS sheet, c.char_start AS char_start, c.char_end AS char_end,
+       c.section AS section, r.included AS review, r.content_hash AS review_hash
+     FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref WHERE c.document_id = ? ORDER BY c.ordinal`,
   );
+  const newChunksIncluded = db.prepare<[string], number>("SELECT new_chunks_included FROM indexed_folders WHERE id = ?").pluck();
+  const recordReview = db.prepare(`
+    INSERT INTO chunk_reviews (ref, included, content_hash, updated_at) VALUES (?, 0, ?, ?)
+    ON CONFLICT (ref) DO UPDATE SET included = 0, content_hash = excluded.content_hash, updated_at = excluded.updated_at`);
   const insertChunk = db.prepare(`
-    INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, page, page_end, slide, sheet, char_start, char_end, section, updated_at)
-    VALUES (@ref, @document_id, @folder_id, @ordinal, @title, @content, @content_hash, @page, @page_end, @slide, @sheet, @char_start, @char_end, @section, @updated_at)`);
+    INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, embed_hash, page, page_end, slide, sheet, char_start, char_end, section, updated_at)
+    VALUES (@ref, @document_id, @folder_id, @ordinal, @title, @content, @content_hash, @embed_hash, @page, @page_end, @slide, @sheet, @char_start, @char_end, @section, @updated_at)`);
   const updateChunk = db.prepare(`
-    UPDATE chunks SET title = @title, content = @content, content_hash = @content_hash, page = @page, page_end = @page_end,
+    UPDATE chunks SET title = @title, content = @content, content_hash = @content_hash, embed_hash = @embed_hash, page = @page, page_end = @page_end,
       slide = @slide, sheet = @sheet, char_start = @char_start, char_end = @char_end, section = @section, updated_at = @updated_at
     WHERE id = @id`);
   const deleteChunksAfter = db.prepare("DELETE FROM chunks WHERE document_id = ? AND ordinal > ?");
@@ -102,12 +117,22 @@ export function createDocumentStore({ db, now, removeVectorRows }: DocumentDepen
         indexed_at: timestamp,
       });
 
-      const stored = new Map(storedChunks.all(documentId).map((row) => [row.ordinal, row]));
+      const storedRows = storedChunks.all(documentId);
+      const stored = new Map(storedRows.map((row) => [row.ordinal, row]));
+      const contentHashes = input.chunks.map((draft) => sha256Hex(draft.content));
+      const decisions = carryReviewDecisions(
+        storedRows.map((row) => ({ content: row.content, contentHash: row.content_hash, included: row.review !== 0 })),
+        input.chunks.map((draft, index) => ({ content: draft.content, contentHash: contentHashes[index] as string })),
+        newChunksIncluded.get(input.folderId) !== 0,
+      );
       const result: SyncDocumentResult = { documentId, added: 0, updated: 0, removed: 0, unchanged: 0, changedRefs: [], removedRefs: [] };
       input.chunks.forEach((draft, index) => {
         const ordinal = index + 1;
         const ref = chunkRef(input.folderId, input.relativePath, ordinal);
-        const values = { title: input.title, content: draft.content, content_hash: sha256Hex(draft.content), ...metaColumns(draft.meta), updated_at: timestamp };
+        const meta = metaColumns(draft.meta);
+        const contentHash = contentHashes[index] as string;
+        const embedHash = embedTextHash({ title: input.title, section: meta.section, content: draft.content });
+        const values = { title: input.title, content: draft.content, content_hash: contentHash, embed_hash: embedHash, ...meta, updated_at: timestamp };
         const old = stored.get(ordinal);
         if (!old) {
           insertChunk.run({ ...values, ref, document_id: documentId, folder_id: input.folderId, ordinal });
@@ -120,9 +145,15 @@ export function createDocumentStore({ db, now, removeVectorRows }: DocumentDepen
         } else {
           result.unchanged += 1;
         }
+        const included = (decisions[index] as { included: boolean }).included;
+        if (!included && !(old?.review === 0 && old.review_hash === contentHash)) recordReview.run(ref, contentHash, timestamp);
+        if (included && old?.review === 0) deleteReview.run(ref);
       });
       for (const old of stored.values()) {
-        if (old.ordinal > input.chunks.length) result.removedRefs.push(old.ref);
+        if (old.ordinal > input.chunks.length) {
+          result.removedRefs.push(old.ref);
+          deleteReview.run(old.ref);
+        }
       }
       if (result.removedRefs.length > 0) {
         removeVectorRows(result.removedRefs);

@@ -15,6 +15,7 @@ interface FolderRow {
   file_count: number;
   chunk_count: number;
   settings_json: string | null;
+  new_chunks_included: number;
 }
 
 interface FolderSummaryRow extends FolderRow {
@@ -43,6 +44,8 @@ export interface FolderStore {
   /** Per-folder chunking overrides, or null when the folder uses the config file's. */
   getFolderSettings(id: string): FolderSettings | null;
   setFolderSettings(id: string, settings: FolderSettings | null): boolean;
+  /** Whether new text in this folder starts included (the default) or excluded. False when absent. */
+  setNewChunksIncluded(id: string, included: boolean): boolean;
   /** Removes the folder with its sources, documents, chunks, review state and vectors. */
   removeFolder(id: string): boolean;
 }
@@ -54,9 +57,9 @@ const SUMMARY_SQL = `
     (SELECT COUNT(*) FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref
       WHERE c.folder_id = f.id AND COALESCE(r.included, 1) = 1) AS included_chunk_count,
     (SELECT COUNT(*) FROM chunks c JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
-      WHERE c.folder_id = f.id AND e.content_hash = c.content_hash) AS embedded_chunk_count,
+      WHERE c.folder_id = f.id AND e.content_hash = c.embed_hash) AS embedded_chunk_count,
     (SELECT COUNT(*) FROM chunks c JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
-      WHERE c.folder_id = f.id AND e.content_hash <> c.content_hash) AS modified_chunk_count,
+      WHERE c.folder_id = f.id AND e.content_hash <> c.embed_hash) AS modified_chunk_count,
     (SELECT COUNT(*) FROM sources s WHERE s.folder_id = f.id AND s.status = 'failed') AS failed_count
   FROM indexed_folders f
   ORDER BY f.root_path`;
@@ -148,6 +151,10 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
       return db.prepare("UPDATE indexed_folders SET settings_json = ? WHERE id = ?").run(json, id).changes > 0;
     },
 
+    setNewChunksIncluded(id, included) {
+      return db.prepare("UPDATE indexed_folders SET new_chunks_included = ? WHERE id = ?").run(included ? 1 : 0, id).changes > 0;
+    },
+
     removeFolder(id) {
       return writeTransaction(db, () => {
         if (!byId.get(id)) return false;
@@ -171,6 +178,7 @@ function toFolder(row: FolderRow): StoredFolder {
     fileCount: row.file_count,
     chunkCount: row.chunk_count,
     settings: parseSettings(row.settings_json),
+    newChunksIncluded: row.new_chunks_included !== 0,
   };
 }
 

@@ -113,6 +113,35 @@ describe("opening the real databases", () => {
     reopened.close();
   });
 
+  it("moves a version 1 database to decisions with their text: keeps them, drops orphans, keeps current vectors current", () => {
+    const file = databasePath();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const db = openDatabase({ path: file });
+    runMigrations(db, MAIN_MIGRATIONS.slice(0, 1), "main");
+    db.exec(`
+      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+      INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'a.md', 'a.md', 'A', 'markdown', 't');
+      INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
+        ('f:a.md#1', 'd', 'f', 1, 'A', 'salaries', 'h1', 'Pay', 't'),
+        ('f:a.md#2', 'd', 'f', 2, 'A', 'parking', 'h2', NULL, 't');
+      INSERT INTO chunk_reviews (ref, included, updated_at) VALUES ('f:a.md#1', 0, 't'), ('f:a.md#9', 0, 't');
+      INSERT INTO embedded_chunk_refs (chunk_ref, content_hash, fingerprint, embedded_at) VALUES ('f:a.md#1', 'h1', 's', 't'), ('f:a.md#2', 'older', 's', 't');
+    `);
+    db.close();
+
+    const store = openMainStore({ path: file, loadVectorExtension: false });
+    expect(store.migration.applied).toEqual(MAIN_MIGRATIONS.slice(1).map((migration) => migration.version));
+    expect(store.listExcludedRefs()).toEqual(["f:a.md#1"]);
+    expect(store.getFolder("f")?.newChunksIncluded).toBe(true);
+    const state = new Map(store.embedState("f").map((row) => [row.ref, row]));
+    expect(state.get("f:a.md#1")?.embeddedHash).toBe(state.get("f:a.md#1")?.embedHash);
+    expect(state.get("f:a.md#2")?.embeddedHash).toBe("older");
+    store.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare("SELECT ref, included, content_hash FROM chunk_reviews").all()).toEqual([{ ref: "f:a.md#1", included: 0, content_hash: "h1" }]);
+    raw.close();
+  });
+
   it("refuses a main or chat database from the future with SCHEMA_TOO_NEW", () => {
     for (const open of [
       (file: string) => openMainStore({ path: file, loadVectorExtension: false }),

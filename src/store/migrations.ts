@@ -1,6 +1,7 @@
 import { ChunkpadError } from "../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
+import { embedTextHash } from "./chunk-rows.js";
 
 /** One schema step. Migrations only add or reshape; they never drop user data. */
 export interface Migration {
@@ -170,6 +171,31 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
           fingerprint TEXT NOT NULL,
           embedded_at TEXT NOT NULL
         ) WITHOUT ROWID;
+      `);
+    },
+  },
+  {
+    version: 2,
+    description: "review decisions follow the text; folder default for new text; vectors keyed by the embedded text",
+    up(db) {
+      db.exec(`
+        -- The default decision for text a folder has not seen before (1 = included).
+        ALTER TABLE indexed_folders ADD COLUMN new_chunks_included INTEGER NOT NULL DEFAULT 1 CHECK (new_chunks_included IN (0, 1));
+        -- The text a decision was made on; syncDocument moves decisions with it (008).
+        ALTER TABLE chunk_reviews ADD COLUMN content_hash TEXT NOT NULL DEFAULT '';
+        UPDATE chunk_reviews SET content_hash = COALESCE((SELECT c.content_hash FROM chunks c WHERE c.ref = chunk_reviews.ref), '');
+        -- A decision whose chunk is gone would otherwise land on whatever text takes its place.
+        DELETE FROM chunk_reviews WHERE ref NOT IN (SELECT ref FROM chunks);
+        -- Hash of the exact text embedded: context prefix (title, section) and content.
+        ALTER TABLE chunks ADD COLUMN embed_hash TEXT NOT NULL DEFAULT '';
+      `);
+      const rows = db.prepare<[], { id: number; title: string; section: string | null; content: string }>("SELECT id, title, section, content FROM chunks").all();
+      const setHash = db.prepare("UPDATE chunks SET embed_hash = ? WHERE id = ?");
+      for (const row of rows) setHash.run(embedTextHash(row), row.id);
+      // Vectors made from a chunk's current body were made with its current prefix: keep them.
+      db.exec(`
+        UPDATE embedded_chunk_refs SET content_hash = (SELECT c.embed_hash FROM chunks c WHERE c.ref = embedded_chunk_refs.chunk_ref)
+        WHERE content_hash = (SELECT c.content_hash FROM chunks c WHERE c.ref = embedded_chunk_refs.chunk_ref);
       `);
     },
   },

@@ -11,12 +11,13 @@ export interface ReviewStore {
 }
 
 export function createReviewStore(db: SqliteDatabase, now: () => Date): ReviewStore {
-  const current = db.prepare<[string], { included: number | null }>(
-    "SELECT r.included AS included FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref WHERE c.ref = ?",
+  const current = db.prepare<[string], { included: number | null; content_hash: string }>(
+    "SELECT r.included AS included, c.content_hash AS content_hash FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref WHERE c.ref = ?",
   );
+  // The decision is recorded with the text it was made on; syncDocument carries it when the text moves.
   const record = db.prepare(`
-    INSERT INTO chunk_reviews (ref, included, updated_at) VALUES (?, ?, ?)
-    ON CONFLICT (ref) DO UPDATE SET included = excluded.included, updated_at = excluded.updated_at`);
+    INSERT INTO chunk_reviews (ref, included, content_hash, updated_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (ref) DO UPDATE SET included = excluded.included, content_hash = excluded.content_hash, updated_at = excluded.updated_at`);
 
   return {
     setIncluded(refs, included) {
@@ -30,7 +31,7 @@ export function createReviewStore(db: SqliteDatabase, now: () => Date): ReviewSt
             continue;
           }
           const wasIncluded = row.included === null || row.included === 1;
-          record.run(ref, included ? 1 : 0, timestamp);
+          record.run(ref, included ? 1 : 0, row.content_hash, timestamp);
           if (wasIncluded !== included) result.changed += 1;
         }
         return result;

@@ -5,6 +5,8 @@ export type FolderSettings = Partial<ChunkingOptions>;
 
 export interface StoredFolder extends IndexedFolder {
   settings: FolderSettings | null;
+  /** Review state given to text the folder has not had before (a decision follows its text). */
+  newChunksIncluded: boolean;
 }
 
 /** A folder with live counts from the tables (not the stats recorded by the last run). */
@@ -123,8 +125,8 @@ export interface VectorHit {
 
 export interface VectorInput {
   ref: ChunkRef;
-  /** Hash of the content that was embedded (ChunkRecord.contentHash at the time). */
-  contentHash: string;
+  /** Hash of the exact text embedded: context prefix and content (see embedTextHash). */
+  embedHash: string;
   embedding: Float32Array;
 }
 
@@ -137,8 +139,10 @@ export interface UpsertVectorsResult {
 /** What the embed step needs to decide, per chunk, whether to embed, keep or delete a vector. */
 export interface EmbedStateRow {
   ref: ChunkRef;
-  contentHash: string;
+  /** Hash of the text a vector of this chunk would be made from now (context prefix and content). */
+  embedHash: string;
   included: boolean;
+  /** Hash of the text its vector was made from; null without a vector. */
   embeddedHash: string | null;
   embeddedFingerprint: string | null;
 }

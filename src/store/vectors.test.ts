@@ -3,6 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { embedTextHash } from "./chunk-rows.js";
 import type { MainStore, OpenMainStoreOptions } from "./main-store.js";
 import { openMainStore } from "./main-store.js";
 
@@ -37,7 +38,7 @@ const vector = (...values: number[]) => new Float32Array(values);
 
 function embedAll(store: MainStore, vectors: Record<string, Float32Array>): void {
   const chunks = store.getChunks(Object.keys(vectors));
-  store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, contentHash: chunk.contentHash, embedding: vectors[chunk.ref] as Float32Array })), "model-a");
+  store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[chunk.ref] as Float32Array })), "model-a");
 }
 
 describe("vector storage and search (sqlite-vec)", () => {
@@ -116,7 +117,7 @@ describe("vector storage and search (sqlite-vec)", () => {
     expect(() => store.ensureVectorTable(8)).toThrow(expect.objectContaining({ code: "EMBEDDING_MISMATCH", message: expect.stringMatching(/--reembed/) }));
     expect(() => store.vectorSearch(new Float32Array(8), { k: 1 })).toThrow(expect.objectContaining({ code: "EMBEDDING_MISMATCH" }));
     const chunk = store.getChunk(ref(1));
-    expect(() => store.upsertVectors([{ ref: ref(1), contentHash: chunk?.contentHash ?? "", embedding: new Float32Array(3) }], "m")).toThrow(
+    expect(() => store.upsertVectors([{ ref: ref(1), embedHash: chunk ? embedTextHash(chunk) : "", embedding: new Float32Array(3) }], "m")).toThrow(
       expect.objectContaining({ code: "EMBEDDING_MISMATCH" }),
     );
     expect(() => store.ensureVectorTable(0)).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
@@ -140,11 +141,11 @@ describe("vector storage and search (sqlite-vec)", () => {
     const state = new Map(store.embedState(folderId).map((row) => [row.ref, row]));
     expect(state.size).toBe(5);
     const cat = state.get(ref(1));
-    expect(cat?.embeddedHash).toBe(cat?.contentHash);
+    expect(cat?.embeddedHash).toBe(cat?.embedHash);
     expect(cat?.embeddedFingerprint).toBe("model-a");
     const dog = state.get(ref(2));
     expect(dog?.embeddedHash).not.toBeNull();
-    expect(dog?.embeddedHash).not.toBe(dog?.contentHash);
+    expect(dog?.embeddedHash).not.toBe(dog?.embedHash);
     expect(state.get(ref(3))).toMatchObject({ included: false, embeddedHash: null, embeddedFingerprint: null });
     expect(store.embedState("no-such-folder")).toEqual([]);
     expect(store.vectorSearch(vector(0, 1), { k: 1 })[0]).toMatchObject({ stale: true, chunk: { content: "dog, edited" } });
@@ -159,7 +160,7 @@ describe("vector storage and search (sqlite-vec)", () => {
     const store = open(file);
     const { ref } = seed(store);
     const [cat, dog, eel] = store.getChunks([ref(1), ref(2), ref(3)]);
-    expect(store.upsertVectors([{ ref: "gone:x.md#1", contentHash: "h", embedding: vector(1, 0) }, { ref: ref(1), contentHash: cat?.contentHash ?? "", embedding: vector(1, 0) }], "m"))
+    expect(store.upsertVectors([{ ref: "gone:x.md#1", embedHash: "h", embedding: vector(1, 0) }, { ref: ref(1), embedHash: cat ? embedTextHash(cat) : "", embedding: vector(1, 0) }], "m"))
       .toEqual({ written: 1, missingRefs: ["gone:x.md#1"] });
 
     // Make the write of the third vector's record fail, as a crash mid-batch would.
@@ -167,12 +168,12 @@ describe("vector storage and search (sqlite-vec)", () => {
     saboteur.exec(`CREATE TRIGGER fail_eel BEFORE INSERT ON embedded_chunk_refs WHEN new.chunk_ref = '${ref(3)}' BEGIN SELECT RAISE(ABORT, 'disk pulled'); END`);
     saboteur.close();
     expect(() => store.upsertVectors([
-      { ref: ref(2), contentHash: dog?.contentHash ?? "", embedding: vector(0, 1) },
-      { ref: ref(3), contentHash: eel?.contentHash ?? "", embedding: vector(1, 1) },
+      { ref: ref(2), embedHash: dog ? embedTextHash(dog) : "", embedding: vector(0, 1) },
+      { ref: ref(3), embedHash: eel ? embedTextHash(eel) : "", embedding: vector(1, 1) },
     ], "m")).toThrow(/disk pulled/);
     expect(store.vectorCount()).toBe(1);
     expect(store.vectorSearch(vector(0, 1), { k: 5 }).map((hit) => hit.chunk.content)).toEqual(["cat"]);
-    expect(() => store.upsertVectors([{ ref: ref(2), contentHash: "h", embedding: vector(Number.NaN, 1) }], "m")).toThrow(expect.objectContaining({ code: "EMBEDDING_FAILED" }));
+    expect(() => store.upsertVectors([{ ref: ref(2), embedHash: "h", embedding: vector(Number.NaN, 1) }], "m")).toThrow(expect.objectContaining({ code: "EMBEDDING_FAILED" }));
   });
 
   it("deletes vectors with the chunks, documents and folders they belong to", () => {

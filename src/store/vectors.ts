@@ -40,7 +40,7 @@ export interface VectorStore {
 
 interface EmbedStateDatabaseRow {
   ref: string;
-  content_hash: string;
+  embed_hash: string;
   included: number;
   embedded_hash: string | null;
   fingerprint: string | null;
@@ -164,7 +164,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
           }
           remove.run(vector.ref);
           insert.run(vector.ref, toBlob(vector.embedding), place.folder_id, place.document_id);
-          recordEmbed.run(vector.ref, vector.contentHash, fingerprint, timestamp);
+          recordEmbed.run(vector.ref, vector.embedHash, fingerprint, timestamp);
           result.written += 1;
         }
         return result;
@@ -202,7 +202,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
           SELECT v.chunk_ref AS chunk_ref, v.distance AS distance FROM vec_chunks v
           WHERE v.embedding MATCH ? AND k = ? ${knnScope.sql}
         )
-        SELECT ${CHUNK_COLUMNS}, knn.distance AS distance, e.content_hash AS embedded_hash
+        SELECT ${CHUNK_COLUMNS}, knn.distance AS distance, c.embed_hash AS embed_hash, e.content_hash AS embedded_hash
         FROM knn
         JOIN chunks c ON c.ref = knn.chunk_ref
         JOIN documents d ON d.id = c.document_id
@@ -212,9 +212,9 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         ORDER BY knn.distance
         LIMIT ?`;
       return db
-        .prepare<unknown[], ChunkRow & { distance: number; embedded_hash: string | null }>(sql)
+        .prepare<unknown[], ChunkRow & { distance: number; embed_hash: string; embedded_hash: string | null }>(sql)
         .all(toBlob(embedding), fetchCount, ...knnScope.parameters, Math.floor(k))
-        .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.content_hash }));
+        .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.embed_hash }));
     },
 
     embedCoverage(scope = {}) {
@@ -231,7 +231,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
 
     embedState(folderId) {
       const sql = `
-        SELECT c.ref AS ref, c.content_hash AS content_hash, COALESCE(r.included, 1) AS included,
+        SELECT c.ref AS ref, c.embed_hash AS embed_hash, COALESCE(r.included, 1) AS included,
           e.content_hash AS embedded_hash, e.fingerprint AS fingerprint
         FROM chunks c
         LEFT JOIN chunk_reviews r ON r.ref = c.ref
@@ -242,7 +242,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       const rows = folderId === undefined ? statement.all() : statement.all(folderId);
       return rows.map((row) => ({
         ref: row.ref,
-        contentHash: row.content_hash,
+        embedHash: row.embed_hash,
         included: row.included !== 0,
         embeddedHash: row.embedded_hash,
         embeddedFingerprint: row.fingerprint,

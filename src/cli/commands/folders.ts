@@ -20,7 +20,8 @@ export function registerFolderCommands(program: Command, context: CliContext): v
         const when = folder.lastProcessedAt ? `processed ${folder.lastProcessedAt.replace("T", " ").slice(0, 19)}` : "never processed";
         context.io.stdout.write(
           `${folder.rootPath}\n  ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${folder.includedChunkCount} included, ${folder.embeddedChunkCount} embedded)` +
-            `${folder.failedCount ? `, ${folder.failedCount} failed` : ""}; ${when}\n`,
+            `${folder.failedCount ? `, ${folder.failedCount} failed` : ""}; ${when}\n` +
+            `  new chunks start ${folder.newChunksIncluded ? "included" : "excluded"}\n`,
         );
       }
     });
@@ -53,7 +54,7 @@ export function registerFolderCommands(program: Command, context: CliContext): v
       }
       const report = await context.chunkpad().chunkTree(folder);
       if (flags.json) return printJson(context.io, report);
-      context.io.stdout.write(`${report.chunksRootPath}  (${plural(report.fileCount, "file")}, ${plural(report.chunkCount, "chunk")})\n`);
+      context.io.stdout.write(`${report.chunksRootPath}  (${plural(report.fileCount, "file")}, ${plural(report.chunkCount, "chunk")}; new chunks start ${report.newChunks})\n`);
       context.io.stdout.write(renderTree(report.tree.children, ""));
     });
 }

@@ -58,10 +58,20 @@ function formatMessage(message: MessageView): string[] {
   const lines = [`Answer (${formatTime(message.createdAt)}${by})${message.incomplete ? " [incomplete]" : ""}:`, indent(message.content || "(no text)")];
   for (const citation of message.citations) {
     const where = [citation.source, citation.location].filter(Boolean).join(" ");
-    lines.push(`  [${citation.label}] ${where} · ${citation.ref}${citation.missing ? " (no longer in the index)" : ""}`);
+    const state = citation.missing ? " (no longer in the index)" : citation.changed ? " (changed since cited; the text below is what was cited)" : "";
+    lines.push(`  [${citation.label}] ${where} · ${citation.ref}${state}`);
+    if (citation.text !== null) lines.push(`      "${preview(citation.text)}"`);
   }
   for (const label of message.invalidCitations) lines.push(`  [${label}?] invented: not one of the chunks the answer was given`);
   return lines;
+}
+
+/** Characters of cited text shown per citation; `history --json` has all of it. */
+const CITED_PREVIEW_CHARS = 160;
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > CITED_PREVIEW_CHARS ? `${flat.slice(0, CITED_PREVIEW_CHARS - 1)}…` : flat;
 }
 
 function indent(text: string): string {

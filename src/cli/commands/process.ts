@@ -16,6 +16,7 @@ interface ProcessFlags {
   overlap?: number;
   timeout?: number;
   yes?: boolean;
+  newChunks?: "included" | "excluded";
   json?: boolean;
 }
 
@@ -39,6 +40,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
       .option("--overlap <tokens>", "tokens shared by neighbouring chunks, remembered for this folder (default 60)", parseIntegerOption("--overlap"))
       .option("--timeout <seconds>", "give each file this long to parse in this run (default: ingest.perFileTimeoutSeconds, 120)", parseSecondsOption)
       .option("--yes", "do not ask before adding your whole home folder or the root of the disk")
+      .option("--new-chunks <state>", "review state of text new to this folder: included (default) or excluded, remembered for this folder", parseNewChunks)
       .option("--json", "print a machine-readable report on stdout")
       .addHelpText("after", FAILED_FILES_HELP)
       .action(async (folder: string, flags: ProcessFlags) => {
@@ -49,7 +51,14 @@ export function registerProcessCommands(program: Command, context: CliContext): 
           ...(flags.overlap === undefined ? {} : { chunkOverlapTokens: flags.overlap }),
         };
         const report = await withProgress(context, flags.json, (onProgress) =>
-          context.chunkpad().processFolder(folder, { force: flags.force, password, chunking, ...timeoutOption(flags), onProgress }),
+          context.chunkpad().processFolder(folder, {
+            force: flags.force,
+            password,
+            chunking,
+            ...timeoutOption(flags),
+            ...(flags.newChunks === undefined ? {} : { newChunksIncluded: flags.newChunks === "included" }),
+            onProgress,
+          }),
         );
         printReport(context, report, flags.json);
       });
@@ -138,6 +147,11 @@ async function confirmBroadFolder(context: CliContext, folder: string, yes: bool
     "INVALID_ARGUMENT",
     `Not adding ${target}: it is ${what}. Add a folder of documents instead (e.g. "chunkpad add ~/Documents/reports"), or run again with --yes if you really mean it.`,
   );
+}
+
+function parseNewChunks(value: string): "included" | "excluded" {
+  if (value === "included" || value === "excluded") return value;
+  throw new InvalidArgumentError(`--new-chunks takes "included" or "excluded", not "${value}"`);
 }
 
 export function formatReport(report: ProcessReport): string {
