@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from "./database.js";
-import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors } from "./database.js";
+import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors } from "./database.js";
+import { enableFtsSecureDelete } from "./secure-delete.js";
 import type { MigrationResult } from "./migrations.js";
 import { MAIN_MIGRATIONS, runMigrations } from "./migrations.js";
 import type { VectorExtensionLoader } from "./vector-extension.js";
@@ -55,6 +56,7 @@ export function openMainStore({
   try {
     const support = loadVectorSupport(db, loadVectorExtension, vectorLoader);
     const migration = runMigrations(db, MAIN_MIGRATIONS, "main");
+    enableFtsSecureDelete(db, "chunks_fts");
     return composeMainStore(db, { path, migration, now, vectors: createVectorStore(db, support, now) });
   } catch (error) {
     db.close();
@@ -68,16 +70,29 @@ function composeMainStore(
 ): MainStore {
   const { removeVectorRows, ...vectorApi } = vectors;
   const dependencies = { db, now, removeVectorRows };
+  const folders = createFolderStore(dependencies);
+  const documents = createDocumentStore(dependencies);
   const api: MainStore = {
-    ...createFolderStore(dependencies),
+    ...folders,
     ...createSourceStore(db),
-    ...createDocumentStore(dependencies),
+    ...documents,
     ...createChunkStore(db),
     ...createReviewStore(db, now),
     ...createKeywordStore(db),
     ...vectorApi,
     ...createMetaStore(db),
     ...createIntegrityStore(db),
+    // A removed folder's or document's text must not survive in the WAL either.
+    removeFolder(id) {
+      const removed = folders.removeFolder(id);
+      if (removed) checkpointDeletedContent(db);
+      return removed;
+    },
+    deleteDocument(folderId, relativePath) {
+      const deleted = documents.deleteDocument(folderId, relativePath);
+      if (deleted) checkpointDeletedContent(db);
+      return deleted;
+    },
     path,
     migration,
     close() {
