@@ -13,6 +13,7 @@ import { registerChatCommand } from "./commands/chat.js";
 import { registerHistoryCommand } from "./commands/history.js";
 import { registerProvidersCommand } from "./commands/providers.js";
 import { registerKeysCommands } from "./commands/keys.js";
+import { registerResetCommand } from "./commands/reset.js";
 import { exitCodeFor, type CliIo, defaultIo } from "./io.js";
 
 export interface CliContext {
@@ -59,6 +60,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerHistoryCommand(program, context);
   registerProvidersCommand(program, context);
   registerKeysCommands(program, context);
+  registerResetCommand(program, context);
 
   try {
     await program.parseAsync(argv, { from: "user" });
