@@ -75,9 +75,10 @@ describe("deleting leaves no text behind in the database files", () => {
     expect(occurrences(file, SECRET_WORD)).toEqual(none(file));
   });
 
-  it("removes a deleted document's words (a source gone from the folder)", () => {
+  it("removes a deleted document's words (a source gone from the folder) by the time the store closes", () => {
     const { file, store, secret } = storeWithTwoFolders();
     expect(store.deleteDocument(secret.id, "novel.txt")).toBe(true);
+    store.close();
     expect(occurrences(file, SECRET_WORD)).toEqual(none(file));
   });
 
@@ -95,6 +96,13 @@ describe("deleting leaves no text behind in the database files", () => {
     expect(chat.deleteConversation(secret.id)).toBe(true);
     expect(occurrences(file, SECRET_WORD)).toEqual(none(file));
     expect(chat.getConversation(kept.id)?.messages).toHaveLength(50);
+  });
+
+  it("removes a re-chunked document's old words from the database file", () => {
+    const { file, store, secret } = storeWithTwoFolders();
+    store.syncDocument({ folderId: secret.id, relativePath: "novel.txt", title: "novel.txt", documentType: "txt", fileSize: 1, pageCount: null, chunks: novel("pelican", 3) });
+    store.close();
+    expect(occurrences(file, SECRET_WORD)).toEqual(none(file));
   });
 });
 
