@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { writeTextAtomic } from "../chunkfiles/discover.js";
+import { writeFileDurably } from "../core/durable-write.js";
 
 /**
  * The added folders, also kept as plain JSON beside the database ({dataDir}/folders.json), so
@@ -34,11 +34,11 @@ export async function recordFolder(dataDir: string, folder: RegisteredFolder): P
   const folders = readFolderRegistry(dataDir);
   if (folders.some((known) => known.rootPath === folder.rootPath && known.chunksRootPath === folder.chunksRootPath)) return;
   const others = folders.filter((known) => known.rootPath !== folder.rootPath);
-  await writeTextAtomic(folderRegistryPath(dataDir), `${JSON.stringify([...others, { rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath }], null, 2)}\n`);
+  await writeFileDurably(folderRegistryPath(dataDir), `${JSON.stringify([...others, { rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath }], null, 2)}\n`);
 }
 
 export async function forgetFolder(dataDir: string, rootPath: string): Promise<void> {
   const folders = readFolderRegistry(dataDir);
   const remaining = folders.filter((known) => known.rootPath !== rootPath);
-  if (remaining.length !== folders.length) await writeTextAtomic(folderRegistryPath(dataDir), `${JSON.stringify(remaining, null, 2)}\n`);
+  if (remaining.length !== folders.length) await writeFileDurably(folderRegistryPath(dataDir), `${JSON.stringify(remaining, null, 2)}\n`);
 }
