@@ -1,5 +1,6 @@
 // The public API: what the faces (CLI, HTTP server, MCP server) and library users may import.
 export * from "./core/errors.js";
+export { redactSecrets, secretsInEnvironment } from "./core/redact.js";
 export type * from "./core/types.js";
 export { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "./core/types.js";
 export { describePageRuns } from "./core/page-runs.js";
@@ -10,6 +11,7 @@ export type { ChunkpadConfig } from "./app/config.js";
 export type { ChunkpadPaths } from "./app/paths.js";
 export type { LoadedSettings } from "./app/config.js";
 export { SETTINGS, type ResolvedSetting, type SettingDefinition, type SettingSource } from "./app/settings.js";
+export { planReset, executeReset, resetDependencies, type ResetOptions, type ResetPlan, type ResetReport, type ResetItem, type ResetItemKind } from "./app/reset.js";
 export type { FolderSummary } from "./store/store-types.js";
 export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type SearchOptions, type SearchReport, type SearchResult } from "./app/search.js";
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review.js";

@@ -9,6 +9,7 @@ import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigVal
 import type { ResolvedSetting } from "./settings.js";
 import { resolvePaths, type ChunkpadPaths } from "./paths.js";
 import { processFolder, type ConflictChoice, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
+import { forgetFolder, recordFolder } from "./folder-registry.js";
 import { chunkTree, type ChunkTreeReport } from "./chunk-tree.js";
 import { createSearchService } from "./search-service.js";
 import type { SearchOptions, SearchReport } from "./search.js";
@@ -166,6 +167,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         folderPath,
         addOptions,
       );
+      await recordFolder(paths.dataDir, report.folder);
       if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
         getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
       }
@@ -201,6 +203,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       const folder = findFolder(getStore(), folderPath);
       if (!folder) throw notIndexed(folderPath);
       getStore().removeFolder(folder.id);
+      await forgetFolder(paths.dataDir, folder.rootPath);
       // The chunk files are the user's edits too: deleted only when asked.
       if (removeOptions.deleteChunkFiles) await fs.promises.rm(folder.chunksRootPath, { recursive: true, force: true });
       return { rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, chunkFilesDeleted: Boolean(removeOptions.deleteChunkFiles) };

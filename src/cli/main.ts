@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { isChunkpadError, openChunkpad, type Chunkpad } from "../index.js";
+import { isChunkpadError, openChunkpad, redactSecrets, secretsInEnvironment, type Chunkpad } from "../index.js";
 import { registerConfigCommand } from "./commands/config.js";
 import { registerFolderCommands } from "./commands/folders.js";
 import { registerProcessCommands } from "./commands/process.js";
@@ -13,6 +13,7 @@ import { registerChatCommand } from "./commands/chat.js";
 import { registerHistoryCommand } from "./commands/history.js";
 import { registerProvidersCommand } from "./commands/providers.js";
 import { registerKeysCommands } from "./commands/keys.js";
+import { registerResetCommand } from "./commands/reset.js";
 import { exitCodeFor, type CliIo, defaultIo } from "./io.js";
 
 export interface CliContext {
@@ -24,6 +25,14 @@ export interface CliContext {
 }
 
 const VERSION = "0.1.0";
+
+/** Values given with --password, so no error message repeats them. */
+function passwordArguments(argv: readonly string[]): string[] {
+  return argv.flatMap((argument, index) => {
+    if (argument.startsWith("--password=")) return [argument.slice("--password=".length)];
+    return argument === "--password" && argv[index + 1] !== undefined ? [argv[index + 1] as string] : [];
+  });
+}
 
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
@@ -51,6 +60,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerHistoryCommand(program, context);
   registerProvidersCommand(program, context);
   registerKeysCommands(program, context);
+  registerResetCommand(program, context);
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -59,11 +69,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (error instanceof CommanderError) {
       return error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help" ? 0 : 2;
     }
-    if (isChunkpadError(error)) {
-      io.stderr.write(`chunkpad: ${error.message}\n`);
-    } else {
-      io.stderr.write(`chunkpad: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    }
+    const message = isChunkpadError(error) ? error.message : `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    // The last line of defence: the providers redact their own keys; this catches any other path.
+    io.stderr.write(`chunkpad: ${redactSecrets(message, [...secretsInEnvironment(io.env), ...passwordArguments(argv)])}\n`);
     return exitCodeFor(error);
   } finally {
     await opened?.close();

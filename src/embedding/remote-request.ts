@@ -1,4 +1,5 @@
 import { ChunkpadError, isRetryableStatus } from "../core/errors.js";
+import { redactError, secretsInHeaders } from "../core/redact.js";
 import type { Embedder } from "../core/types.js";
 import { describeNetworkFailure } from "../hub/hub-errors.js";
 
@@ -42,7 +43,16 @@ function providerMessage(text: string): string {
   return text.trim().slice(0, 300);
 }
 
+/** POSTs JSON and returns the parsed answer; every error comes back without the key the request carried, even when the server echoes it. */
 export async function postJson(request: RemoteRequest): Promise<unknown> {
+  try {
+    return await sendJson(request);
+  } catch (error) {
+    throw redactError(error, secretsInHeaders(request.headers));
+  }
+}
+
+async function sendJson(request: RemoteRequest): Promise<unknown> {
   const timeout = AbortSignal.timeout(REMOTE_TIMEOUT_MS);
   const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
   let response: Response;

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
+import { redactError } from "../core/redact.js";
 import { cancelledError, DOWNLOAD_HELP, networkError, statusError } from "./hub-errors.js";
 import { cachedFilePath, cachedModelDir, hubFileUrl } from "./hub-paths.js";
 
@@ -122,7 +123,7 @@ async function remoteSizes(repoId: string, files: string[], options: HubOptions)
 }
 
 /** Total bytes of the files (HEAD requests, redirects followed); null when the hub does not say. */
-export async function fetchRemoteSizes(repoId: string, files: string[], options: HubOptions): Promise<number | null> {
+async function remoteTotalSize(repoId: string, files: string[], options: HubOptions): Promise<number | null> {
   const sizes = await remoteSizes(repoId, files, options);
   let total = 0;
   for (const size of sizes.values()) {
@@ -275,7 +276,7 @@ async function downloadFile(job: FileJob, repoId: string, context: RequestContex
  * Downloads the files of a hub repository into `{cacheDir}/{repoId}` and returns that directory.
  * Files already present are skipped; progress is reported across all files.
  */
-export async function downloadModelFiles(repoId: string, files: string[], options: HubOptions): Promise<string> {
+async function downloadFiles(repoId: string, files: string[], options: HubOptions): Promise<string> {
   const modelDir = cachedModelDir(options.cacheDir, repoId);
   const context = contextOf(options);
   const wanted = [...new Set([...files, ...(options.optionalFiles ?? [])])];
@@ -312,4 +313,22 @@ export async function downloadModelFiles(repoId: string, files: string[], option
   }
   options.onProgress?.({ file: wanted.at(-1) ?? "", bytesDone, bytesTotal: bytesTotal ?? bytesDone, percent: 100 });
   return modelDir;
+}
+
+// Errors name the URL they failed on; credentials in a hub URL (user:password@, ?token=) are taken out.
+
+export async function fetchRemoteSizes(repoId: string, files: string[], options: HubOptions): Promise<number | null> {
+  try {
+    return await remoteTotalSize(repoId, files, options);
+  } catch (error) {
+    throw redactError(error);
+  }
+}
+
+export async function downloadModelFiles(repoId: string, files: string[], options: HubOptions): Promise<string> {
+  try {
+    return await downloadFiles(repoId, files, options);
+  } catch (error) {
+    throw redactError(error);
+  }
 }

@@ -1,4 +1,7 @@
 import { ChunkpadError, isRetryableStatus } from "../core/errors.js";
+import { redactSecrets } from "../core/redact.js";
+
+export { redactSecrets };
 
 /**
  * Turns what went wrong at a provider into a ChunkpadError with a one-line explanation and a
@@ -130,17 +133,6 @@ export function streamInterrupted(provider: ProviderName, reason: string, partia
 
 export function cancelledError(): ChunkpadError {
   return new ChunkpadError("CANCELLED", "The answer was cancelled.");
-}
-
-const KEY_LIKE_PATTERN = /\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,})/g;
-
-/** Removes the given secrets, and anything shaped like a provider key, from a text. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join("[redacted]");
-  }
-  return result.replace(KEY_LIKE_PATTERN, "[redacted]");
 }
 
 /** A URL without user, password or query, for messages. */

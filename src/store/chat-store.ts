@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChunkRef } from "../core/types.js";
 import type { SqliteDatabase } from "./database.js";
-import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
+import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
 import { CHAT_MIGRATIONS, runMigrations } from "./migrations.js";
 
 export type StoredMessageRole = "system" | "user" | "assistant";
@@ -203,7 +203,10 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
     },
 
     deleteConversation(id) {
-      return db.prepare("DELETE FROM conversations WHERE id = ?").run(id).changes > 0;
+      const deleted = db.prepare("DELETE FROM conversations WHERE id = ?").run(id).changes > 0;
+      // secure_delete zeroed the rows; the checkpoint drops the WAL's older copies of them.
+      if (deleted) checkpointDeletedContent(db);
+      return deleted;
     },
 
     close() {

@@ -1,7 +1,7 @@
-import * as fs from "node:fs";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { ChunkpadError, describeError } from "../core/errors.js";
+import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from "../core/private-files.js";
 
 export type SqliteDatabase = Database.Database;
 type SqliteError = InstanceType<typeof Database.SqliteError>;
@@ -10,7 +10,7 @@ type SqliteError = InstanceType<typeof Database.SqliteError>;
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 export interface OpenDatabaseOptions {
-  /** File path, or ":memory:". Parent directories are created. */
+  /** File path, or ":memory:". The parent directory is created (0700) and the files are 0600. */
   path: string;
   busyTimeoutMs?: number;
 }
@@ -18,14 +18,18 @@ export interface OpenDatabaseOptions {
 /**
  * Opens a SQLite database with the settings every Chunkpad database uses: WAL (readers never
  * block the writer), a busy timeout (a second process waits instead of failing at once),
- * foreign keys (cascading deletes keep the tables consistent) and synchronous NORMAL (safe in
- * WAL mode, much faster than FULL).
+ * foreign keys (cascading deletes keep the tables consistent), synchronous NORMAL (safe in
+ * WAL mode, much faster than FULL) and secure_delete (deleted rows are overwritten with zeros,
+ * so a removed document's text does not linger in free pages). The folder is 0700 and the
+ * database, -wal and -shm files 0600: they hold the text of the user's documents.
  */
 export function openDatabase({ path: filePath, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS }: OpenDatabaseOptions): SqliteDatabase {
   const inMemory = filePath === ":memory:";
   if (!inMemory) {
     try {
-      fs.mkdirSync(path.dirname(filePath), { recursive: true });
+      ensurePrivateDirectory(path.dirname(filePath));
+      ensurePrivateFile(filePath);
+      for (const suffix of ["-wal", "-shm", "-journal"]) tightenIfPresent(`${filePath}${suffix}`);
     } catch (error) {
       throw new ChunkpadError(
         "DATABASE_ERROR",
@@ -41,6 +45,7 @@ export function openDatabase({ path: filePath, busyTimeoutMs = DEFAULT_BUSY_TIME
     db.pragma("journal_mode = WAL");
     db.pragma("foreign_keys = ON");
     db.pragma("synchronous = NORMAL");
+    db.pragma("secure_delete = ON");
     return db;
   } catch (error) {
     db?.close();
@@ -106,6 +111,15 @@ export function withDatabaseErrors<T extends object>(api: T, databasePath: strin
     };
   }
   return wrapped as T;
+}
+
+/**
+ * After deleting user text: copies the WAL into the database file and truncates the WAL to zero
+ * bytes, so no older page image holding the deleted text stays behind in it. Best effort: while
+ * another process reads, part of the WAL stays until its next checkpoint.
+ */
+export function checkpointDeletedContent(db: SqliteDatabase): void {
+  if (db.open && !db.inTransaction) db.pragma("wal_checkpoint(TRUNCATE)");
 }
 
 /** Runs `work` in a BEGIN IMMEDIATE transaction: the write lock is taken up front, so two writers queue on busy_timeout instead of deadlocking on a lock upgrade. */

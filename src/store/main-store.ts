@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from "./database.js";
-import { DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors } from "./database.js";
+import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
+import { enableFtsSecureDelete, optimizeFtsIndex, withoutFtsSecureDelete } from "./secure-delete.js";
 import type { MigrationResult } from "./migrations.js";
 import { MAIN_MIGRATIONS, runMigrations } from "./migrations.js";
 import type { VectorExtensionLoader } from "./vector-extension.js";
@@ -55,6 +56,7 @@ export function openMainStore({
   try {
     const support = loadVectorSupport(db, loadVectorExtension, vectorLoader);
     const migration = runMigrations(db, MAIN_MIGRATIONS, "main");
+    enableFtsSecureDelete(db, FTS_TABLE);
     return composeMainStore(db, { path, migration, now, vectors: createVectorStore(db, support, now) });
   } catch (error) {
     db.close();
@@ -62,25 +64,50 @@ export function openMainStore({
   }
 }
 
+const FTS_TABLE = "chunks_fts";
+
 function composeMainStore(
   db: SqliteDatabase,
   { path, migration, now, vectors }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore },
 ): MainStore {
   const { removeVectorRows, ...vectorApi } = vectors;
   const dependencies = { db, now, removeVectorRows };
+  const folders = createFolderStore(dependencies);
+  const documents = createDocumentStore(dependencies);
+  // Documents deleted since the last purge: their words leave the keyword index at close.
+  let purgePending = false;
+  const purge = () => {
+    if (!db.open) return;
+    writeTransaction(db, () => optimizeFtsIndex(db, FTS_TABLE));
+    checkpointDeletedContent(db);
+    purgePending = false;
+  };
   const api: MainStore = {
-    ...createFolderStore(dependencies),
+    ...folders,
     ...createSourceStore(db),
-    ...createDocumentStore(dependencies),
+    ...documents,
     ...createChunkStore(db),
     ...createReviewStore(db, now),
     ...createKeywordStore(db),
     ...vectorApi,
     ...createMetaStore(db),
     ...createIntegrityStore(db),
+    // Bulk deletes purge the keyword index and the WAL once (see secure-delete.ts): a removed
+    // folder at once, deleted sources when the store closes (the end of a process run).
+    removeFolder(id) {
+      const removed = withoutFtsSecureDelete(db, FTS_TABLE, () => folders.removeFolder(id));
+      if (removed) purge();
+      return removed;
+    },
+    deleteDocument(folderId, relativePath) {
+      const deleted = withoutFtsSecureDelete(db, FTS_TABLE, () => documents.deleteDocument(folderId, relativePath));
+      if (deleted) purgePending = true;
+      return deleted;
+    },
     path,
     migration,
     close() {
+      if (purgePending) purge();
       if (db.open) db.close();
     },
   };

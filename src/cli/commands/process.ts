@@ -34,7 +34,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
       .description(summary)
       .argument("<folder>", "folder of documents", expandHome)
       .option("--force", "re-chunk every document and overwrite chunk files you edited by hand")
-      .option("--password <password>", "password for encrypted documents in this run")
+      .option("--password <password>", "password for encrypted documents in this run (visible to other users in ps: prefer --password-stdin)")
       .option("--password-stdin", "read the password for encrypted documents from stdin")
       .option("--chunk-size <tokens>", "target chunk size in tokens, remembered for this folder (default 400)", parseIntegerOption("--chunk-size"))
       .option("--overlap <tokens>", "tokens shared by neighbouring chunks, remembered for this folder (default 60)", parseIntegerOption("--overlap"))
@@ -45,6 +45,9 @@ export function registerProcessCommands(program: Command, context: CliContext): 
       .addHelpText("after", FAILED_FILES_HELP)
       .action(async (folder: string, flags: ProcessFlags) => {
         await confirmBroadFolder(context, folder, flags.yes);
+        if (flags.password !== undefined && !flags.passwordStdin) {
+          context.io.stderr.write("warning: a password given with --password is visible to other users of this machine (ps, /proc). Use --password-stdin instead.\n");
+        }
         const password = flags.passwordStdin ? await readStdin(context.io) : flags.password;
         const chunking = {
           ...(flags.chunkSize === undefined ? {} : { chunkSizeTokens: flags.chunkSize }),

@@ -1,0 +1,177 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { beforeAll, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { cliEnv, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+
+/**
+ * Private deletion and permissions through the real CLI: what `remove`, a deleted source and
+ * `reset` leave on disk, read as raw bytes, and the modes of the files Chunkpad creates.
+ */
+
+/** A word found nowhere else, so finding it in a file means the removed text is still there. */
+const SECRET_WORD = "zanzibarquokka";
+const NO_KEYCHAIN = { CHUNKPAD_KEYCHAIN: "off" };
+
+function novel(word: string): string {
+  return Array.from({ length: 120 }, (_, index) => `Chapter ${index}. The ${word} crossed the moor at night and the ${word} hid in the lighthouse.`).join("\n\n");
+}
+
+function occurrences(databasePath: string, word: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const suffix of ["", "-wal", "-shm"]) {
+    if (!fs.existsSync(`${databasePath}${suffix}`)) continue;
+    const bytes = fs.readFileSync(`${databasePath}${suffix}`);
+    let count = 0;
+    for (let at = bytes.indexOf(word); at >= 0; at = bytes.indexOf(word, at + 1)) count += 1;
+    counts[path.basename(`${databasePath}${suffix}`)] = count;
+  }
+  return counts;
+}
+
+const mode = (target: string) => (fs.statSync(target).mode & 0o777).toString(8);
+
+describe("chunkpad remove and process leave no text of removed documents in the database", () => {
+  let home: string;
+  let secret: string;
+  let kept: string;
+  let databasePath: string;
+
+  beforeAll(async () => {
+    const previous = process.umask(0o022);
+    try {
+      home = makeTempDir("privacy-remove");
+      secret = path.join(home, "secret");
+      kept = path.join(home, "kept");
+      writeFile(secret, "novel.txt", novel(SECRET_WORD));
+      writeFile(kept, "diary.txt", novel("pelican"));
+      writeFile(kept, "letter.txt", novel("ptarmigan"));
+      for (const folder of [secret, kept]) {
+        const added = await runCli(["add", folder], { home });
+        expect(added.code, added.stderr).toBe(0);
+      }
+      databasePath = path.join(home, "data", "chunkpad.db");
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it("creates the data folder 0700 and the database 0600 under umask 022", () => {
+    expect(mode(path.join(home, "data"))).toBe("700");
+    expect(mode(databasePath)).toBe("600");
+  });
+
+  it("after remove, the removed folder's words are nowhere in chunkpad.db, -wal or -shm", async () => {
+    expect(occurrences(databasePath, SECRET_WORD)["chunkpad.db"]).toBeGreaterThan(0);
+    const removed = await runCli(["remove", secret], { home });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(Object.values(occurrences(databasePath, SECRET_WORD)).every((count) => count === 0)).toBe(true);
+    const search = await runCli(["search", "pelican", "--json"], { home });
+    expect(search.stdout).toContain("diary.txt");
+  });
+
+  it("after a source is deleted and the folder processed again, its words are gone too", async () => {
+    expect(occurrences(databasePath, "ptarmigan")["chunkpad.db"]).toBeGreaterThan(0);
+    fs.rmSync(path.join(kept, "letter.txt"));
+    const processed = await runCli(["process", kept], { home });
+    expect(processed.code, processed.stderr).toBe(0);
+    expect(Object.values(occurrences(databasePath, "ptarmigan")).every((count) => count === 0)).toBe(true);
+  });
+});
+
+describe("chunkpad reset", () => {
+  async function setUp(prefix: string) {
+    const home = makeTempDir(prefix);
+    const documents = path.join(home, "documents");
+    writeFile(documents, "notes.md", "# Notes\n\nThe heron waits by the river.\n");
+    const added = await runCli(["add", documents], { home });
+    expect(added.code, added.stderr).toBe(0);
+    expect((await runCli(["config", "set", "search.limit", "7"], { home })).code).toBe(0);
+    return { home, documents, chunks: path.join(documents, "_chunks"), data: path.join(home, "data") };
+  }
+
+  it("refuses without a terminal and without --yes, and deletes nothing", async () => {
+    const { home, data } = await setUp("reset-refuse");
+    const result = await runCli(["reset", "--chunk-files"], { home });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--yes/);
+    expect(result.stderr).toContain(path.join(data, "chunkpad.db"));
+    expect(fs.readdirSync(data).sort()).toEqual(["chunkpad.db", "folders.json"]);
+  });
+
+  it("with --yes --chunk-files deletes databases, settings and _chunks/ even when chunkpad.db is corrupt, never the documents", async () => {
+    const { home, documents, chunks, data } = await setUp("reset-corrupt");
+    fs.writeFileSync(path.join(data, "chunkpad.db"), Buffer.alloc(8192, 0x5a));
+    const broken = await runCli(["folders"], { home });
+    expect(broken.code).not.toBe(0);
+
+    const result = await runCli(["reset", "--yes", "--chunk-files"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(chunks);
+    expect(fs.existsSync(path.join(data, "chunkpad.db"))).toBe(false);
+    expect(fs.existsSync(path.join(home, "config", "config.json"))).toBe(false);
+    expect(fs.existsSync(chunks)).toBe(false);
+    expect(fs.readFileSync(path.join(documents, "notes.md"), "utf8")).toContain("heron");
+    expect((await runCli(["folders"], { home })).stdout).toMatch(/No folders yet/);
+  });
+
+  it("finds _chunks/ in a readable database when the folder list beside it is missing (an older Chunkpad)", async () => {
+    const { home, chunks, data } = await setUp("reset-salvage");
+    fs.rmSync(path.join(data, "folders.json"));
+    const result = await runCli(["reset", "--yes", "--chunk-files", "--json"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.existsSync(chunks)).toBe(false);
+  });
+
+  it("keeps _chunks/ unless asked, and removes stored keys and models only with --keys and --models", async () => {
+    const { home, chunks } = await setUp("reset-keys");
+    const stored = await runCli(["keys", "set", "openai"], { home, input: "sk-test-0123456789abcdef\n", env: NO_KEYCHAIN });
+    expect(stored.code, stored.stderr).toBe(0);
+    const keyFile = path.join(home, "config", "secrets.json");
+    expect(mode(keyFile)).toBe("600");
+    writeFile(path.join(home, "cache", "models"), "someone/model/config.json", "{}");
+
+    expect((await runCli(["reset", "--yes"], { home, env: NO_KEYCHAIN })).code).toBe(0);
+    expect(fs.existsSync(chunks)).toBe(true);
+    expect(fs.existsSync(keyFile)).toBe(true);
+    expect(fs.existsSync(path.join(home, "cache", "models"))).toBe(true);
+
+    const all = await runCli(["reset", "--yes", "--keys", "--models"], { home, env: NO_KEYCHAIN });
+    expect(all.code, all.stderr).toBe(0);
+    expect(fs.existsSync(keyFile)).toBe(false);
+    expect(fs.existsSync(path.join(home, "cache", "models"))).toBe(false);
+  });
+
+  it("asks on a terminal, lists what it will delete, and does nothing on no", async () => {
+    const { home, data } = await setUp("reset-ask");
+    const run = async (answer: string) => {
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+      const stdout = new PassThrough();
+      const stderr = Object.assign(new PassThrough(), { isTTY: true });
+      let errors = "";
+      stderr.on("data", (data: Buffer) => (errors += data.toString()));
+      stdout.resume();
+      stdin.end(answer);
+      const code = await main(["reset"], { stdin, stdout, stderr, env: cliEnv(home) });
+      return { code, errors };
+    };
+    const declined = await run("n\n");
+    expect(declined.errors).toContain(path.join(data, "chunkpad.db"));
+    expect(declined.errors).toMatch(/Nothing was deleted/);
+    expect(fs.existsSync(path.join(data, "chunkpad.db"))).toBe(true);
+    expect((await run("y\n")).code).toBe(0);
+    expect(fs.existsSync(path.join(data, "chunkpad.db"))).toBe(false);
+  });
+});
+
+describe("passwords and secrets in output", () => {
+  it("warns that --password shows in ps, and never prints a key from the environment in an error", async () => {
+    const home = makeTempDir("privacy-password");
+    writeFile(home, "documents/a.txt", "plain text\n");
+    const result = await runCli(["add", path.join(home, "documents"), "--password", "hunter2-secret"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/--password-stdin/);
+    expect(result.stdout + result.stderr).not.toContain("hunter2-secret");
+  });
+});
