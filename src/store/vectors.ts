@@ -108,7 +108,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
   function constrainedSearch(embedding: Float32Array, k: number, scope: SearchScope, text: TextConstraints): VectorHit[] {
     const filter = scopeConditions(scope);
     let sql = `
-      SELECT ${CHUNK_COLUMNS}, vec_distance_cosine(v.embedding, ?) AS distance, e.content_hash AS embedded_hash
+      SELECT ${CHUNK_COLUMNS}, vec_distance_cosine(v.embedding, ?) AS distance, c.embed_hash AS embed_hash, e.content_hash AS embedded_hash
       FROM vec_chunks v
       JOIN chunks c ON c.ref = v.chunk_ref
       JOIN documents d ON d.id = c.document_id
@@ -127,9 +127,9 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     sql += " ORDER BY distance LIMIT ?";
     parameters.push(Math.floor(k));
     return db
-      .prepare<unknown[], ChunkRow & { distance: number; embedded_hash: string | null }>(sql)
+      .prepare<unknown[], ChunkRow & { distance: number; embed_hash: string; embedded_hash: string | null }>(sql)
       .all(...parameters)
-      .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.content_hash }));
+      .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.embed_hash }));
   }
 
   return {
