@@ -42,7 +42,8 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     fs.copyFileSync(path.join(PDFS, "issue6010_1.pdf"), path.join(folder, "locked.pdf"));
     writeFile(folder, "broken.pdf", "%PDF-1.7\nthis is not really a pdf\n");
     writeFile(folder, "empty.txt", "");
-    writeFile(folder, "picture.xyz", "binary-ish");
+    // Binary (PNG signature and NULs): an unknown extension is read only when its content is text.
+    writeFile(folder, "picture.xyz", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]));
     writeFile(folder, ".hidden/secret.txt", "hidden text");
     writeFile(folder, ".dotfile.txt", "hidden text");
     fs.symlinkSync("/etc", path.join(folder, "outside-link"));

@@ -7,7 +7,7 @@ import { parseChunkFile, readChunkFileText, renderChunkFile } from "../chunkfile
 import { chunkFilePathIn, chunksRootFor } from "../chunkfiles/paths.js";
 import { readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "../chunkfiles/safe-files.js";
 import { hashText } from "../chunkfiles/hash.js";
-import { formatFor, supportedExtensions } from "../ingest/registry.js";
+import { formatFor, isTextFile, supportedExtensions } from "../ingest/registry.js";
 import type { ParseRunner } from "../ingest/parse-runner.js";
 import { walkFolder, type WalkedFile, type WalkSkip } from "./walk.js";
 import type { MainStore } from "../store/main-store.js";
@@ -131,6 +131,7 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   options.onProgress?.({ phase: "scan", done: 0, total: 0 });
   const walk = await walkFolder(root, {
     supportedExtensions: supportedExtensions(),
+    isText: isTextFile,
     maxFileSizeBytes: context.maxFileSizeBytes,
     skipDirectories: nestedChunkRoots(store, folder.id, root),
   });

@@ -26,6 +26,8 @@ export interface WalkOptions {
   maxFileSizeBytes: number;
   /** Real paths of folders not to enter, with the reason shown (the `_chunks/` of a folder added inside this one). */
   skipDirectories?: ReadonlyMap<string, string>;
+  /** Content sniffing for files whose extension is not supported: true reads the file as text. */
+  isText?: (absolutePath: string) => Promise<boolean>;
 }
 
 /**
@@ -98,7 +100,7 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
       if (!stats.isFile()) continue;
 
       const extension = path.extname(entry.name).toLowerCase();
-      if (!options.supportedExtensions.has(extension)) {
+      if (!options.supportedExtensions.has(extension) && !(await options.isText?.(target))) {
         skipped.push({ relativePath, reason: extension ? `unsupported file type ${extension}` : "no file extension" });
         continue;
       }

@@ -15,11 +15,11 @@ export interface ParseFileOptions {
  * code; a parser's unexpected exception becomes PARSE_FAILED with its message.
  */
 export async function parseFile(filePath: string, options: ParseFileOptions): Promise<ParsedDocument> {
-  const parserPromise = loadParserFor(filePath);
-  if (!parserPromise) throw new ChunkpadError("PARSE_UNSUPPORTED", `No parser reads ${filePath}.`);
-  const parser = await parserPromise;
   const data = new Uint8Array(await fs.readFile(filePath));
   if (data.byteLength === 0) throw new ChunkpadError("PARSE_EMPTY", "empty file (0 bytes)");
+  const parserPromise = loadParserFor(filePath, data);
+  if (!parserPromise) throw new ChunkpadError("PARSE_UNSUPPORTED", `No parser reads ${filePath}: it is neither a known document format nor text.`);
+  const parser = await parserPromise;
   try {
     const document = await parser.parse({ path: filePath, data, password: options.password, limits: options.limits, signal: options.signal, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
     if (document.blocks.every((block) => block.text.trim() === "")) {

@@ -168,7 +168,7 @@ export function formatReport(report: ProcessReport): string {
       `${plural(report.chunksWritten, "chunk")} written in ${seconds} s`,
   );
   for (const file of report.processed) {
-    const unit = file.format === "pptx" || file.format === "odp" ? "slide" : file.format === "xlsx" || file.format === "ods" ? "sheet" : "page";
+    const unit = file.format === "pptx" || file.format === "ppt" || file.format === "odp" ? "slide" : file.format === "xlsx" || file.format === "xls" || file.format === "ods" ? "sheet" : "page";
     const pages = file.pages ? `, ${plural(file.pages, unit)}` : "";
     const ocr = file.ocrPages ? `, OCR: ${describePageRuns(file.ocrPages)}` : "";
     lines.push(`  + ${file.path} (${file.format}${pages}${ocr}): ${plural(file.chunks, "chunk")}`);

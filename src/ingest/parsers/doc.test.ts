@@ -79,7 +79,7 @@ describe("docParser on Word 97-2003 files", () => {
   it("leaves the file's path out of its messages (the report already names the file)", async () => {
     const messages = [
       await parseError(read("inputs/plain.doc")),
-      await parseError(new Uint8Array(Buffer.from("plain words, not a Word file"))),
+      await parseError(new Uint8Array([0x00, 0x01, 0x02, 0x03, 0x7f, 0x45, 0x4c, 0x46, 0x00, 0x00])),
     ].map((error) => (error as Error).message);
     for (const message of messages) expect(message).not.toContain("/documents/report.doc");
   });
@@ -160,8 +160,12 @@ describe("docParser on files that are not what their .doc name says", () => {
     const html = new Uint8Array(Buffer.from("<html xmlns:w=\"urn:schemas-microsoft-com:office:word\"><body>Hi</body></html>"));
     expect(sniffWordFormat(html)).toBe("html");
     expect(((await parseError(html)) as Error).message).toMatch(/rename it to \.html/);
-    const junk = new Uint8Array(Buffer.from("plain words, not a Word file"));
+    const junk = new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00]);
     expect(sniffWordFormat(junk)).toBe("unknown");
     expect(isChunkpadError(await parseError(junk), "PARSE_MALFORMED")).toBe(true);
+    // A .dot is often a Graphviz graph, not a Word template: text is read as text.
+    const graph = new Uint8Array(Buffer.from("digraph g { heron -> river; }\n"));
+    expect(sniffWordFormat(graph)).toBe("text");
+    expect((await parse(graph)).blocks).toEqual([{ kind: "paragraph", text: "digraph g { heron -> river; }" }]);
   });
 });

@@ -4,13 +4,16 @@ import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core
 import { withOfficeDecryption } from "../office-crypto.js";
 import { readOle, readStream } from "../office-crypto/ole.js";
 import { decryptWordBinary, isWordDocumentStream, wordEncryption } from "../office-crypto/word-binary.js";
+import { looksLikeText } from "../sniff.js";
 import { looksLikeRtf, rtfParser } from "./rtf.js";
+import { textParser } from "./text.js";
+import { looksLikeWordml, parseWordml } from "./wordml.js";
 
 /**
  * What a ".doc" file really holds. Files in the wild are often RTF, a .docx, or a web page
  * saved with a .doc name; the registry can use this to re-dispatch by content.
  */
-export type WordFileFormat = "ole" | "rtf" | "zip" | "html" | "unknown";
+export type WordFileFormat = "ole" | "rtf" | "zip" | "wordml" | "html" | "text" | "unknown";
 
 /** Word 6.0/95 documents carry this FIB identifier; word-extractor reads only Word 97 and later. */
 const WORD_95_IDENTIFIER = 0xa5dc;
@@ -19,9 +22,12 @@ export function sniffWordFormat(data: Uint8Array): WordFileFormat {
   if (data[0] === 0xd0 && data[1] === 0xcf && data[2] === 0x11 && data[3] === 0xe0) return "ole";
   if (data[0] === 0x50 && data[1] === 0x4b && (data[2] === 0x03 || data[2] === 0x05 || data[2] === 0x07)) return "zip";
   if (looksLikeRtf(data)) return "rtf";
+  if (looksLikeWordml(data)) return "wordml";
   const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, 1024)).toString("latin1").trimStart().toLowerCase();
   if (head.startsWith("<") && /<html|<!doctype html|xmlns:w="urn:schemas-microsoft-com/.test(head)) return "html";
   if (head.startsWith("mime-version:")) return "html";
+  // A .dot is as often a Graphviz graph as a Word template.
+  if (looksLikeText(data)) return "text";
   return "unknown";
 }
 
@@ -106,6 +112,10 @@ export function createDocParser(options: DocParserOptions = {}): Parser {
           const document = await options.docxParser.parse(input);
           return { ...document, warnings: ["the file is really a .docx; consider renaming it to .docx", ...document.warnings] };
         }
+        case "wordml":
+          return parseWordml(input);
+        case "text":
+          return textParser.parse(input);
         case "html":
           throw new ChunkpadError("PARSE_MALFORMED", "the file is really a web page saved by Word; rename it to .html");
         case "unknown":

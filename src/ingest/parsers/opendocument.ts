@@ -1,6 +1,6 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParseInput } from "../../core/types.js";
-import { attribute, childElements, collapseSpace, findAll, findFirst, parseXml, textContent, type XmlElement } from "../xml.js";
+import { attribute, childElements, collapseSpace, decodeXml, findAll, findFirst, parseXml, textContent, type XmlElement } from "../xml.js";
 import { openZip, type ZipArchive } from "../zip.js";
 
 /**
@@ -27,6 +27,7 @@ const SKIPPED = new Set([
 ]);
 
 export function openOpenDocument(input: ParseInput, formatLabel: string): OpenDocumentPackage {
+  if (isFlatOpenDocument(input.data)) return openFlatOpenDocument(input.data);
   const zip = openZip(input.data, { limits: input.limits, signal: input.signal });
   if (!zip.has("content.xml")) {
     throw new ChunkpadError("PARSE_MALFORMED", `The file is a zip archive but not an OpenDocument ${formatLabel} (it has no content.xml); check the file or rename it to its real type.`);
@@ -38,6 +39,30 @@ export function openOpenDocument(input: ParseInput, formatLabel: string): OpenDo
       `The OpenDocument ${formatLabel} is password-protected, which Chunkpad cannot open yet; save an unprotected copy (File > Save As, without a password) and process that.`,
     );
   }
+  return { zip, title: readTitle(zip) };
+}
+
+/** A flat OpenDocument file (.fodt, .fods, .fodp): the whole document as one XML file. */
+function isFlatOpenDocument(data: Uint8Array): boolean {
+  if (data[0] === 0x50 && data[1] === 0x4b) return false;
+  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, 4096)).toString("latin1");
+  return /<office:document[\s>]/.test(head);
+}
+
+/**
+ * A flat file holds what a package splits into content.xml and meta.xml; it is served to the
+ * same readers as a one-entry package, so flat and zipped documents read alike.
+ */
+function openFlatOpenDocument(data: Uint8Array): OpenDocumentPackage {
+  const meta = /<office:meta[\s>][\s\S]*?<\/office:meta>/.exec(decodeXml(data))?.[0];
+  const metaBytes = meta ? new TextEncoder().encode(meta) : undefined;
+  const parts = new Map<string, Uint8Array | undefined>([["content.xml", data], ["meta.xml", metaBytes]]);
+  const zip: ZipArchive = {
+    entries: [],
+    has: (name) => parts.get(name) !== undefined,
+    read: (name) => parts.get(name),
+    inflatedBytes: 0,
+  };
   return { zip, title: readTitle(zip) };
 }
 

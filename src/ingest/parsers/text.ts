@@ -1,9 +1,7 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core/types.js";
+import { looksBinary } from "../sniff.js";
 import { decodeText } from "../text-encoding.js";
-
-/** Above this share of control characters the "text" is really binary data. */
-const MAX_CONTROL_CHARACTER_SHARE = 0.1;
 
 /** Plain text: decoded by BOM or best guess, split into paragraphs at blank lines. */
 export const textParser: Parser = {
@@ -44,15 +42,4 @@ export function splitParagraphs(text: string): ParsedBlock[] {
 
 export function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, "\n");
-}
-
-function looksBinary(text: string): boolean {
-  const sample = text.slice(0, 8192);
-  if (sample.length === 0) return false;
-  let control = 0;
-  for (const character of sample) {
-    const code = character.codePointAt(0) ?? 0;
-    if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0c && code !== 0x0d) || code === 0xfffd) control++;
-  }
-  return control / sample.length > MAX_CONTROL_CHARACTER_SHARE;
 }
