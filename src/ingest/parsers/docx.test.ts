@@ -92,11 +92,15 @@ describe("docxParser", () => {
     expect((await parseCorpus("officeParser/files/test.docx")).title).toBe("DOCX Demo");
   });
 
-  it("renders tables as rows and lists as items", async () => {
+  it("renders tables as markdown tables and lists as items", async () => {
     const tables = await parseCorpus("mammoth.js/tables.docx");
     expect(tables.blocks).toEqual([
       { kind: "paragraph", text: "Above" },
-      { kind: "table", text: "Top left | Top right\nBottom left | Bottom right" },
+      {
+        kind: "table",
+        text: "| Top left | Top right |\n| --- | --- |\n| Bottom left | Bottom right |",
+        header: "| Top left | Top right |\n| --- | --- |",
+      },
       { kind: "paragraph", text: "Below" },
     ]);
     const list = await parseCorpus("mammoth.js/simple-list.docx");
