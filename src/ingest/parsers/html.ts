@@ -59,15 +59,20 @@ export function sniffCharset(data: Uint8Array): string | undefined {
   return xml?.[1];
 }
 
-/** linkedom leaves <body> empty for a page without <html> and <body>; give it both. */
+/** A page that starts (after a declaration, doctype and comments) with <html> and has a <body>. */
+const WELL_FORMED_PAGE = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!doctype[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<html[\s>]/i;
+
+/**
+ * linkedom leaves <body> empty for a page without <html> and <body>, or with anything (a
+ * <meta>, stray text) before <html>, as old and saved pages often have; give it both.
+ */
 function wrapFragment(html: string): string {
-  if (/<html[\s>]/i.test(html) && /<body[\s>]/i.test(html)) return html;
+  if (WELL_FORMED_PAGE.test(html) && /<body[\s>]/i.test(html)) return html;
   const stripped = html.replace(/^\s*(?:<\?xml[^>]*>\s*)?(?:<!doctype[^>]*>\s*)?/i, "").replace(/<\/?html(?:\s[^>]*)?>/gi, "");
   const headPattern = /<head(?:\s[^>]*)?>[\s\S]*?<\/head>/i;
   const head = headPattern.exec(stripped)?.[0] ?? "<head></head>";
-  const rest = stripped.replace(headPattern, "");
-  const body = /<body[\s>]/i.test(rest) ? rest : `<body>${rest}</body>`;
-  return `<!DOCTYPE html><html>${head}${body}</html>`;
+  const rest = stripped.replace(headPattern, "").replace(/<\/?body(?:\s[^>]*)?>/gi, "");
+  return `<!DOCTYPE html><html>${head}<body>${rest}</body></html>`;
 }
 
 function readTitle(document: Document): string | undefined {
