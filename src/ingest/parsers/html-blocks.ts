@@ -216,6 +216,14 @@ function renderTable(table: Element): ParsedBlock[] {
         .map((cell) => collapse(inlineText(cell))),
     );
   }
+  // A one-column table is layout (old pages put their whole text in one), not data.
+  if (rows.every((row) => row.filter((cell) => cell !== "").length <= 1)) {
+    for (const row of rows) {
+      const text = row.find((cell) => cell !== "");
+      if (text) blocks.push({ kind: "paragraph", text });
+    }
+    return blocks;
+  }
   const rendered = markdownTable(rows);
   if (rendered) blocks.push({ kind: "table", text: rendered.text, header: rendered.header });
   return blocks;
