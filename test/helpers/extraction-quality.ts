@@ -33,7 +33,7 @@ export interface QualityResult {
 }
 
 /** A document "holds text" when the independent extractor finds at least this many distinct words. */
-export const MIN_REFERENCE_WORDS = 10;
+export const MIN_REFERENCE_WORDS = 2;
 
 /** Normalised words: NFKC, lower case, runs of letters or digits; each CJK character is a word. */
 export function wordSet(text: string): Set<string> {
@@ -158,6 +158,11 @@ function referenceFormat(extension: string): string | undefined {
     ".xlsx": "xlsx", ".odt": "odt", ".ods": "ods", ".odp": "odp", ".epub": "epub",
   };
   return formats[extension];
+}
+
+/** Whether the independent extractor finds text in the file (at least MIN_REFERENCE_WORDS words). */
+export function holdsText(relativePath: string, format: string): boolean {
+  return wordSet(referenceText(path.join(CORPUS_DIR, relativePath), format) ?? "").size >= MIN_REFERENCE_WORDS;
 }
 
 /** A deterministic sample of at most count files (by a hash of the path), for a fast test. */
