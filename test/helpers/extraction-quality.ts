@@ -48,15 +48,35 @@ export function recallOf(reference: Set<string>, found: Set<string>): number {
   return hits / reference.size;
 }
 
-const XML_TEXT: Record<string, { parts: RegExp; element: RegExp }> = {
-  docx: { parts: /^word\/(document|footnotes|endnotes|comments|header\d*|footer\d*)\.xml$|^word\/diagrams\/data\d*\.xml$|^word\/charts\/chart\d*\.xml$/i, element: /<(?:w:t|a:t|c:v)(?:\s[^>]*)?>([^<]*)<\/(?:w:t|a:t|c:v)>/g },
-  pptx: { parts: /^ppt\/slides\/slide\d+\.xml$/i, element: /<a:t(?:\s[^>]*)?>([^<]*)<\/a:t>/g },
-  xlsx: { parts: /^xl\/sharedStrings\.xml$|^xl\/worksheets\/sheet\d+\.xml$/i, element: /<t(?:\s[^>]*)?>([^<]*)<\/t>/g },
-  odt: { parts: /^content\.xml$/, element: /(?<=>)([^<]+)(?=<)/g },
-  ods: { parts: /^content\.xml$/, element: /(?<=>)([^<]+)(?=<)/g },
-  odp: { parts: /^content\.xml$/, element: /(?<=>)([^<]+)(?=<)/g },
-  epub: { parts: /\.x?html?$/i, element: /(?<=>)([^<]+)(?=<)/g },
+/**
+ * Which parts of a zip format hold its text, and how to read it: "runs" formats (Word,
+ * PowerPoint) concatenate the runs of a paragraph; markup formats (ODF, EPUB) drop the tags,
+ * with block ends, tabs and line breaks as spaces; spreadsheets take each string cell.
+ */
+const XML_TEXT: Record<string, { parts: RegExp; read: "runs" | "markup" | "cells" }> = {
+  docx: { parts: /^word\/(document|footnotes|endnotes|comments|header\d*|footer\d*)\.xml$|^word\/diagrams\/data\d*\.xml$|^word\/charts\/chart\d*\.xml$/i, read: "runs" },
+  pptx: { parts: /^ppt\/slides\/slide\d+\.xml$/i, read: "runs" },
+  xlsx: { parts: /^xl\/sharedStrings\.xml$|^xl\/worksheets\/sheet\d+\.xml$/i, read: "cells" },
+  odt: { parts: /^content\.xml$/, read: "markup" },
+  ods: { parts: /^content\.xml$/, read: "markup" },
+  odp: { parts: /^content\.xml$/, read: "markup" },
+  epub: { parts: /\.x?html?$/i, read: "markup" },
 };
+
+function textOfXml(xml: string, read: "runs" | "markup" | "cells"): string {
+  if (read === "cells") return [...xml.matchAll(/<t(?:\s[^>]*)?>([^<]*)<\/t>/g)].map((match) => match[1] ?? "").join(" ");
+  if (read === "runs") {
+    const pieces: string[] = [];
+    for (const match of xml.matchAll(/<\/(?:w|a):p>|<(?:w|a):(?:tab|br)\b[^>]*\/>|<(w:t|a:t|c:v)(?:\s[^>]*)?>([^<]*)<\/\1>/g)) {
+      pieces.push(match[1] ? (match[2] ?? "") : "\n");
+    }
+    return pieces.join("");
+  }
+  return xml
+    .replace(/<text:tracked-changes\b[\s\S]*?<\/text:tracked-changes>/g, " ")
+    .replace(/<\/(?:text:p|text:h|p|div|h\d|li|td|th|dt|dd)>|<(?:text:s|text:tab|text:line-break|br)\b[^>]*>/g, " ")
+    .replace(/<[^>]+>/g, "");
+}
 
 function decodeXmlText(text: string): string {
   return text
@@ -87,7 +107,7 @@ function xmlReference(filePath: string, format: string): string {
     // The content of ODF and EPUB: the body only, without scripts and styles.
     if (format.startsWith("od")) xml = xml.slice(Math.max(0, xml.indexOf("<office:body")));
     if (format === "epub") xml = xml.replace(/<head[\s\S]*?<\/head>|<(script|style)[\s\S]*?<\/\1>/gi, "");
-    for (const match of xml.matchAll(rule.element)) texts.push(decodeXmlText(match[1] ?? ""));
+    texts.push(decodeXmlText(textOfXml(xml, rule.read)));
   }
   return texts.join(" ");
 }
