@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { chunkDocument } from "../../src/chunking/chunker.js";
 import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "../../src/core/types.js";
@@ -112,9 +113,13 @@ function xmlReference(filePath: string, format: string): string {
   return texts.join(" ");
 }
 
+const SCRATCH_DIRECTORY = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-extractors-"));
+process.once("exit", () => fs.rmSync(SCRATCH_DIRECTORY, { recursive: true, force: true }));
+
 function run(command: string, args: string[]): string {
   try {
-    return execFileSync(command, args, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"], timeout: 60_000 });
+    // unrtf writes a document's pictures into the working directory: keep them out of the project.
+    return execFileSync(command, args, { cwd: SCRATCH_DIRECTORY, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"], timeout: 60_000 });
   } catch (error) {
     const output = (error as { stdout?: string; code?: string }).stdout;
     if ((error as { code?: string }).code === "ENOENT") {
