@@ -6,6 +6,7 @@ import { DEFAULT_CHUNKING } from "../core/types.js";
 import type { ChunkDraft, ParsedBlock, ParsedDocument } from "../core/types.js";
 import { assembleText } from "./assemble.js";
 import { CHUNK_TOKEN_TOLERANCE, chunkDocument } from "./chunker.js";
+import { createSheetBuilder } from "../ingest/parsers/spreadsheet.js";
 import { countTokens } from "./tokens.js";
 
 const WORDS = "river stone cloud market lantern copper garden signal harbor meadow ledger violet".split(" ");
@@ -189,6 +190,32 @@ describe("chunkDocument", () => {
     const chunks = chunkDocument(document, { chunkSizeTokens: 32, chunkOverlapTokens: 0 });
     for (const chunk of chunks) expect(countTokens(chunk.content)).toBeLessThanOrEqual(32);
     expect(chunks.map((chunk) => chunk.content).join("").replace(/\s+/g, "")).toBe(assembleText(document).text.replace(/\s+/g, ""));
+  });
+
+  it("repeats a long sheet's header row at the top of every chunk, within the token limit", () => {
+    const sheet = createSheetBuilder("Orders");
+    sheet.addRow(["Order id", "Customer", "City", "Amount (EUR)"]);
+    for (let row = 1; row <= 400; row++) sheet.addRow([`A-${row}`, `${WORDS[row % WORDS.length]} ${WORDS[(row * 7) % WORDS.length]} Ltd`, "Lyon", `${row * 3}.50`]);
+    const document = doc(sheet.finish().blocks);
+    const chunks = chunkDocument(document, DEFAULT_CHUNKING);
+    expect(chunks.length).toBeGreaterThan(5);
+    const header = "Order id | Customer | City | Amount (EUR)";
+    for (const chunk of chunks) {
+      expect(chunk.content.startsWith(header) || chunk.content.startsWith(`# Orders\n\n${header}`)).toBe(true);
+      expect(countTokens(chunk.content)).toBeLessThanOrEqual(limit);
+    }
+    // Every data row still appears exactly once, and nothing else repeats.
+    const rows = chunks.flatMap((chunk) => chunk.content.split("\n").filter((line) => line.startsWith("A-")));
+    expect(rows).toHaveLength(400);
+    expect(new Set(rows).size).toBe(400);
+  });
+
+  it("repeats a markdown table's header lines in a chunk that starts inside the table", () => {
+    const rows = Array.from({ length: 120 }, (_, index) => `| ${WORDS[index % WORDS.length]} ${index} | ${prose(index + 1, 1)} |`);
+    const header = "| Term | Meaning |\n| --- | --- |";
+    const chunks = chunkDocument(doc([{ kind: "table", text: [header, ...rows].join("\n"), header }]), DEFAULT_CHUNKING);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) expect(chunk.content.startsWith(`${header}\n| `)).toBe(true);
   });
 
   it("splits one huge paragraph with no punctuation at words", () => {

@@ -1,6 +1,7 @@
 import { ChunkpadError } from "../core/errors.js";
 import type { ChunkDraft, ChunkingOptions, ParsedDocument } from "../core/types.js";
 import { assembleText } from "./assemble.js";
+import type { AssembledText } from "./assemble.js";
 import { chunkMeta, sectionsBySpan } from "./meta.js";
 import { pickOverlap, separatorTokens } from "./overlap.js";
 import type { Overlap } from "./overlap.js";
@@ -94,19 +95,21 @@ function chooseBreak(packing: Packing, first: number, end: number, fills: number
   return end;
 }
 
-/** Greedy fill from units[first]; returns the index one past the chunk's last unit. */
-function packChunk(packing: Packing, first: number, overlap: Overlap | null): number {
+/**
+ * Greedy fill from units[first]; returns the index one past the chunk's last unit.
+ * prefixTokens: tokens the chunk carries before its own text (overlap or a table header).
+ */
+function packChunk(packing: Packing, first: number, prefixTokens: number): number {
   const { units, size } = packing;
   const firstUnit = units[first];
-  const overlapTokens = overlap ? overlap.tokens + 1 : 0;
-  let fill = overlapTokens + (firstUnit?.tokens ?? 0);
+  let fill = prefixTokens + (firstUnit?.tokens ?? 0);
   const fills = [0, fill];
   let end = first + 1;
   while (end < units.length) {
     const unit = units[end];
     if (!unit || unit.level === BREAK_LEVEL.HARD) break;
-    // Overlap does not count: a chunk of mostly repeated text is not "reasonably full".
-    if (unit.level === BREAK_LEVEL.HEADING && fill - overlapTokens > size * HEADING_BREAK_FILL) break;
+    // The prefix does not count: a chunk of mostly repeated text is not "reasonably full".
+    if (unit.level === BREAK_LEVEL.HEADING && fill - prefixTokens > size * HEADING_BREAK_FILL) break;
     const cost = unit.tokens + separatorTokens(units, end);
     if (fill + cost > size) return chooseBreak(packing, first, end, fills);
     fill += cost;
@@ -124,6 +127,22 @@ function trimmedRange(text: string, start: number, end: number): { start: number
   return { start: trimmedStart, end: trimmedEnd };
 }
 
+/** A table header repeated only when it is this share of the chunk size or less. */
+const MAX_HEADER_SHARE = 1 / 4;
+
+/**
+ * The header to repeat at the top of a chunk starting with unit: its block is a table with a
+ * header, and the chunk does not already start with that header (the table's first chunk).
+ */
+function tableHeader(assembled: AssembledText, unit: TextUnit, size: number): { text: string; tokens: number } | undefined {
+  const span = assembled.spans[unit.spanIndex];
+  const header = span?.block.kind === "table" ? span.block.header?.trim() : undefined;
+  if (!span || !header) return undefined;
+  if (unit.start === span.start && assembled.text.startsWith(header, span.start)) return undefined;
+  const tokens = countTokens(header) + 1;
+  return tokens <= size * MAX_HEADER_SHARE ? { text: header, tokens } : undefined;
+}
+
 /**
  * Splits a parsed document into chunks of at most options.chunkSizeTokens cl100k_base tokens
  * (CHUNK_TOKEN_TOLERANCE), each starting with up to options.chunkOverlapTokens tokens of the
@@ -131,7 +150,8 @@ function trimmedRange(text: string, start: number, end: number): { start: number
  * chunk after a heading break or a slide/sheet change starts fresh, without overlap.
  *
  * Offsets: each chunk's content is exactly assembleText(doc).text.slice(charStart, charEnd),
- * overlap included. Pure and deterministic.
+ * overlap included, after the repeated table header line(s) when the chunk starts inside a
+ * table that has one. Pure and deterministic.
  */
 export function chunkDocument(doc: ParsedDocument, options: ChunkingOptions): ChunkDraft[] {
   validateChunkingOptions(options);
@@ -149,17 +169,23 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkingOptions): Ch
     const chunkFirst = first;
     const firstUnit = units[first];
     if (!firstUnit) break;
-    let end = packChunk(packing, first, overlap);
+    // A chunk inside a table starts with the table's header instead of overlap.
+    let header = tableHeader(assembled, firstUnit, size);
+    if (header) overlap = null;
+    const prefixTokens = header ? header.tokens : overlap ? overlap.tokens + 1 : 0;
+    let end = packChunk(packing, first, prefixTokens);
 
     // The packing counted units one by one; count the real text and give back units if the
     // sum was optimistic (it rarely is, and then only by a token or two).
     let range = trimmedRange(text, overlap?.start ?? firstUnit.start, units[end - 1]?.end ?? firstUnit.end);
+    const content = (): string => (header ? `${header.text}\n` : "") + text.slice(range.start, range.end);
     let tooLong = false;
-    while (countTokens(text.slice(range.start, range.end)) > size + CHUNK_TOKEN_TOLERANCE) {
+    while (countTokens(content()) > size + CHUNK_TOKEN_TOLERANCE) {
       if (end - 1 > first) {
         end--;
         while (end - 1 > first && units[end - 1]?.heading) end--;
       } else if (overlap) overlap = null;
+      else if (header) header = undefined;
       else {
         tooLong = true;
         break;
@@ -178,7 +204,7 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkingOptions): Ch
     }
 
     if (range.end > range.start) {
-      drafts.push({ content: text.slice(range.start, range.end), meta: chunkMeta(spans, sections, range.start, range.end) });
+      drafts.push({ content: content(), meta: chunkMeta(spans, sections, range.start, range.end) });
     }
 
     first = end;

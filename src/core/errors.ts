@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   PARSE_TOO_LARGE: "the file is larger than the configured size limit",
   PARSE_TIMEOUT: "parsing took longer than the per-file time limit",
   PARSE_FAILED: "the parser failed for another reason",
+  PARSE_GARBLED: "the extracted text is garbage or a rights-management placeholder, not the document's text",
   SOURCE_UNREADABLE: "the file could not be read (permission, or a read error); tried again on the next run",
   SOURCE_CHANGED: "the file changed while it was being read; read again on the next run",
 

@@ -21,6 +21,11 @@ export interface ParsedBlock {
   slide?: number;
   /** Sheet name (XLSX, ODS). */
   sheet?: string;
+  /**
+   * Table header line(s) (kind "table" only): repeated at the top of every chunk that starts
+   * inside the table, so a chunk of a long table reads on its own.
+   */
+  header?: string;
 }
 
 export interface ParsedDocument {

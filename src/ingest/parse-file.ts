@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
 import type { ParsedDocument, ParseLimits } from "../core/types.js";
 import { loadParserFor } from "./registry.js";
+import { checkTextQuality, looksLikeEbcdic } from "./text-quality.js";
 
 export interface ParseFileOptions {
   password?: string;
@@ -21,11 +22,14 @@ export async function parseFile(filePath: string, options: ParseFileOptions): Pr
   if (!parserPromise) throw new ChunkpadError("PARSE_UNSUPPORTED", `No parser reads ${filePath}: it is neither a known document format nor text.`);
   const parser = await parserPromise;
   try {
+    if ((parser.name === "text" || parser.name === "markdown") && looksLikeEbcdic(data)) {
+      throw new ChunkpadError("PARSE_GARBLED", "the file looks like EBCDIC (mainframe) text, which would index as garbage; convert it first, e.g. iconv -f IBM037 -t UTF-8");
+    }
     const document = await parser.parse({ path: filePath, data, password: options.password, limits: options.limits, signal: options.signal, ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }) });
     if (document.blocks.every((block) => block.text.trim() === "")) {
       throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
     }
-    return document;
+    return checkTextQuality(document);
   } catch (error) {
     if (isChunkpadError(error)) throw error;
     if (options.signal?.aborted) throw new ChunkpadError("PARSE_TIMEOUT", "parsing took longer than the per-file time limit", { cause: error });

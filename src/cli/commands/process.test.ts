@@ -22,4 +22,10 @@ describe("formatReport", () => {
     expect(text).toContain("+ c.xlsx (xlsx, 1 sheet): 2 chunks");
     expect(text).toContain("+ d.pdf (pdf, 14 pages): 3 chunks");
   });
+
+  it("shows each file's warnings under it, so a garbled page is not silent", () => {
+    const warning = "pages 2, 3: the text is garbage (it is full of undecodable bytes); only its readable parts were indexed";
+    const text = formatReport(reportWith([{ path: "paper.pdf", format: "pdf", chunks: 4, pages: 23, warnings: [warning] }]));
+    expect(text).toContain(`+ paper.pdf (pdf, 23 pages): 4 chunks\n    note: ${warning}`);
+  });
 });

@@ -1,8 +1,9 @@
 import type { ParsedBlock } from "../../core/types.js";
+import { markdownTable } from "./table-text.js";
 
 /**
  * Turns a DOM subtree into blocks: headings with levels, paragraphs, lists as "- item" lines,
- * tables as "a | b" rows, <pre> as code, blockquotes as quotes. Works on any DOM that has
+ * tables as markdown tables, <pre> as code, blockquotes as quotes. Works on any DOM that has
  * the standard Node API (linkedom here).
  */
 export interface BlockWalkOptions {
@@ -88,7 +89,7 @@ export function htmlToBlocks(root: Element, options: BlockWalkOptions = {}): Par
           break;
         case "table":
           flush();
-          renderTable(element, push);
+          blocks.push(...renderTable(element));
           break;
         case "pre":
           flush();
@@ -201,16 +202,29 @@ function renderDefinitions(list: Element): string {
   return lines.join("\n");
 }
 
-function renderTable(table: Element, push: (kind: ParsedBlock["kind"], text: string) => void): void {
+function renderTable(table: Element): ParsedBlock[] {
+  const blocks: ParsedBlock[] = [];
   const caption = table.querySelector("caption");
-  if (caption && caption.closest("table") === table) push("paragraph", collapse(inlineText(caption)));
-  const rows: string[] = [];
+  const captionText = caption && caption.closest("table") === table ? collapse(inlineText(caption)) : "";
+  if (captionText) blocks.push({ kind: "paragraph", text: captionText });
+  const rows: string[][] = [];
   for (const row of Array.from(table.querySelectorAll("tr"))) {
     if (row.closest("table") !== table) continue;
-    const cells = Array.from(row.children)
-      .filter((cell) => /^(td|th)$/i.test(cell.localName))
-      .map((cell) => collapse(inlineText(cell)));
-    if (cells.some((cell) => cell !== "")) rows.push(cells.join(" | "));
+    rows.push(
+      Array.from(row.children)
+        .filter((cell) => /^(td|th)$/i.test(cell.localName))
+        .map((cell) => collapse(inlineText(cell))),
+    );
   }
-  push("table", rows.join("\n"));
+  // A one-column table is layout (old pages put their whole text in one), not data.
+  if (rows.every((row) => row.filter((cell) => cell !== "").length <= 1)) {
+    for (const row of rows) {
+      const text = row.find((cell) => cell !== "");
+      if (text) blocks.push({ kind: "paragraph", text });
+    }
+    return blocks;
+  }
+  const rendered = markdownTable(rows);
+  if (rendered) blocks.push({ kind: "table", text: rendered.text, header: rendered.header });
+  return blocks;
 }

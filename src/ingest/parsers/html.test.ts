@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import iconv from "iconv-lite";
 import { describe, expect, it } from "vitest";
 import { CORPUS_DIR, parseFile, shareOfWordsFound } from "../../../test/helpers/parse.js";
 import { chunkpadRejection } from "../../../test/helpers/rejection.js";
@@ -92,7 +93,7 @@ describe("htmlParser", () => {
     expect(document.blocks).toEqual([
       { kind: "list", text: "3. third\n  - detail\n4. fourth" },
       { kind: "paragraph", text: "Prices" },
-      { kind: "table", text: "Item | Price\nTea | 3 €" },
+      { kind: "table", text: "| Item | Price |\n| --- | --- |\n| Tea | 3 € |", header: "| Item | Price |\n| --- | --- |" },
       { kind: "code", text: "  indented\n    code" },
       { kind: "quote", text: "Quoted text." },
       { kind: "paragraph", text: "Line one\nline two" },
@@ -112,6 +113,36 @@ describe("htmlParser", () => {
     const head = new TextEncoder().encode('<meta charset="windows-1251"><p>');
     const document = await parse(new Uint8Array([...head, 0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]));
     expect(allText(document)).toBe("Привет");
+  });
+
+  describe("detects the character set as browsers do", () => {
+    const chinese = "北京大学图书馆收藏了许多古代地图和手稿，研究人员每天都来查阅这些珍贵的资料。";
+    const page = (head: string, text: string): string => `<html><head>${head}<title>Library</title></head><body><p>${text}</p></body></html>`;
+    it.each([
+      ["GBK without a declaration", iconv.encode(page("", chinese), "gbk"), chinese],
+      ["GBK declared by http-equiv as gb2312", iconv.encode(page(`<meta http-equiv="Content-Type" content="text/html; charset=gb2312">`, chinese), "gbk"), chinese],
+      ["Shift_JIS without a declaration", iconv.encode(page("", "東京の図書館で古い地図を調べています。"), "shift_jis"), "東京の図書館で古い地図を調べています。"],
+      ["EUC-KR declared as ks_c_5601-1987", iconv.encode(page(`<meta charset="ks_c_5601-1987">`, "서울의 도서관에서 오래된 지도를 조사하고 있습니다."), "euc-kr"), "서울의 도서관에서 오래된 지도를 조사하고 있습니다."],
+      ["EUC-KR without a declaration", iconv.encode(page("", "서울의 도서관에서 오래된 지도를 조사하고 있습니다."), "euc-kr"), "서울의 도서관에서 오래된 지도를 조사하고 있습니다."],
+      ["Big5 without a declaration", iconv.encode(page("", "臺灣的圖書館收藏了許多古代地圖和手稿。"), "big5"), "臺灣的圖書館收藏了許多古代地圖和手稿。"],
+      ["windows-1251 without a declaration", iconv.encode(page("", "Библиотека хранит старинные карты и рукописи."), "windows-1251"), "Библиотека хранит старинные карты и рукописи."],
+      ["windows-1252 without a declaration", iconv.encode(page("", "Café déjà vu, naïve façade — «très» élève."), "windows-1252"), "Café déjà vu, naïve façade — «très» élève."],
+      ["UTF-16LE with a BOM", Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(page("", chinese), "utf-16le")]), chinese],
+      ["UTF-16LE of mostly Chinese, no BOM", iconv.encode(`<p>${chinese.repeat(60)}</p>`, "utf-16le"), chinese],
+      ["UTF-16BE declared utf-16, no BOM", iconv.encode(page(`<meta charset="utf-16">`, chinese), "utf-16be"), chinese],
+    ])("%s", async (_, bytes, expected) => {
+      expect(allText(await parse(new Uint8Array(bytes)))).toContain(expected);
+    });
+  });
+
+  it("falls back to the visible text of old-style pages: layout tables, font tags, markup before <html>, framesets", async () => {
+    const oldStyle = `<META NAME="generator" CONTENT="FrontPage 4.0"><HTML><HEAD><TITLE>Shop</TITLE></HEAD><BODY BGCOLOR="#FFFFFF"><CENTER><TABLE WIDTH=600><TR><TD><FONT FACE="Arial" SIZE=2><B>Welcome</B><BR>Our shop sells hand-made furniture since 1974.</FONT></TD></TR><TR><TD><FONT SIZE=1>Call 555-0100</FONT></TD></TR></TABLE></CENTER></BODY></HTML>`;
+    expect((await parse(oldStyle)).blocks).toEqual([
+      { kind: "paragraph", text: "Welcome Our shop sells hand-made furniture since 1974." },
+      { kind: "paragraph", text: "Call 555-0100" },
+    ]);
+    const frames = `<html><head><title>Frames</title></head><frameset cols="20%,80%"><frame src="menu.html"><noframes><body><p>This site uses frames; here is its text for old browsers.</p></body></noframes></frameset></html>`;
+    expect(allText(await parse(frames))).toBe("This site uses frames; here is its text for old browsers.");
   });
 
   it("still yields the text of a short page or a bare fragment", async () => {
@@ -150,9 +181,11 @@ describe("htmlParser on the corpus", () => {
   it.each(["tables.html4", "tables.html5"])("reads every word of pandoc's %s tables", async (name) => {
     const document = await parseFile(htmlParser, `${CORPUS_DIR}/pandoc/${name}`);
     expect(shareOfWordsFound(readFileSync(`${CORPUS_DIR}/pandoc/tables.txt`, "utf8"), document)).toBe(1);
+    const header = "| Centered Header | Left Aligned | Right Aligned | Default aligned |\n| --- | --- | --- | --- |";
     expect(document.blocks).toContainEqual({
       kind: "table",
-      text: "Centered Header | Left Aligned | Right Aligned | Default aligned\nFirst | row | 12.0 | Example of a row that spans multiple lines.\nSecond | row | 5.0 | Here’s another one. Note the blank line between rows.",
+      text: `${header}\n| First | row | 12.0 | Example of a row that spans multiple lines. |\n| Second | row | 5.0 | Here’s another one. Note the blank line between rows. |`,
+      header,
     });
   });
 

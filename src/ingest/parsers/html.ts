@@ -1,7 +1,7 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { ChunkpadError } from "../../core/errors.js";
-import type { ParsedDocument, ParseInput, Parser } from "../../core/types.js";
+import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core/types.js";
 import { decodeText } from "../text-encoding.js";
 import { htmlToBlocks } from "./html-blocks.js";
 
@@ -19,13 +19,16 @@ export const htmlParser: Parser = {
     const { document } = parseHTML(wrapFragment(html));
     const body = document.body;
     const title = readTitle(document);
-    if (!body) throw emptyError();
-    removeBoilerplate(body);
-
-    const selection = selectMainContent(document, body);
-    let blocks = htmlToBlocks(selection.root, selection.isKept ? { isKept: selection.isKept } : {});
-    // Nothing in the selection: the whole body (minus the dropped elements) is the content.
-    if (blocks.length === 0 && (selection.root !== body || selection.isKept)) blocks = htmlToBlocks(body);
+    let blocks: ParsedBlock[] = [];
+    if (body) {
+      removeBoilerplate(body);
+      const selection = selectMainContent(document, body);
+      blocks = htmlToBlocks(selection.root, selection.isKept ? { isKept: selection.isKept } : {});
+      // Nothing in the selection: the whole body (minus the dropped elements) is the content.
+      if (blocks.length === 0 && (selection.root !== body || selection.isKept)) blocks = htmlToBlocks(body);
+    }
+    // A page the DOM reading finds empty (framesets, broken markup) still has its visible text.
+    if (blocks.length === 0) blocks = visibleTextBlocks(html);
     if (blocks.length === 0) throw emptyError();
 
     const firstHeading = blocks.find((block) => block.kind === "heading");
@@ -59,15 +62,20 @@ export function sniffCharset(data: Uint8Array): string | undefined {
   return xml?.[1];
 }
 
-/** linkedom leaves <body> empty for a page without <html> and <body>; give it both. */
+/** A page that starts (after a declaration, doctype and comments) with <html> and has a <body>. */
+const WELL_FORMED_PAGE = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!doctype[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<html[\s>]/i;
+
+/**
+ * linkedom leaves <body> empty for a page without <html> and <body>, or with anything (a
+ * <meta>, stray text) before <html>, as old and saved pages often have; give it both.
+ */
 function wrapFragment(html: string): string {
-  if (/<html[\s>]/i.test(html) && /<body[\s>]/i.test(html)) return html;
+  if (WELL_FORMED_PAGE.test(html) && /<body[\s>]/i.test(html)) return html;
   const stripped = html.replace(/^\s*(?:<\?xml[^>]*>\s*)?(?:<!doctype[^>]*>\s*)?/i, "").replace(/<\/?html(?:\s[^>]*)?>/gi, "");
   const headPattern = /<head(?:\s[^>]*)?>[\s\S]*?<\/head>/i;
   const head = headPattern.exec(stripped)?.[0] ?? "<head></head>";
-  const rest = stripped.replace(headPattern, "");
-  const body = /<body[\s>]/i.test(rest) ? rest : `<body>${rest}</body>`;
-  return `<!DOCTYPE html><html>${head}${body}</html>`;
+  const rest = stripped.replace(headPattern, "").replace(/<\/?body(?:\s[^>]*)?>/gi, "");
+  return `<!DOCTYPE html><html>${head}<body>${rest}</body></html>`;
 }
 
 function readTitle(document: Document): string | undefined {
@@ -138,6 +146,35 @@ function readabilitySelection(document: Document, body: Element): { ids: Set<str
 
 function textLength(element: Element): number {
   return (element.textContent ?? "").replace(/\s+/g, "").length;
+}
+
+/**
+ * The page's visible text read from the markup itself: no head, scripts, styles or comments;
+ * block tags end paragraphs. The last resort when the DOM reading finds nothing.
+ */
+export function visibleTextBlocks(html: string): ParsedBlock[] {
+  const text = html
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .replace(/<(head|script|style|template|title|svg)\b[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<\/?(?:p|div|br|tr|li|h[1-6]|table|blockquote|pre|section|article|frameset|noframes|center|dd|dt)\b[^>]*>/gi, "\n\n")
+    .replace(/<[^>]*>/g, " ");
+  return decodeEntities(text)
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.replace(/\s+/g, " ").trim())
+    .filter((paragraph) => /[\p{L}\p{N}]/u.test(paragraph))
+    .map((paragraph) => ({ kind: "paragraph" as const, text: paragraph }));
+}
+
+const NAMED_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name.startsWith("#")) {
+      const point = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      return point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : whole;
+    }
+    return NAMED_ENTITIES[name.toLowerCase()] ?? whole;
+  });
 }
 
 function emptyError(): ChunkpadError {

@@ -39,7 +39,7 @@ describe("odsParser", () => {
     expect(document.pageCount).toBe(2);
     expect(document.blocks).toEqual([
       { kind: "heading", text: "Budget", level: 1, sheet: "Budget" },
-      { kind: "table", text: "Item | Cost\nRent | 1,200.00\nPower and water | 80", sheet: "Budget" },
+      { kind: "table", text: "Item | Cost\nRent | 1,200.00\nPower and water | 80", sheet: "Budget", header: "Item | Cost" },
       { kind: "heading", text: "Dates", level: 1, sheet: "Dates" },
       { kind: "table", text: "Start | 01/02/2024", sheet: "Dates" },
     ]);

@@ -67,7 +67,7 @@ describe("odtParser", () => {
       { kind: "heading", text: "1. Budget", level: 1 },
       { kind: "heading", text: "Costs overview", level: 2 },
       { kind: "paragraph", text: "First second\nnext line joined[1]." },
-      { kind: "table", text: "Item | Price\nTea | 3" },
+      { kind: "table", text: "| Item | Price |\n| --- | --- |\n| Tea | 3 |", header: "| Item | Price |\n| --- | --- |" },
       { kind: "paragraph", text: "Anchor" },
       { kind: "paragraph", text: "Boxed words" },
       { kind: "list", text: "1. Source: survey." },

@@ -2,6 +2,7 @@ import { ChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParseInput } from "../../core/types.js";
 import { attribute, childElements, collapseSpace, decodeXml, findAll, findFirst, parseXml, textContent, type XmlElement } from "../xml.js";
 import { openZip, type ZipArchive } from "../zip.js";
+import { markdownTable } from "./table-text.js";
 
 /**
  * What ODT, ODP and ODS share: the package (content.xml, meta.xml, the manifest that says
@@ -125,9 +126,11 @@ export function textBlocks(container: XmlElement, notes: string[] = []): ParsedB
           if (findFirst(child, "h")) visit(child);
           else push({ kind: "list", text: listLines(child, 0, notes).join("\n") });
           break;
-        case "table":
-          push({ kind: "table", text: tableRows(child, notes).join("\n") });
+        case "table": {
+          const table = markdownTable(tableRows(child, notes));
+          if (table) push({ kind: "table", text: table.text, header: table.header });
           break;
+        }
         case "frame":
           if (BOILERPLATE_FRAMES.has(attribute(child, "class") ?? "")) break;
           if (isTitleFrame(child)) push({ kind: "heading", text: collapseSpace(textContent(child)), level: 1 });
@@ -225,15 +228,15 @@ function listLines(list: XmlElement, depth: number, notes: string[]): string[] {
   return lines;
 }
 
-/** A table as "a | b" rows; nested tables flatten into their cell. */
-function tableRows(table: XmlElement, notes: string[]): string[] {
-  const rows: string[] = [];
+/** A table's rows of cell texts; nested tables flatten into their cell. */
+function tableRows(table: XmlElement, notes: string[]): string[][] {
+  const rows: string[][] = [];
   for (const row of findAll(table, "table-row")) {
     const cells = childElements(row)
       .filter((cell) => cell.local === "table-cell" || cell.local === "covered-table-cell")
       .map((cell) => collapseSpace(textBlocks(cell, notes).map((block) => block.text).join(" ")));
     while (cells.length > 0 && cells[cells.length - 1] === "") cells.pop();
-    if (cells.some((cell) => cell !== "")) rows.push(cells.join(" | "));
+    if (cells.some((cell) => cell !== "")) rows.push(cells);
   }
   return rows;
 }

@@ -48,12 +48,12 @@ export function createSheetBuilder(name: string): SheetBuilder {
       if (rows.length === 0) return { blocks };
       blocks.push({ kind: "heading", text: label, level: 1, sheet: name });
       const kept = keptColumns(rows);
+      const line = (row: string[]): string => kept.filter((column) => column < row.length).map((column) => row[column] ?? "").join(" | ");
+      // The first row is taken as the header; the chunker repeats it in every chunk of the sheet.
+      const header = rows.length > 1 ? line(rows[0] ?? []) : undefined;
       for (let start = 0; start < rows.length; start += TABLE_BLOCK_ROWS) {
-        const text = rows
-          .slice(start, start + TABLE_BLOCK_ROWS)
-          .map((row) => kept.filter((column) => column < row.length).map((column) => row[column] ?? "").join(" | "))
-          .join("\n");
-        blocks.push({ kind: "table", text, sheet: name });
+        const text = rows.slice(start, start + TABLE_BLOCK_ROWS).map(line).join("\n");
+        blocks.push(header ? { kind: "table", text, sheet: name, header } : { kind: "table", text, sheet: name });
       }
       const warning = truncated
         ? `Sheet "${label}" has more than ${MAX_SHEET_ROWS} rows with content; only the first ${MAX_SHEET_ROWS} were read.`

@@ -64,9 +64,9 @@ describe("xlsxParser", () => {
     expect(document.warnings).toEqual([]);
     expect(document.blocks).toEqual([
       { kind: "heading", text: "Summary", level: 1, sheet: "Summary" },
-      { kind: "table", text: "Region | Share\nNorth East | 25% | TRUE\n東京 | 0.3 | #DIV/0!", sheet: "Summary" },
+      { kind: "table", text: "Region | Share\nNorth East | 25% | TRUE\n東京 | 0.3 | #DIV/0!", sheet: "Summary", header: "Region | Share" },
       { kind: "heading", text: "Data", level: 1, sheet: "Data" },
-      { kind: "table", text: "2024-01-01 | 2024-01-01 12:00 | 1200\ncomputed", sheet: "Data" },
+      { kind: "table", text: "2024-01-01 | 2024-01-01 12:00 | 1200\ncomputed", sheet: "Data", header: "2024-01-01 | 2024-01-01 12:00 | 1200" },
     ]);
   });
 
