@@ -161,7 +161,7 @@ describe("flat OpenDocument (.fodt, .fods, .fodp)", () => {
     const document = await parse(writeScratch("stock.fods", buildFlatOpenDocument("spreadsheet", "Stock", '<table:table table:name="Pantry"><table:table-row><table:table-cell><text:p>Item</text:p></table:table-cell><table:table-cell><text:p>Count</text:p></table:table-cell></table:table-row><table:table-row><table:table-cell><text:p>Lentils</text:p></table:table-cell><table:table-cell><text:p>12</text:p></table:table-cell></table:table-row></table:table>')));
     expect(document.blocks).toEqual([
       { kind: "heading", text: "Pantry", level: 1, sheet: "Pantry" },
-      { kind: "table", text: "Item | Count\nLentils | 12", sheet: "Pantry" },
+      { kind: "table", text: "Item | Count\nLentils | 12", header: "Item | Count", sheet: "Pantry" },
     ]);
   });
 
