@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { InvalidArgumentError } from "commander";
-import { isChunkpadError, type ErrorCode } from "../index.js";
+import { errorOutcome } from "../index.js";
 
 /** The streams and environment the CLI talks to; tests pass their own. */
 export interface CliIo {
@@ -23,9 +23,7 @@ export function defaultIo(): CliIo {
 export const EXIT_FILES_FAILED = 4;
 
 export function exitCodeFor(error: unknown): number {
-  if (!isChunkpadError(error)) return 3;
-  const internal: ErrorCode[] = ["INTERNAL", "DATABASE_ERROR"];
-  return internal.includes(error.code) ? 3 : 1;
+  return errorOutcome(error).exitCode;
 }
 
 export function printJson(io: CliIo, value: unknown): void {

@@ -64,6 +64,82 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+export interface ErrorOutcome {
+  /** CLI exit code: 1 the user can fix it, 3 a bug or an outside failure. */
+  exitCode: 1 | 3;
+  /** HTTP status the server answers with. */
+  httpStatus: number;
+  /** True when the same request may succeed later without the user changing anything. */
+  retryable: boolean;
+}
+
+const user = (httpStatus: number): ErrorOutcome => ({ exitCode: 1, httpStatus, retryable: false });
+const outside = (httpStatus: number, retryable = true): ErrorOutcome => ({ exitCode: 3, httpStatus, retryable });
+
+/**
+ * How every face reports each code: one table, so the CLI and the HTTP API never disagree.
+ * `Record<ErrorCode, …>` makes a new code without a row a type error.
+ * Exit 3 stays for bugs and the database, as before; outside services the user can point
+ * elsewhere (LLM, hub) exit 1 with a next step.
+ */
+export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorOutcome>> = {
+  INVALID_ARGUMENT: user(400),
+  CONFIG_INVALID: user(400),
+  FOLDER_NOT_FOUND: user(404),
+  FOLDER_NOT_INDEXED: user(404),
+  NOT_FOUND: user(404),
+
+  PARSE_UNSUPPORTED: user(415),
+  PARSE_ENCRYPTED: user(422),
+  PARSE_WRONG_PASSWORD: user(422),
+  PARSE_MALFORMED: user(422),
+  PARSE_EMPTY: user(422),
+  PARSE_NO_TEXT_LAYER: user(422),
+  PARSE_ZIP_BOMB: user(422),
+  PARSE_TOO_LARGE: user(413),
+  PARSE_TIMEOUT: user(422),
+  PARSE_FAILED: user(422),
+  SOURCE_UNREADABLE: { exitCode: 1, httpStatus: 422, retryable: true },
+  SOURCE_CHANGED: { exitCode: 1, httpStatus: 409, retryable: true },
+
+  CHUNK_FILE_CONFLICT: user(409),
+  CHUNK_FILE_INVALID: user(422),
+  CHUNK_FILE_LINK: user(422),
+
+  DATABASE_ERROR: outside(500, false),
+  DATABASE_LOCKED: { exitCode: 1, httpStatus: 423, retryable: true },
+  SCHEMA_TOO_NEW: user(409),
+  VECTOR_UNAVAILABLE: user(503),
+
+  MODEL_CONSENT_REQUIRED: user(403),
+  MODEL_NOT_DOWNLOADED: user(409),
+  MODEL_DOWNLOAD_FAILED: { exitCode: 1, httpStatus: 502, retryable: true },
+  MODEL_NOT_FOUND: user(404),
+  MODEL_LOAD_FAILED: user(500),
+  EMBEDDING_MISMATCH: user(409),
+  EMBEDDING_FAILED: { exitCode: 1, httpStatus: 502, retryable: true },
+
+  LLM_AUTH: user(401),
+  LLM_RATE_LIMITED: { exitCode: 1, httpStatus: 429, retryable: true },
+  LLM_UNAVAILABLE: { exitCode: 1, httpStatus: 503, retryable: true },
+  LLM_MODEL_NOT_FOUND: user(404),
+  LLM_CONTEXT_TOO_LONG: user(413),
+  LLM_STREAM_INTERRUPTED: { exitCode: 1, httpStatus: 502, retryable: true },
+  LLM_BAD_RESPONSE: { exitCode: 1, httpStatus: 502, retryable: true },
+  LLM_NOT_CONFIGURED: user(409),
+  KEYCHAIN_UNAVAILABLE: user(501),
+
+  CANCELLED: user(499),
+  INTERNAL: outside(500, false),
+};
+
+/**
+ * The brand every ChunkpadError carries. `Symbol.for` is one symbol per process, so an error
+ * made by another copy of this module (a second install, a bundled plugin, a worker's
+ * re-created error) is still recognised, where `instanceof` would say no.
+ */
+export const CHUNKPAD_ERROR_BRAND: unique symbol = Symbol.for("chunkpad.error") as never;
+
 export interface ChunkpadErrorOptions {
   cause?: unknown;
   /** HTTP status from a provider, when there was one. */
@@ -79,6 +155,7 @@ export class ChunkpadError extends Error {
   readonly statusCode: number | undefined;
   readonly isRetryable: boolean;
   readonly details: Record<string, unknown> | undefined;
+  readonly [CHUNKPAD_ERROR_BRAND] = true;
 
   constructor(code: ErrorCode, message: string, options: ChunkpadErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -90,8 +167,18 @@ export class ChunkpadError extends Error {
   }
 }
 
+/** True for a ChunkpadError from any copy of this module (by its brand, not `instanceof`). */
 export function isChunkpadError(value: unknown, code?: ErrorCode): value is ChunkpadError {
-  return value instanceof ChunkpadError && (code === undefined || value.code === code);
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as { [CHUNKPAD_ERROR_BRAND]?: unknown; code?: unknown };
+  if (candidate[CHUNKPAD_ERROR_BRAND] !== true || typeof candidate.code !== "string" || !Object.hasOwn(ERROR_TABLE, candidate.code)) return false;
+  return code === undefined || candidate.code === code;
+}
+
+/** The table row for any thrown value: unknown errors are bugs (INTERNAL). */
+export function errorOutcome(error: unknown): ErrorOutcome & { code: ErrorCode } {
+  const code: ErrorCode = isChunkpadError(error) ? error.code : "INTERNAL";
+  return { code, ...ERROR_TABLE[code] };
 }
 
 /** Status codes worth retrying, as the providers document them. */

@@ -1,5 +1,5 @@
 import { formatBytes } from "../core/format.js";
-import { ChunkpadError, describeError } from "../core/errors.js";
+import { ChunkpadError, isChunkpadError, describeError } from "../core/errors.js";
 import type { ModelStatus } from "../core/types.js";
 import { cachedModelDir, downloadModelFiles, isModelCached } from "../hub/index.js";
 import { MODEL_FILE_BY_DTYPE, resolveModel, type EmbeddingDtype, type ResolvedModel } from "./catalog.js";
@@ -85,7 +85,7 @@ export async function ensureModelAvailable(options: EnsureModelOptions): Promise
       onProgress: (progress) => report({ state: "downloading", percent: progress.percent, bytesDone: progress.bytesDone, bytesTotal: progress.bytesTotal }),
     });
   } catch (error) {
-    if (error instanceof ChunkpadError && (error.code === "MODEL_CONSENT_REQUIRED" || error.code === "CANCELLED")) {
+    if (isChunkpadError(error) && (error.code === "MODEL_CONSENT_REQUIRED" || error.code === "CANCELLED")) {
       report({ state: "notDownloaded" });
     } else {
       report({ state: "error", message: describeError(error) });

@@ -1,5 +1,5 @@
 import { Inflate } from "fflate";
-import { ChunkpadError } from "../core/errors.js";
+import { ChunkpadError, isChunkpadError } from "../core/errors.js";
 import type { ParseLimits } from "../core/types.js";
 
 /**
@@ -260,7 +260,7 @@ function inflateEntry(data: Uint8Array, view: DataView, entry: ZipEntry, budget:
       inflater.push(step, offset >= compressed.byteLength);
     } while (offset < compressed.byteLength);
   } catch (error) {
-    if (error instanceof ChunkpadError) throw error;
+    if (isChunkpadError(error)) throw error;
     throw new ChunkpadError("PARSE_MALFORMED", `The zip archive is damaged: the entry ${entry.name} cannot be decompressed; re-save the document from its application.`, { cause: error });
   }
   return concat(chunks, produced);

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaModel } from "node-llama-cpp";
-import { ChunkpadError, describeError } from "../core/errors.js";
+import { ChunkpadError, isChunkpadError, describeError } from "../core/errors.js";
 import type { ChatMessage, FinishReason, TokenUsage } from "../core/types.js";
 
 /**
@@ -89,7 +89,7 @@ export async function loadLlamaCppGenerator(modelPath: string, options: LlamaCpp
   } catch (error) {
     await model?.dispose().catch(() => undefined);
     await llama?.dispose().catch(() => undefined);
-    if (error instanceof ChunkpadError) throw error;
+    if (isChunkpadError(error)) throw error;
     if (error instanceof Error && error.name === "NoBinaryFoundError") {
       throw new ChunkpadError(
         "MODEL_LOAD_FAILED",

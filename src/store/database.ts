@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
-import { ChunkpadError, describeError } from "../core/errors.js";
+import { ChunkpadError, isChunkpadError, describeError } from "../core/errors.js";
 import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from "../core/private-files.js";
 
 export type SqliteDatabase = Database.Database;
@@ -62,7 +62,7 @@ function isSqliteError(error: unknown): error is SqliteError {
  * through; anything that is not a SQLite error (a bug) is returned unchanged.
  */
 export function toChunkpadError(error: unknown, databasePath: string): unknown {
-  if (error instanceof ChunkpadError || !isSqliteError(error)) return error;
+  if (isChunkpadError(error) || !isSqliteError(error)) return error;
   const code = error.code;
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
     return new ChunkpadError(

@@ -1,6 +1,6 @@
 import { parseHTML } from "linkedom";
 import mammoth from "mammoth";
-import { ChunkpadError } from "../../core/errors.js";
+import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core/types.js";
 import type { ZipArchive } from "../zip.js";
 import { altChunkHtml, altChunkId, docxExtraBlocks, rewriteMainPart } from "./docx-extras.js";
@@ -36,7 +36,7 @@ export const docxParser: Parser = {
         externalFileAccess: false,
       });
     } catch (error) {
-      if (error instanceof ChunkpadError) throw error;
+      if (isChunkpadError(error)) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new ChunkpadError("PARSE_MALFORMED", `The Word document is damaged and cannot be read (${reason}); open and re-save it in Word or LibreOffice.`, { cause: error });
     }
