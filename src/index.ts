@@ -1,6 +1,7 @@
 // The public API: what the faces (CLI, HTTP server, MCP server) and library users may import.
 export * from "./core/errors.js";
 export { redactSecrets, secretsInEnvironment } from "./core/redact.js";
+export * from "./core/wire.js";
 export type * from "./core/types.js";
 export { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "./core/types.js";
 export { describePageRuns } from "./core/page-runs.js";

@@ -151,6 +151,31 @@ describe("chunkpad ask", () => {
     expect((report.chunks as unknown[])[0]).toMatchObject({ number: 1, relativePath: "warranty.md", relevancePercent: 100, included: true });
     expect(result.stdout).not.toContain(API_KEY);
   });
+
+  const ndjsonEvents = (stdout: string) => stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string } & Record<string, unknown>);
+
+  it("streams the answer as NDJSON wire events with --ndjson: chunks, text deltas, citations, final", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "text", deltas: ["Two years ", "[C1]."] });
+    const result = await ask(["--ndjson", "How long is the warranty?"]);
+    expect(result.code, result.stderr).toBe(0);
+    const events = ndjsonEvents(result.stdout);
+    expect(events.map((event) => event.type)).toEqual(["chunks", "answer-start", "text-delta", "text-delta", "citation", "final"]);
+    expect(events[4]).toMatchObject({ citation: { label: "C1", source: "warranty.md" } });
+    expect(events.at(-1)).toMatchObject({ answer: { schema: "chunkpad.answer/1", answer: "Two years [C1].", incomplete: false, error: null } });
+  });
+
+  it("ends an NDJSON stream with an error event and a final event when the provider fails", async () => {
+    anthropic.reset();
+    anthropic.script({ reply: "error", error: "auth" });
+    const result = await ask(["--ndjson", "How long is the warranty?"]);
+    expect(result.code).toBe(1);
+    const events = ndjsonEvents(result.stdout);
+    expect(events.slice(-2).map((event) => event.type)).toEqual(["error", "final"]);
+    expect(events.at(-2)).toMatchObject({ error: { code: "LLM_AUTH", retryable: false } });
+    expect(events.at(-1)).toMatchObject({ answer: { error: { code: "LLM_AUTH" } } });
+    expect(result.stdout).not.toContain(API_KEY);
+  });
 });
 
 describe("chunkpad ask: a document cannot forge the prompt's structure", () => {

@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { InvalidArgumentError } from "commander";
-import { errorOutcome } from "../index.js";
+import { errorOutcome, toPlainJson } from "../index.js";
 
 /** The streams and environment the CLI talks to; tests pass their own. */
 export interface CliIo {
@@ -26,8 +26,9 @@ export function exitCodeFor(error: unknown): number {
   return errorOutcome(error).exitCode;
 }
 
+/** One JSON document on stdout; anything not yet plain JSON (a Date, a Map) is made so. */
 export function printJson(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout.write(`${JSON.stringify(toPlainJson(value), null, 2)}\n`);
 }
 
 /** Reads all of stdin (for passwords and keys given through a pipe). */

@@ -1,6 +1,12 @@
 import { Option, type Command } from "commander";
 import {
+  ChunkpadError,
+  createAnswerCollector,
   describeCitationLocation,
+  describeError,
+  toAskFailureEvents,
+  toAskStreamEvents,
+  type AskStreamEvent,
   formatModelBytes,
   LLM_PROVIDER_NAMES,
   type AnswerResult,
@@ -67,24 +73,53 @@ export function registerAskCommand(program: Command, context: CliContext): void 
   )
     .option("--explain", "show each chunk's raw search numbers (distance, bm25, ranks)")
     .option("--json", "print the chunks, answer and citations as JSON on stdout when done")
-    .action(async (words: string[], flags: AnswerFlags & { explain?: boolean; json?: boolean }) => {
+    .option("--ndjson", "stream the answer as JSON events on stdout, one a line (chunks, text-delta, citation, error, final)")
+    .action(async (words: string[], flags: AnswerFlags & { explain?: boolean; json?: boolean; ndjson?: boolean }) => {
       const { io } = context;
-      const events = context.chunkpad().ask(words.join(" "), {
+      const question = words.join(" ");
+      const events = context.chunkpad().ask(question, {
         ...answerOptionsOf(flags),
         ...downloadCallbacks(io, flags.yes === true),
         onNotice: (message) => io.stderr.write(`note: ${message}\n`),
       });
-      let error: AnswerResult["error"];
-      if (flags.json) {
-        const collected = await collectAnswer(events);
-        printJson(io, answerJson(collected));
-        error = collected.answer?.error;
-        if (error) io.stderr.write(`chunkpad: ${error.message}\n`);
+      let error: unknown;
+      if (flags.ndjson) {
+        error = await streamEvents(io, question, events);
+        if (error) io.stderr.write(`chunkpad: ${describeError(error)}\n`);
+      } else if (flags.json) {
+        const collector = createAnswerCollector(question);
+        for await (const event of events) collector.add(event);
+        const answer = collector.result();
+        printJson(io, answer);
+        error = answer.error === null ? undefined : new ChunkpadError(answer.error.code, answer.error.message);
+        if (answer.error) io.stderr.write(`chunkpad: ${answer.error.message}\n`);
       } else {
         error = (await printAnswer(io, events, { bar: io.stderr, explain: flags.explain === true }))?.error;
       }
       if (error) context.exitCode = exitCodeFor(error);
     });
+}
+
+/**
+ * Writes the ask stream as NDJSON wire events. A failure becomes an `error` and a `final`
+ * event rather than a half-written stream, so a reader always sees the end; it is returned for
+ * the exit code.
+ */
+async function streamEvents(io: CliIo, question: string, events: AsyncIterable<AskEvent>): Promise<unknown> {
+  const collector = createAnswerCollector(question);
+  const write = (wireEvents: AskStreamEvent[]) => {
+    for (const event of wireEvents) io.stdout.write(`${JSON.stringify(event)}\n`);
+  };
+  try {
+    for await (const event of events) {
+      write(toAskStreamEvents(event, collector));
+      if (event.type === "done" && event.answer.error) return event.answer.error;
+    }
+    return undefined;
+  } catch (error) {
+    write(toAskFailureEvents(error, collector));
+    return error;
+  }
 }
 
 /** Consent and a progress display for the local model's download. */
@@ -203,51 +238,4 @@ export function formatAnswerEnd(answer: AnswerResult): string {
 function givenLabels(count: number): string {
   if (count === 0) return "no chunks";
   return count === 1 ? "only C1" : `only C1–C${count}`;
-}
-
-async function collectAnswer(events: AsyncIterable<AskEvent>): Promise<{ answer?: AnswerResult; chunks: SearchResult[]; searchMode?: SearchMode; notices: string[] }> {
-  const collected: { answer?: AnswerResult; chunks: SearchResult[]; searchMode?: SearchMode; notices: string[] } = { chunks: [], notices: [] };
-  for await (const event of events) {
-    if (event.type === "chunks") {
-      collected.chunks = event.chunks;
-      collected.searchMode = event.search.mode;
-      collected.notices = event.search.notices;
-    }
-    if (event.type === "done") collected.answer = event.answer;
-  }
-  return collected;
-}
-
-type Collected = Awaited<ReturnType<typeof collectAnswer>>;
-
-/** The --json shape: everything but the chunk texts' internals; never a key. */
-function answerJson(collected: Collected): unknown {
-  const answer = collected.answer;
-  return {
-    question: answer?.question,
-    searchMode: collected.searchMode,
-    notices: collected.notices,
-    chunks: collected.chunks.map((chunk, index) => ({
-      number: index + 1,
-      ref: chunk.ref,
-      relativePath: chunk.relativePath,
-      location: chunk.location,
-      section: chunk.section,
-      relevancePercent: chunk.relevancePercent,
-      included: chunk.isIncluded,
-      pinned: chunk.pinned === true,
-    })),
-    answerMode: answer?.answerMode,
-    answer: answer?.text ?? "",
-    refused: answer?.refused ?? false,
-    ...(answer?.refusal ? { refusal: answer.refusal } : {}),
-    incomplete: answer?.incomplete ?? false,
-    ...(answer?.error ? { error: { code: answer.error.code, message: answer.error.message } } : {}),
-    citations: answer?.citations ?? [],
-    invalidCitations: answer?.invalidCitations ?? [],
-    labels: answer?.labels ?? [],
-    provider: answer?.provider ?? null,
-    model: answer?.model ?? null,
-    conversationId: answer?.conversationId ?? null,
-  };
 }

@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { ChunkpadError, formatModelBytes, type EmbedConsentRequest, type EmbedProgress, type EmbedReport, type ModelStatus } from "../../index.js";
+import { ChunkpadError, formatModelBytes, type EmbedConsentRequest, type EmbedProgress, type EmbedReport, type ModelStatus, toEmbedJson } from "../../index.js";
 import type { CliContext } from "../main.js";
 import { expandHome, parseIntegerOption, printJson, type CliIo } from "../io.js";
 import { createProgressBar } from "../progress.js";
@@ -53,7 +53,7 @@ export function registerEmbedCommand(program: Command, context: CliContext): voi
         process.off("SIGINT", interrupt);
       }
       for (const notice of report.notices) io.stderr.write(`note: ${notice}\n`);
-      if (flags.json) return printJson(io, report);
+      if (flags.json) return printJson(io, toEmbedJson(report));
       io.stdout.write(formatEmbedReport(report));
     });
 }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { ChunkpadError, type AddFolderOptions, type ConflictChoice, describePageRuns, type ProcessReport } from "../../index.js";
+import { ChunkpadError, type AddFolderOptions, type ConflictChoice, describePageRuns, type ProcessReport, toProcessJson } from "../../index.js";
 import type { CliContext } from "../main.js";
 import { EXIT_FILES_FAILED, expandHome, parseIntegerOption, plural, printJson, readStdin } from "../io.js";
 import { askYesNo, canPrompt } from "../prompt.js";
@@ -122,7 +122,7 @@ async function withProgress<T>(context: CliContext, json: boolean | undefined, r
 }
 
 function printReport(context: CliContext, report: ProcessReport, json: boolean | undefined): void {
-  if (json) printJson(context.io, report);
+  if (json) printJson(context.io, toProcessJson(report));
   else context.io.stdout.write(formatReport(report));
   if (report.failed.length > 0) {
     context.exitCode = EXIT_FILES_FAILED;

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { ChunkState, ReviewReport } from "../../index.js";
+import { toReviewJson, type ChunkState, type ReviewReport } from "../../index.js";
 import type { CliContext } from "../main.js";
 import { printJson } from "../io.js";
 
@@ -27,7 +27,7 @@ export function registerReviewCommands(program: Command, context: CliContext): v
           );
         }
         if (report.matchedChunks === 0) context.exitCode = 1;
-        if (flags.json) return printJson(context.io, report);
+        if (flags.json) return printJson(context.io, toReviewJson(report));
         if (report.matchedChunks > 0) context.io.stdout.write(formatReviewReport(report));
       });
   }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { SearchReport, SearchResult } from "../../index.js";
+import { toSearchJson, type SearchReport, type SearchResult } from "../../index.js";
 import type { CliContext } from "../main.js";
 import { formatRelevance, formatResultNumber, formatResultPlace } from "../format-results.js";
 import { printJson } from "../io.js";
@@ -18,7 +18,7 @@ export function registerSearchCommand(program: Command, context: CliContext): vo
       const query = words.join(" ");
       const report = await context.chunkpad().search(query, searchOptionsOf(flags));
       for (const notice of report.notices) context.io.stderr.write(`note: ${notice}\n`);
-      if (flags.json) return printJson(context.io, report);
+      if (flags.json) return printJson(context.io, toSearchJson(report));
       context.io.stdout.write(formatSearchReport(report, Boolean(flags.explain)));
     });
 }
