@@ -95,6 +95,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   PARSE_MALFORMED: user(422),
   PARSE_EMPTY: user(422),
   PARSE_NO_TEXT_LAYER: user(422),
+  PARSE_GARBLED: user(422),
   PARSE_ZIP_BOMB: user(422),
   PARSE_TOO_LARGE: user(413),
   PARSE_TIMEOUT: user(422),

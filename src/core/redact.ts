@@ -1,4 +1,4 @@
-import { ChunkpadError } from "./errors.js";
+import { ChunkpadError, isChunkpadError } from "./errors.js";
 
 /**
  * One redaction for every message that may carry a secret: provider errors (a server may echo
@@ -55,7 +55,7 @@ export function secretsInHeaders(headers: Record<string, string> | undefined): s
 
 /** The same error with secrets removed from its message and details (code, status and cause stay). */
 export function redactError<T>(error: T, secrets: readonly (string | undefined)[] = []): T | ChunkpadError {
-  if (!(error instanceof ChunkpadError)) return error;
+  if (!isChunkpadError(error)) return error;
   const message = redactSecrets(error.message, secrets);
   const details = error.details === undefined ? undefined : (redactValue(error.details, secrets) as Record<string, unknown>);
   if (message === error.message && JSON.stringify(details) === JSON.stringify(error.details)) return error;

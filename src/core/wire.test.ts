@@ -59,6 +59,7 @@ const searchReport: SearchReport = {
   fusion: null,
   keywordQuery: '"river"',
   notices: [],
+  coverage: null,
   results: [result(), result({ bm25: -1.5, pinned: true })],
 };
 
