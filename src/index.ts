@@ -6,6 +6,7 @@ export type * from "./core/types.js";
 export { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "./core/types.js";
 export { describePageRuns } from "./core/page-runs.js";
 export { openChunkpad, type Chunkpad, type OpenChunkpadOptions, type AddFolderOptions } from "./app/chunkpad.js";
+export { createFolderLocks, folderLockKey, type FolderLocks, type FolderLockOptions, type LockHolder } from "./app/folder-lock.js";
 export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFileConflict, ConflictChoice } from "./app/process-folder.js";
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/chunk-tree.js";
 export type { ChunkpadConfig } from "./app/config.js";

@@ -20,15 +20,18 @@ import { listChunkStates, type ChunkState } from "./review-states.js";
 import { createAnswerService, type AnswerService } from "./ask-service.js";
 import { createEmbedService, type EmbedService } from "./embed-service.js";
 import type { EmbedOptions, EmbedReport } from "./embed-selected.js";
+import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
 export interface OpenChunkpadOptions {
   /** Environment to read CHUNKPAD_HOME and XDG variables from; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
+  /** What this process is (add, embed, server…), shown to another process waiting for a folder. */
+  command?: string;
   /** Replaces the configured query embedder for search (tests, benchmarks). */
   loadQueryEmbedder?: QueryEmbedderLoader;
 }
 
-export interface AddFolderOptions extends ProcessFolderOptions {
+export interface AddFolderOptions extends ProcessFolderOptions, FolderLockOptions {
   /** Chunk settings for this folder, remembered for later runs. */
   chunking?: Partial<ChunkingOptions>;
 }
@@ -45,7 +48,7 @@ export interface Chunkpad {
   resolveConflict(filePath: string, choice: ConflictChoice, options?: AddFolderOptions): Promise<{ relativePath: string; resolved: boolean; report: ProcessReport }>;
   listFolders(): FolderSummary[];
   /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
-  removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean }): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
+  removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean } & FolderLockOptions): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
   chunkTree(folderPath: string): Promise<ChunkTreeReport>;
   /** Every setting with its effective value and source (flag > env > config > default); never throws for a bad value, it is reported in `problem`. */
   settings(): LoadedSettings;
@@ -62,7 +65,7 @@ export interface Chunkpad {
   /** Per chunk of an added folder: included or excluded, embedded, modified since embedding, new. */
   chunkStates(folderPath: string, relativePath?: string): ChunkState[];
   /** Step 2: embeds included chunks that are new or changed, removes vectors of excluded ones; downloads the model only with consent. */
-  embed(options?: EmbedOptions): Promise<EmbedReport>;
+  embed(options?: EmbedOptions & FolderLockOptions): Promise<EmbedReport>;
   /** The embedding model's state from files alone (never downloads or loads). */
   modelStatus: EmbedService["modelStatus"];
   /** Downloads the embedding model after consent. */
@@ -135,13 +138,53 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     return chunking;
   };
 
+  // One writer per folder across processes (CLI, server, watcher); reads never take it.
+  const folderLocks = createFolderLocks({ directory: path.join(paths.dataDir, "locks"), command: options.command ?? "chunkpad" });
+  const pickLockOptions = ({ wait, onWaiting, signal }: FolderLockOptions): FolderLockOptions => ({
+    ...(wait === undefined ? {} : { wait }),
+    ...(onWaiting === undefined ? {} : { onWaiting }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const withFolderLocks = async <T>(folders: readonly string[], lockOptions: FolderLockOptions & { purpose: string }, run: () => Promise<T>): Promise<T> => {
+    const release = await folderLocks.acquire(folders, lockOptions);
+    try {
+      return await run();
+    } finally {
+      release();
+    }
+  };
+
+  const runProcessFolder = async (folderPath: string, addOptions: AddFolderOptions = {}): Promise<ProcessReport> => {
+    const existing = findFolder(getStore(), folderPath);
+    const chunking = folderChunking(existing, addOptions.chunking);
+    const report = await processFolder(
+      {
+        store: getStore(),
+        runner: getRunner(),
+        chunking,
+        limits: { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries, ocr: config().ingest.ocr },
+        maxFileSizeBytes: config().ingest.maxFileSizeMb * 1024 * 1024,
+        concurrency: config().ingest.workers,
+        fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId),
+      },
+      folderPath,
+      addOptions,
+    );
+    await recordFolder(paths.dataDir, report.folder);
+    if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
+      getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
+    }
+    return report;
+  };
+
   const embedService = createEmbedService({
     getStore: () => getStore(),
     getConfig: config,
     paths,
     env,
     // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
-    syncFolder: (rootPath, syncOptions) => facade.processFolder(rootPath, syncOptions),
+    // embed holds every folder's lock already (see embed below).
+    syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
     chunkingFor: (folderId) => folderChunking(getStore().getFolder(folderId) ?? undefined, undefined),
     setConfig: (key, value) => void facade.setConfig(key, value),
   });
@@ -151,27 +194,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     get config() {
       return config();
     },
-    async processFolder(folderPath, addOptions = {}) {
-      const existing = findFolder(getStore(), folderPath);
-      const chunking = folderChunking(existing, addOptions.chunking);
-      const report = await processFolder(
-        {
-          store: getStore(),
-          runner: getRunner(),
-          chunking,
-          limits: { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries, ocr: config().ingest.ocr },
-          maxFileSizeBytes: config().ingest.maxFileSizeMb * 1024 * 1024,
-          concurrency: config().ingest.workers,
-          fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId),
-        },
-        folderPath,
-        addOptions,
-      );
-      await recordFolder(paths.dataDir, report.folder);
-      if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
-        getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
-      }
-      return report;
+    processFolder(folderPath, addOptions = {}) {
+      return withFolderLocks([folderPath], { ...pickLockOptions(addOptions), purpose: "processing" }, () => runProcessFolder(folderPath, addOptions));
     },
     async resolveConflict(filePath, choice, resolveOptions = {}) {
       const absolute = path.resolve(filePath);
@@ -202,10 +226,13 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     async removeFolder(folderPath, removeOptions = {}) {
       const folder = findFolder(getStore(), folderPath);
       if (!folder) throw notIndexed(folderPath);
-      getStore().removeFolder(folder.id);
-      await forgetFolder(paths.dataDir, folder.rootPath);
-      // The chunk files are the user's edits too: deleted only when asked.
-      if (removeOptions.deleteChunkFiles) await fs.promises.rm(folder.chunksRootPath, { recursive: true, force: true });
+      // Not under another process's add or embed of the same folder, which would write chunks back.
+      await withFolderLocks([folder.rootPath], { ...pickLockOptions(removeOptions), purpose: "removing" }, async () => {
+        getStore().removeFolder(folder.id);
+        await forgetFolder(paths.dataDir, folder.rootPath);
+        // The chunk files are the user's edits too: deleted only when asked.
+        if (removeOptions.deleteChunkFiles) await fs.promises.rm(folder.chunksRootPath, { recursive: true, force: true });
+      });
       return { rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, chunkFilesDeleted: Boolean(removeOptions.deleteChunkFiles) };
     },
     async chunkTree(folderPath) {
@@ -237,7 +264,16 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     evaluate(evaluateOptions) {
       return searchService.evaluate(evaluateOptions);
     },
-    embed: (embedOptions) => embedService.embed(embedOptions),
+    // Every added folder's lock, taken in one stable order: embed writes vectors and the model
+    // fingerprint shared by all folders, and two embeds taking them in order never deadlock.
+    embed: (embedOptions = {}) =>
+      withFolderLocks(
+        getStore()
+          .listFolders()
+          .map((folder) => folder.rootPath),
+        { ...pickLockOptions(embedOptions), purpose: "embedding" },
+        () => embedService.embed(embedOptions),
+      ),
     modelStatus: (request) => embedService.modelStatus(request),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),

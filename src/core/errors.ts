@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   CONFIG_INVALID: "the config file cannot be read or does not validate",
   FOLDER_NOT_FOUND: "the folder does not exist or is not a directory",
   FOLDER_NOT_INDEXED: "the folder has not been added yet",
+  FOLDER_BUSY: "another Chunkpad process is adding, processing or embedding the folder",
   NOT_FOUND: "a document, chunk, conversation or reference does not exist",
 
   // parsing (per file; a run reports them and goes on)

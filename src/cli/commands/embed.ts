@@ -4,6 +4,7 @@ import type { CliContext } from "../main.js";
 import { expandHome, parseIntegerOption, printJson, type CliIo } from "../io.js";
 import { createProgressBar } from "../progress.js";
 import { askYesNo, canPrompt } from "../prompt.js";
+import { lockOptions, NO_WAIT_HELP } from "./process.js";
 
 interface EmbedFlags {
   model?: string;
@@ -12,6 +13,7 @@ interface EmbedFlags {
   reembed?: boolean;
   batchSize?: number;
   json?: boolean;
+  wait?: boolean;
 }
 
 export const DTYPES = ["fp32", "q8"] as const;
@@ -27,6 +29,7 @@ export function registerEmbedCommand(program: Command, context: CliContext): voi
     .option("--reembed", "drop every vector and embed all included chunks again (after changing the model)")
     .option("--batch-size <n>", "chunks per embedding call and per commit (default from the config: 16)", parseIntegerOption("--batch-size"))
     .option("--json", "print a machine-readable report on stdout")
+    .option("--no-wait", NO_WAIT_HELP)
     .action(async (folder: string | undefined, flags: EmbedFlags) => {
       const { io } = context;
       const controller = new AbortController();
@@ -47,6 +50,7 @@ export function registerEmbedCommand(program: Command, context: CliContext): voi
           consent: consentFor(io, flags.yes === true),
           onProgress: progress.report,
           signal: controller.signal,
+          ...lockOptions(context, flags.wait),
         });
       } finally {
         progress.stop();

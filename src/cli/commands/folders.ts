@@ -3,6 +3,7 @@ import type { ChunkTreeNode } from "../../index.js";
 import type { CliContext } from "../main.js";
 import { expandHome, plural, printJson } from "../io.js";
 import { formatChunkStates } from "./review.js";
+import { lockOptions, NO_WAIT_HELP } from "./process.js";
 
 export function registerFolderCommands(program: Command, context: CliContext): void {
   program
@@ -32,8 +33,9 @@ export function registerFolderCommands(program: Command, context: CliContext): v
     .argument("<folder>", "a folder you have added")
     .option("--delete-chunks", "also delete the folder's _chunks/ directory, with any hand edits in it")
     .option("--json", "print machine-readable output on stdout")
-    .action(async (folder: string, flags: { deleteChunks?: boolean; json?: boolean }) => {
-      const removed = await context.chunkpad().removeFolder(folder, { deleteChunkFiles: flags.deleteChunks });
+    .option("--no-wait", NO_WAIT_HELP)
+    .action(async (folder: string, flags: { deleteChunks?: boolean; json?: boolean; wait?: boolean }) => {
+      const removed = await context.chunkpad().removeFolder(folder, { deleteChunkFiles: flags.deleteChunks, ...lockOptions(context, flags.wait) });
       if (flags.json) return printJson(context.io, removed);
       context.io.stdout.write(`Removed ${removed.rootPath} from Chunkpad.\n`);
       context.io.stdout.write(removed.chunkFilesDeleted ? `Deleted ${removed.chunksRootPath}.\n` : `Kept ${removed.chunksRootPath} (delete it yourself, or use --delete-chunks).\n`);

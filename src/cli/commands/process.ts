@@ -18,6 +18,18 @@ interface ProcessFlags {
   yes?: boolean;
   newChunks?: "included" | "excluded";
   json?: boolean;
+  wait?: boolean;
+}
+
+export const NO_WAIT_HELP = "fail at once (FOLDER_BUSY) when another Chunkpad is working on the folder, instead of waiting for it";
+
+/** The lock options every writing command passes: wait with a notice on stderr, or fail at once with --no-wait. */
+export function lockOptions(context: CliContext, wait: boolean | undefined): Pick<AddFolderOptions, "wait" | "onWaiting"> {
+  return {
+    wait: wait !== false,
+    onWaiting: (holder) =>
+      context.io.stderr.write(`Waiting for another Chunkpad (pid ${holder.pid}, ${holder.command}, since ${holder.startedAt}) to finish with ${holder.folder}… (Ctrl-C to stop)\n`),
+  };
 }
 
 const FAILED_FILES_HELP = `
@@ -42,6 +54,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
       .option("--yes", "do not ask before adding your whole home folder or the root of the disk")
       .option("--new-chunks <state>", "review state of text new to this folder: included (default) or excluded, remembered for this folder", parseNewChunks)
       .option("--json", "print a machine-readable report on stdout")
+      .option("--no-wait", NO_WAIT_HELP)
       .addHelpText("after", FAILED_FILES_HELP)
       .action(async (folder: string, flags: ProcessFlags) => {
         await confirmBroadFolder(context, folder, flags.yes);
@@ -61,6 +74,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
             ...timeoutOption(flags),
             ...(flags.newChunks === undefined ? {} : { newChunksIncluded: flags.newChunks === "included" }),
             onProgress,
+            ...lockOptions(context, flags.wait),
           }),
         );
         printReport(context, report, flags.json);
