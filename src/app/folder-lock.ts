@@ -212,7 +212,7 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 function busyError(folder: string, file: string, holder: LockHolder | undefined): ChunkpadError {
-  const who = holder === undefined ? "another Chunkpad" : `another Chunkpad (pid ${holder.pid}${holder.hostname === os.hostname() ? "" : ` on ${holder.hostname}`}, "${holder.command}", since ${holder.startedAt})`;
+  const who = holder === undefined ? "another Chunkpad" : `another Chunkpad (pid ${holder.pid}${holder.hostname === os.hostname() ? "" : ` on ${holder.hostname}`}, ${holder.command}, since ${holder.startedAt})`;
   return new ChunkpadError(
     "FOLDER_BUSY",
     `${who} is working on ${folder}. Run this again when it has finished, or without --no-wait to wait for it. If no Chunkpad is running there, delete ${file}.`,
