@@ -94,6 +94,10 @@ describe("one writer per folder across processes", () => {
       expect(embed.code).toBe(1);
       expect(embed.stderr).toContain(`another Chunkpad (pid ${holder.child.pid}, chunkpad processing, since`);
 
+      const remove = await runCli(["remove", folder, "--no-wait"], { home });
+      expect(remove.code).toBe(1);
+      expect(remove.stderr).toContain(`another Chunkpad (pid ${holder.child.pid}, chunkpad processing, since`);
+
       // Reads never take the lock: this returns while the holder still has it.
       const search = await runCli(["search", "heron", "--mode", "keyword", "--json"], { home });
       expect(search.code, search.stderr).toBe(0);
