@@ -52,7 +52,7 @@ describe("folder locks", () => {
     expect(holder).toMatchObject({ pid: process.pid, hostname: os.hostname(), command: "first processing", folder: path.resolve(folder) });
     release();
     expect(fs.existsSync(lockFile)).toBe(false);
-    expect(fs.readdirSync(path.dirname(lockFile))).toEqual([]);
+    expect(fs.existsSync(path.dirname(lockFile))).toBe(false);
   });
 
   it("refuses a second writer with FOLDER_BUSY naming the holder, when told not to wait", async () => {
@@ -123,7 +123,7 @@ describe("folder locks", () => {
     expect((JSON.parse(fs.readFileSync(lockFile, "utf8")) as LockHolder).command).toBe("fast");
     expect(fs.readdirSync(directory)).toEqual([path.basename(lockFile)]);
     releaseFast();
-    expect(fs.readdirSync(directory)).toEqual([]);
+    expect(fs.existsSync(directory)).toBe(false);
   });
 
   it("trusts a recent lock from another host, and takes over an old one", async () => {
@@ -170,6 +170,6 @@ describe("folder locks", () => {
     const releaseBoth = await second.acquire([other, folder, folder]);
     expect(fs.readdirSync(directory)).toHaveLength(2);
     releaseBoth();
-    expect(fs.readdirSync(directory)).toEqual([]);
+    expect(fs.existsSync(directory)).toBe(false);
   });
 });

@@ -85,7 +85,12 @@ export function createFolderLocks(options: FolderLocksOptions): FolderLocks {
     // Written whole under a private name, then linked into place: link fails if the lock exists, and
     // nobody ever reads a half-written lock.
     const draft = `${file}.${holder.token}.draft`;
-    await fs.promises.writeFile(draft, JSON.stringify(holder));
+    await fs.promises.writeFile(draft, JSON.stringify(holder)).catch(async (error: NodeJS.ErrnoException) => {
+      // The folder of locks went away with another process's last release: make it again.
+      if (error.code !== "ENOENT") throw lockError(file, error);
+      await fs.promises.mkdir(path.dirname(file), { recursive: true });
+      await fs.promises.writeFile(draft, JSON.stringify(holder));
+    });
     try {
       await fs.promises.link(draft, file);
       return { token: holder.token };
@@ -143,6 +148,12 @@ export function createFolderLocks(options: FolderLocksOptions): FolderLocks {
     held.delete(file);
     removeIfOurs(file, token);
     if (held.size === 0) process.off("exit", releaseOnExit);
+    // No empty locks folder left in the data dir; fails harmlessly while another lock is in it.
+    try {
+      fs.rmdirSync(options.directory);
+    } catch {
+      // ENOTEMPTY or already gone.
+    }
   };
 
   return {
