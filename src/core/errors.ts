@@ -88,6 +88,8 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   CONFIG_INVALID: user(400),
   FOLDER_NOT_FOUND: user(404),
   FOLDER_NOT_INDEXED: user(404),
+  // Another process is writing the folder: waiting, or trying again later, succeeds.
+  FOLDER_BUSY: { exitCode: 1, httpStatus: 409, retryable: true },
   NOT_FOUND: user(404),
 
   PARSE_UNSUPPORTED: user(415),
