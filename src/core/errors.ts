@@ -75,7 +75,9 @@ export interface ErrorOutcome {
 }
 
 const user = (httpStatus: number): ErrorOutcome => ({ exitCode: 1, httpStatus, retryable: false });
-const outside = (httpStatus: number, retryable = true): ErrorOutcome => ({ exitCode: 3, httpStatus, retryable });
+/** The user can fix it, but trying the same thing again later may also succeed (a busy folder, a flaky server). */
+const retryable = (httpStatus: number): ErrorOutcome => ({ exitCode: 1, httpStatus, retryable: true });
+const outside = (httpStatus: number): ErrorOutcome => ({ exitCode: 3, httpStatus, retryable: false });
 
 /**
  * How every face reports each code: one table, so the CLI and the HTTP API never disagree.
@@ -89,7 +91,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   FOLDER_NOT_FOUND: user(404),
   FOLDER_NOT_INDEXED: user(404),
   // Another process is writing the folder: waiting, or trying again later, succeeds.
-  FOLDER_BUSY: { exitCode: 1, httpStatus: 409, retryable: true },
+  FOLDER_BUSY: retryable(409),
   NOT_FOUND: user(404),
 
   PARSE_UNSUPPORTED: user(415),
@@ -103,38 +105,38 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   PARSE_TOO_LARGE: user(413),
   PARSE_TIMEOUT: user(422),
   PARSE_FAILED: user(422),
-  SOURCE_UNREADABLE: { exitCode: 1, httpStatus: 422, retryable: true },
-  SOURCE_CHANGED: { exitCode: 1, httpStatus: 409, retryable: true },
+  SOURCE_UNREADABLE: retryable(422),
+  SOURCE_CHANGED: retryable(409),
 
   CHUNK_FILE_CONFLICT: user(409),
   CHUNK_FILE_INVALID: user(422),
   CHUNK_FILE_LINK: user(422),
 
-  DATABASE_ERROR: outside(500, false),
-  DATABASE_LOCKED: { exitCode: 1, httpStatus: 423, retryable: true },
+  DATABASE_ERROR: outside(500),
+  DATABASE_LOCKED: retryable(423),
   SCHEMA_TOO_NEW: user(409),
   VECTOR_UNAVAILABLE: user(503),
 
   MODEL_CONSENT_REQUIRED: user(403),
   MODEL_NOT_DOWNLOADED: user(409),
-  MODEL_DOWNLOAD_FAILED: { exitCode: 1, httpStatus: 502, retryable: true },
+  MODEL_DOWNLOAD_FAILED: retryable(502),
   MODEL_NOT_FOUND: user(404),
   MODEL_LOAD_FAILED: user(500),
   EMBEDDING_MISMATCH: user(409),
-  EMBEDDING_FAILED: { exitCode: 1, httpStatus: 502, retryable: true },
+  EMBEDDING_FAILED: retryable(502),
 
   LLM_AUTH: user(401),
-  LLM_RATE_LIMITED: { exitCode: 1, httpStatus: 429, retryable: true },
-  LLM_UNAVAILABLE: { exitCode: 1, httpStatus: 503, retryable: true },
+  LLM_RATE_LIMITED: retryable(429),
+  LLM_UNAVAILABLE: retryable(503),
   LLM_MODEL_NOT_FOUND: user(404),
   LLM_CONTEXT_TOO_LONG: user(413),
-  LLM_STREAM_INTERRUPTED: { exitCode: 1, httpStatus: 502, retryable: true },
-  LLM_BAD_RESPONSE: { exitCode: 1, httpStatus: 502, retryable: true },
+  LLM_STREAM_INTERRUPTED: retryable(502),
+  LLM_BAD_RESPONSE: retryable(502),
   LLM_NOT_CONFIGURED: user(409),
   KEYCHAIN_UNAVAILABLE: user(501),
 
   CANCELLED: user(499),
-  INTERNAL: outside(500, false),
+  INTERNAL: outside(500),
 };
 
 /**
