@@ -1,7 +1,7 @@
 import { ChunkpadError, isRetryableStatus } from "../core/errors.js";
 import { redactError, secretsInHeaders } from "../core/redact.js";
 import type { Embedder } from "../core/types.js";
-import { describeNetworkFailure } from "../hub/hub-errors.js";
+import { describeNetworkFailure } from "../core/network.js";
 
 /** Shared plumbing of the HTTP embedding providers (Ollama, OpenAI). */
 

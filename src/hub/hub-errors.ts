@@ -1,44 +1,11 @@
 import { ChunkpadError, isChunkpadError, isRetryableStatus } from "../core/errors.js";
+import { describeNetworkFailure } from "../core/network.js";
 
 /** What every "cannot download" message ends with: the three ways out. */
 export const DOWNLOAD_HELP =
   "Check your network connection; or point Chunkpad at a reachable hub with the CHUNKPAD_HUB_URL environment variable " +
   "(or embedding.hubUrl in the config file); or download the model yourself and pass --model /path/to/model-dir " +
   "(a folder in the hub layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx).";
-
-const NETWORK_REASONS: Record<string, string> = {
-  ECONNREFUSED: "the connection was refused (nothing is listening there)",
-  ENOTFOUND: "the host name could not be resolved (DNS)",
-  EAI_AGAIN: "the host name could not be resolved (DNS is not answering)",
-  ETIMEDOUT: "the connection timed out",
-  ECONNRESET: "the connection was reset",
-  EHOSTUNREACH: "the host is unreachable",
-  ENETUNREACH: "the network is unreachable",
-  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
-  UND_ERR_HEADERS_TIMEOUT: "the server did not answer in time",
-  UND_ERR_BODY_TIMEOUT: "the server stopped sending data",
-  UND_ERR_SOCKET: "the connection was closed by the server",
-  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate could not be verified",
-  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate could not be verified",
-};
-
-/** The innermost error code Node or undici attached to a failed fetch, if any. */
-function networkCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== null && typeof current === "object"; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-export function describeNetworkFailure(error: unknown): string {
-  const code = networkCode(error);
-  if (code !== undefined) return NETWORK_REASONS[code] ?? `the request failed (${code})`;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** A failed request (no HTTP answer at all): unreachable host, DNS, refused, timeout. */
 export function networkError(url: string, error: unknown, doing: string): ChunkpadError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectNetworkFailure, displayUrl, parseRetryAfter, readErrorBody, redactSecrets, toChunkpadError, type ProviderFailure } from "./errors.js";
+import { displayUrl, parseRetryAfter, readErrorBody, redactSecrets, toChunkpadError, type ProviderFailure } from "./errors.js";
 
 const base: ProviderFailure = { provider: "openai", model: "gpt-test", url: "http://127.0.0.1:1234/v1" };
 
@@ -66,15 +66,6 @@ describe("parseRetryAfter", () => {
   it("ignores a missing or nonsense header", () => {
     expect(parseRetryAfter(headers({}))).toBeUndefined();
     expect(parseRetryAfter(headers({ "retry-after": "soon" }))).toBeUndefined();
-  });
-});
-
-describe("detectNetworkFailure", () => {
-  it("finds the code deep in a fetch error's cause chain", () => {
-    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
-    const fetchFailed = new TypeError("fetch failed", { cause: refused });
-    expect(detectNetworkFailure(new Error("Connection error.", { cause: fetchFailed }))).toBe("refused");
-    expect(detectNetworkFailure(new Error("plain"))).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 import { ChunkpadError, isRetryableStatus } from "../core/errors.js";
 import { redactSecrets } from "../core/redact.js";
+import type { NetworkFailure } from "../core/network.js";
 
 export { redactSecrets };
 
@@ -19,7 +20,6 @@ export const PROVIDER_LABELS: Record<ProviderName, string> = {
 };
 
 /** Network failures worth telling apart: a server that is not running is not worth a retry. */
-export type NetworkFailure = "refused" | "dns" | "reset" | "timeout";
 
 export interface ProviderFailure {
   provider: ProviderName;
@@ -159,21 +159,6 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
-}
-
-/** Finds a Node network error code anywhere in a cause chain. */
-export function detectNetworkFailure(error: unknown): NetworkFailure | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current !== null && typeof current === "object"; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (code === "ECONNREFUSED") return "refused";
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns";
-    if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET") return "reset";
-    if (code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT") return "timeout";
-    if ((current as { name?: unknown }).name === "APIConnectionTimeoutError") return "timeout";
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** The message inside the error bodies providers send: {error:{message}}, {type:"error",error:{...}}, {error:"..."}. */

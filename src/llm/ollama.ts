@@ -1,6 +1,7 @@
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
+import { detectNetworkFailure } from "../core/network.js";
 import type { ChatMessage, ChatOptions, ChatStreamPart, FinishReason, LlmClient } from "../core/types.js";
-import { detectNetworkFailure, parseRetryAfter, readErrorBody, toChunkpadError } from "./errors.js";
+import { parseRetryAfter, readErrorBody, toChunkpadError } from "./errors.js";
 import { readJsonLines } from "./ndjson.js";
 import { isAbortError, type HttpProviderOptions } from "./provider-options.js";
 import { collectChat, runChatStream } from "./stream-runner.js";

@@ -1,7 +1,8 @@
 import type { ChunkpadError } from "../core/errors.js";
+import { detectNetworkFailure } from "../core/network.js";
 import { isChunkpadError } from "../core/errors.js";
 import type { ChatMessage, ChatOptions, ChatStreamPart, LlmClient } from "../core/types.js";
-import { detectNetworkFailure, parseRetryAfter, readErrorBody, toChunkpadError } from "./errors.js";
+import { parseRetryAfter, readErrorBody, toChunkpadError } from "./errors.js";
 import type { HttpProviderOptions } from "./provider-options.js";
 import { collectChat, runChatStream } from "./stream-runner.js";
 

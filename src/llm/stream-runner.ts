@@ -1,6 +1,7 @@
 import { ChunkpadError } from "../core/errors.js";
+import { detectNetworkFailure } from "../core/network.js";
 import type { ChatResult, ChatStreamPart } from "../core/types.js";
-import { cancelledError, detectNetworkFailure, streamInterrupted, type ProviderName } from "./errors.js";
+import { cancelledError, streamInterrupted, type ProviderName } from "./errors.js";
 
 /**
  * What every provider shares around its own wire format: retries before the first token,
