@@ -9,8 +9,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { decideRefusal } from "../src/app/ask-guardrail.js";
-import { defaultConfig } from "../src/app/config.js";
+import { decideRefusal } from "../src/rag/question-similarity.js";
+import { defaultConfig } from "../src/app/settings/config.js";
 import { openChunkpad, type SearchResult } from "../src/index.js";
 
 export interface ClapnqQuestion {

@@ -3,7 +3,7 @@
 // boundary moved (re-chunked after an insert at the top), so no content hash matches and every
 // chunk goes through the overlap match; one chunk in ten excluded. Chunk text is random words
 // from a 5,000-word vocabulary, 300 words a chunk. Prints figures only; asserts nothing.
-import { sha256Hex } from "../src/store/chunk-rows.js";
+import { sha256Hex } from "../src/core/chunk-ref.js";
 import { carryReviewDecisions } from "../src/store/review-carry.js";
 
 const WORDS_PER_CHUNK = 300;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbedder } from "../src/embedding/registry.js";
-import { embedTextHash } from "../src/store/chunk-rows.js";
+import { embedTextHash } from "../src/core/chunk-ref.js";
 import { openMainStore } from "../src/store/main-store.js";
 import { META_KEYS } from "../src/store/meta.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";

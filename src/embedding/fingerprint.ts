@@ -1,4 +1,4 @@
-import { CONTEXT_PREFIX_VERSION } from "./context-prefix.js";
+import { CONTEXT_PREFIX_VERSION } from "../core/context-prefix.js";
 
 export interface FingerprintParts {
   provider: "local" | "ollama" | "openai";

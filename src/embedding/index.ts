@@ -12,7 +12,7 @@ export {
   type ResolveModelOptions,
   type ResolvedModel,
 } from "./catalog.js";
-export { CONTEXT_PREFIX_VERSION, withContextPrefix, type ChunkContext } from "./context-prefix.js";
+export { CONTEXT_PREFIX_VERSION, withContextPrefix, type ChunkContext } from "../core/context-prefix.js";
 export { embeddingFingerprint, type FingerprintParts } from "./fingerprint.js";
 export { createModelStatusTracker, getModelStatus, type ModelStatusListener, type ModelStatusQuery, type ModelStatusTracker } from "./model-status.js";
 export { ensureModelAvailable, formatBytes, type EnsureModelOptions, type ModelConsentRequest } from "./ensure-model.js";

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import { sha256Hex } from "./chunk-rows.js";
+import { sha256Hex } from "../core/chunk-ref.js";
 import type { FolderSettings, FolderStats, FolderSummary, StoredFolder } from "./store-types.js";
 
 /** Hex characters of the root path's hash used as a folder id: short enough to read in a ref. */

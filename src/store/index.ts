@@ -14,7 +14,6 @@ export type {
   StoredMessage,
   StoredMessageRole,
 } from "./chat-store.js";
-export { chunkRef, embedTextHash, parseChunkRef, sha256Hex } from "./chunk-rows.js";
 export { documentIdFor } from "./documents.js";
 export { META_KEYS } from "./meta.js";
 export type { VectorExtensionLoader } from "./vector-extension.js";

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { embedTextHash } from "./chunk-rows.js";
+import { embedTextHash } from "../core/chunk-ref.js";
 import type { MainStore, OpenMainStoreOptions } from "./main-store.js";
 import { openMainStore } from "./main-store.js";
 

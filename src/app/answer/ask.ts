@@ -1,0 +1,239 @@
+import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
+import type { ChatMessage, ChunkRef, FinishReason, TokenUsage } from "../../core/types.js";
+import type { DownloadProgress } from "../../hub/index.js";
+import type { DownloadOffer, LlmProviderName } from "../../llm/index.js";
+import { parseCitations } from "../../rag/citations.js";
+import type { CitationLabel } from "../../rag/context.js";
+import { REFUSAL_TEXT, type RefusalReason } from "../../rag/guardrail.js";
+import { buildAnswerPrompt, type AnswerMode } from "../../rag/prompt.js";
+import type { ChatStore, CitedChunk } from "../../store/chat-store.js";
+import { decideRefusal } from "../../rag/question-similarity.js";
+import type { ChunkpadConfig } from "../settings/config.js";
+import type { LlmSetup } from "./llm-setup.js";
+import type { SearchMode, SearchOptions, SearchReport, SearchResult } from "../search/search.js";
+
+/**
+ * The ask use case: search, show the chunks, and either refuse ("I don't know based on your
+ * documents.") without calling the LLM when the best chunk is below the floor, or stream a
+ * grounded answer that cites [C1]..[Cn], then check its citations. Question and answer are
+ * kept in the chat database; an answer cut off mid-stream is kept and marked incomplete.
+ */
+
+export interface AnswerSettings {
+  /** Extractive answers at temperature 0; default from the config (generation.mode). */
+  strict?: boolean;
+  /** Overrides generation.provider for this answer. */
+  provider?: LlmProviderName;
+  /** Overrides generation.models.{provider} for this answer. */
+  model?: string;
+  /** Asked before the local model is downloaded; without it nothing is downloaded. */
+  consent?: (offer: DownloadOffer) => Promise<boolean> | boolean;
+  onDownloadProgress?: (progress: DownloadProgress) => void;
+  /** Retries and other things worth telling the user while the answer comes. */
+  onNotice?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface AskOptions extends SearchOptions, AnswerSettings {
+  /** Adds the question and answer to this conversation; default: a new one titled by the question. */
+  conversationId?: string;
+  /** Earlier turns, oldest first, for a follow-up question. */
+  history?: readonly ChatMessage[];
+}
+
+export interface AnswerResult {
+  question: string;
+  /** The answer as the model wrote it (citations as written), or the refusal text. */
+  text: string;
+  answerMode: AnswerMode;
+  refused: boolean;
+  refusal?: { reason: RefusalReason; message: string; bestSimilarity?: number };
+  /** The stream was cut off or failed: `text` is what arrived, and `error` says why. */
+  incomplete: boolean;
+  error?: ChunkpadError;
+  finishReason?: FinishReason;
+  usage?: TokenUsage;
+  /** [C1]..[Cn] as given to the model: label → chunk reference, file, page. */
+  labels: CitationLabel[];
+  /** The labels the answer cites, in order of first use. */
+  citations: CitationLabel[];
+  /** Labels the answer cites that were never given ("C9" with five chunks): invented. */
+  invalidCitations: string[];
+  /** Included chunks left out of the prompt to stay within the context budget. */
+  droppedForBudget: ChunkRef[];
+  provider: string | null;
+  model: string | null;
+  conversationId: string | null;
+  messageId: string | null;
+}
+
+export type AskEvent =
+  | { type: "chunks"; search: SearchReport; chunks: SearchResult[] }
+  | { type: "refused"; text: string; reason: RefusalReason; message: string }
+  | { type: "answer-start"; provider: string; model: string; temperature: number; labels: CitationLabel[] }
+  | { type: "text-delta"; text: string }
+  | { type: "done"; answer: AnswerResult };
+
+export interface AskDependencies {
+  search: (question: string, options: SearchOptions) => Promise<SearchReport>;
+  getConfig: () => ChunkpadConfig;
+  llm: Pick<LlmSetup, "select" | "client">;
+  chats: () => ChatStore;
+}
+
+export interface AnswerInput extends AnswerSettings {
+  question: string;
+  /** The chunks, with the user's toggles (isIncluded), in the order shown. */
+  chunks: readonly SearchResult[];
+  /** The search that found them; decides the guardrail's measure. */
+  searchMode: SearchMode;
+  history?: readonly ChatMessage[];
+  conversationId?: string;
+  /** False when regenerating: the question is already stored. */
+  storeQuestion?: boolean;
+}
+
+const TITLE_MAX_CHARS = 80;
+
+/** Searches, then answers from what was found (see answerFromChunks). */
+export async function* askQuestion(dependencies: AskDependencies, question: string, options: AskOptions = {}): AsyncGenerator<AskEvent> {
+  if (question.trim() === "") {
+    throw new ChunkpadError("INVALID_ARGUMENT", 'The question is empty. Ask something, for example: chunkpad ask "What does the contract say about renewal?"');
+  }
+  const search = await dependencies.search(question, searchOptionsOf(options));
+  const chunks = search.results.map((result) => ({ ...result }));
+  yield { type: "chunks", search, chunks };
+  yield* answerFromChunks(dependencies, { ...options, question, chunks, searchMode: search.mode });
+}
+
+/**
+ * Answers from chunks already found (also what regenerate runs, without searching again):
+ * the guardrail first, then the LLM stream. Errors before the stream (no consent for the
+ * local model, a bad provider name) are thrown; errors in the stream end it with an
+ * incomplete answer that keeps the text that arrived.
+ */
+export async function* answerFromChunks(dependencies: AskDependencies, input: AnswerInput): AsyncGenerator<AskEvent> {
+  const generation = dependencies.getConfig().generation;
+  const answerMode: AnswerMode = input.strict ?? generation.mode === "strict" ? "strict" : "normal";
+  const base = { question: input.question, answerMode, invalidCitations: [], citations: [], droppedForBudget: [] };
+  const decision = decideRefusal(input.question, input.chunks, input.searchMode, generation.minSimilarity);
+  if (decision.refuse) {
+    const message = refusalMessage(decision, input, generation.minSimilarity);
+    yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message };
+    const stored = store(dependencies, input, { content: REFUSAL_TEXT, citedChunks: [], provider: null, model: null, incomplete: false });
+    const refusal = { reason: decision.reason, message, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
+    const answer: AnswerResult = { ...base, text: REFUSAL_TEXT, refused: true, refusal, incomplete: false, labels: [], provider: null, model: null, ...stored };
+    yield { type: "done", answer };
+    return;
+  }
+
+  const selection = await dependencies.llm.select({ ...(input.provider ? { provider: input.provider } : {}), ...(input.model ? { model: input.model } : {}) });
+  const client = await dependencies.llm.client(selection, input);
+  const prompt = buildAnswerPrompt({ question: input.question, chunks: input.chunks, mode: answerMode, history: input.history ?? [] });
+  const labels = prompt.labels;
+  yield { type: "answer-start", provider: client.provider, model: client.model, temperature: prompt.temperature, labels };
+
+  let text = "";
+  let error: ChunkpadError | undefined;
+  let finishReason: FinishReason | undefined;
+  let usage: TokenUsage | undefined;
+  try {
+    for await (const part of client.chatStream(prompt.messages, { temperature: prompt.temperature, ...(input.signal ? { signal: input.signal } : {}) })) {
+      if (part.type === "text-delta") {
+        text += part.text;
+        yield { type: "text-delta", text: part.text };
+      } else if (part.type === "finish") {
+        finishReason = part.reason;
+        usage = part.usage;
+      } else {
+        error = part.error;
+      }
+    }
+  } catch (thrown) {
+    error = isChunkpadError(thrown) ? thrown : new ChunkpadError("INTERNAL", `The answer failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { cause: thrown });
+  }
+  if (finishReason === "cancelled" && !error) error = new ChunkpadError("CANCELLED", "The answer was cancelled; the partial answer is kept.");
+  const incomplete = error !== undefined;
+  const cited = parseCitations(text, labels);
+  const stored =
+    text === "" && incomplete
+      ? { conversationId: input.conversationId ?? null, messageId: null }
+      : store(dependencies, input, { content: text, citedChunks: citedChunksOf(input.chunks, labels.map((label) => label.ref)), provider: client.provider, model: client.model, incomplete });
+  const answer: AnswerResult = {
+    ...base,
+    text,
+    refused: false,
+    incomplete,
+    ...(error ? { error } : {}),
+    ...(finishReason ? { finishReason } : {}),
+    ...(usage ? { usage } : {}),
+    labels,
+    citations: cited.used,
+    invalidCitations: cited.invalid,
+    droppedForBudget: prompt.droppedForBudget,
+    provider: client.provider,
+    model: client.model,
+    ...stored,
+  };
+  yield { type: "done", answer };
+}
+
+function searchOptionsOf(options: AskOptions): SearchOptions {
+  const { mode, fusion, minScore, maxDistance, limit, folders, documents, pins, cwd } = options;
+  const picked: SearchOptions = { mode, fusion, minScore, maxDistance, limit, folders, documents, pins, cwd };
+  return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as SearchOptions;
+}
+
+function refusalMessage(decision: { reason: RefusalReason; message: string; bestSimilarity?: number }, input: AnswerInput, floor: number): string {
+  if (decision.reason === "no-included-chunks") {
+    return input.chunks.length === 0
+      ? 'Search found no chunk for this question. Try other words, or add the folder that holds the answer with "chunkpad add <folder>".'
+      : "Every chunk is switched off. Switch at least one back on (/toggle <n>) and regenerate.";
+  }
+  if (decision.bestSimilarity === undefined) return decision.message;
+  const mode = input.searchMode;
+  const percent = (value: number) => `${Math.round(value * 100)}%`;
+  const measure =
+    mode === "keyword"
+      ? `The closest chunk holds ${percent(decision.bestSimilarity)} of the question's search words`
+      : `The closest chunk is ${percent(decision.bestSimilarity)} similar to the question`;
+  return `${measure}, below the ${percent(floor)} floor (generation.minSimilarity). Rephrase the question, or lower the floor with "chunkpad config set generation.minSimilarity <fraction>".`;
+}
+
+interface AnswerRecord {
+  content: string;
+  /** The chunks the answer was given, in label order, with their text (history shows it after the document changes). */
+  citedChunks: CitedChunk[];
+  provider: string | null;
+  model: string | null;
+  incomplete: boolean;
+}
+
+/** Stores the question (unless regenerating) and the answer; the conversation is created on first use. */
+function store(dependencies: AskDependencies, input: AnswerInput, answer: AnswerRecord): { conversationId: string; messageId: string } {
+  const chats = dependencies.chats();
+  let conversationId = input.conversationId;
+  if (conversationId === undefined || chats.getConversation(conversationId) === null) {
+    conversationId = chats.createConversation({ title: titleOf(input.question), provider: answer.provider, model: answer.model }).id;
+  }
+  if (input.storeQuestion !== false) {
+    chats.addMessage(conversationId, { role: "user", content: input.question, chunkRefs: input.chunks.map((chunk) => chunk.ref) });
+  }
+  const message = chats.addMessage(conversationId, { role: "assistant", ...answer });
+  if (!message) throw new ChunkpadError("INTERNAL", `The conversation ${conversationId} disappeared while the answer was stored.`);
+  return { conversationId, messageId: message.id };
+}
+
+function citedChunksOf(chunks: readonly SearchResult[], refs: readonly ChunkRef[]): CitedChunk[] {
+  const byRef = new Map(chunks.map((result) => [result.ref, result.chunk]));
+  // Labels come from these chunks; one entry per ref either way, so [C2] stays the second.
+  return refs.map((ref) => {
+    const chunk = byRef.get(ref);
+    return { ref, contentHash: chunk?.contentHash ?? "", text: chunk?.content ?? "" };
+  });
+}
+
+function titleOf(question: string): string {
+  const flat = question.replace(/\s+/g, " ").trim();
+  return flat.length > TITLE_MAX_CHARS ? `${flat.slice(0, TITLE_MAX_CHARS - 1)}…` : flat;
+}

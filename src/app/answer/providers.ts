@@ -1,0 +1,90 @@
+import { describeError } from "../../core/errors.js";
+import { listOllamaModels, localLlmStatus, modelFor, type KeyDescription, type LlmProviderName, type SecretStore } from "../../llm/index.js";
+import type { ChunkpadConfig } from "../settings/config.js";
+
+/** One provider as `chunkpad providers` shows it: ready or not, and why. */
+export interface ProviderStatus {
+  provider: LlmProviderName;
+  /** The model a question would use now (flag-free). */
+  model: string;
+  /** True when this is the provider a question would use now. */
+  selected: boolean;
+  ready: boolean;
+  /** What is missing or where things come from, in a sentence. */
+  detail: string;
+  /** Where the key comes from (cloud providers); never the key. */
+  keySource?: string | null;
+  baseUrl?: string;
+  /** Models installed in Ollama, when it answered. */
+  installedModels?: string[];
+}
+
+export interface ProviderStatusOptions {
+  /** The resolved settings (environment already applied). */
+  config: ChunkpadConfig;
+  secrets: SecretStore;
+  modelsDir: string;
+  selected: LlmProviderName;
+  fetch?: typeof globalThis.fetch;
+}
+
+const OLLAMA_LIST_TIMEOUT_MS = 3_000;
+
+/** "key from the environment variable OPENAI_API_KEY (overrides the key in the OS keychain)". */
+function describeKeySource(key: KeyDescription): string {
+  if (key.source !== "environment") return `key from the ${key.source ?? "nowhere"}`;
+  return `key from the ${key.location}${key.overrides ? ` (overrides the key in ${key.overrides === "OS keychain" ? "the OS keychain" : key.overrides})` : ""}`;
+}
+
+/** Asks each provider what it has: keys, Ollama's installed models, the local model's download. */
+export async function describeProviders(options: ProviderStatusOptions): Promise<ProviderStatus[]> {
+  const { config, secrets, selected } = options;
+  const generation = config.generation;
+  const model = (provider: LlmProviderName) => modelFor({ provider, models: generation.models });
+  const rows: ProviderStatus[] = [];
+
+  for (const provider of ["anthropic", "openai"] as const) {
+    const key = await secrets.describe(provider);
+    const baseUrl = provider === "anthropic" ? generation.anthropicBaseUrl : generation.openaiBaseUrl;
+    const ready = key.source !== null || (provider === "openai" && baseUrl !== undefined);
+    rows.push({
+      provider,
+      model: model(provider),
+      selected: selected === provider,
+      ready,
+      keySource: key.source,
+      ...(baseUrl ? { baseUrl } : {}),
+      detail: key.source ? describeKeySource(key) : ready ? "no key (a compatible server at the base URL)" : `no key: run "chunkpad keys set ${provider}"`,
+    });
+  }
+
+  // The host `ask` uses: the resolved setting (OLLAMA_HOST, then the config, then the default).
+  const host = generation.ollamaHost;
+  try {
+    const signal = AbortSignal.timeout(OLLAMA_LIST_TIMEOUT_MS);
+    const installed = (await listOllamaModels(host, options.fetch, { env: {}, signal })).map((entry) => entry.name);
+    const wanted = model("ollama");
+    const has = installed.some((name) => name === wanted || name === `${wanted}:latest`);
+    rows.push({
+      provider: "ollama",
+      model: wanted,
+      selected: selected === "ollama",
+      ready: has,
+      baseUrl: host,
+      installedModels: installed,
+      detail: has ? `running at ${host}` : `running at ${host}, but ${wanted} is not installed: run "ollama pull ${wanted}"`,
+    });
+  } catch (error) {
+    rows.push({ provider: "ollama", model: model("ollama"), selected: selected === "ollama", ready: false, baseUrl: host, detail: `not reachable at ${host} (${describeError(error).split("\n")[0]})` });
+  }
+
+  const local = localLlmStatus(options.modelsDir, generation.models.local);
+  rows.push({
+    provider: "local",
+    model: model("local"),
+    selected: selected === "local",
+    ready: local.downloaded,
+    detail: local.downloaded ? `downloaded: ${local.path}` : "not downloaded; the first question offers the download (with your consent)",
+  });
+  return rows;
+}

@@ -1,0 +1,74 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
+import type { IndexedFolder } from "../../core/types.js";
+import type { MainStore } from "../../store/main-store.js";
+import type { ProcessReport } from "../process/process-folder.js";
+
+/** Which folders an embed run covers, and taking hand edits of their chunk files in first. */
+
+export interface SyncSummary {
+  /** Chunk files edited by hand whose text was taken into the database. */
+  editsTakenIn: number;
+  /** Sources parsed again because they changed (or are new). */
+  documentsProcessed: number;
+  /** Sources gone from disk, whose chunks (and vectors) were removed. */
+  sourcesRemoved: number;
+  conflicts: number;
+  failed: number;
+}
+
+export type SyncFolder = (rootPath: string, options: { signal?: AbortSignal }) => Promise<ProcessReport>;
+
+/** The named added folder (a path or a folder id), or every added folder. */
+export function foldersToEmbed(store: MainStore, folder: string | undefined, cwd: string): IndexedFolder[] {
+  if (folder === undefined) return store.listFolders();
+  const byId = store.getFolder(folder);
+  if (byId) return [byId];
+  const absolute = path.resolve(cwd, folder);
+  let real = absolute;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    // A folder that is gone can still be found by the path it was added with.
+  }
+  const found = store.getFolderByPath(real) ?? store.getFolderByPath(absolute);
+  if (found) return [found];
+  throw new ChunkpadError(
+    "FOLDER_NOT_INDEXED",
+    `${folder} has not been added yet. Run "chunkpad add ${folder}" first, or "chunkpad folders" to list the folders you have added; "chunkpad embed" with no folder embeds them all.`,
+  );
+}
+
+/**
+ * Runs Step 1 on each folder so the chunk files (the source of truth) and the database agree
+ * before anything is embedded: hand edits are taken in, changed sources re-chunked, deleted
+ * ones dropped. A folder that is gone from disk keeps its chunks and gets a notice.
+ */
+export async function syncFolders(folders: readonly IndexedFolder[], syncFolder: SyncFolder, signal: AbortSignal | undefined, notices: string[]): Promise<SyncSummary> {
+  const summary: SyncSummary = { editsTakenIn: 0, documentsProcessed: 0, sourcesRemoved: 0, conflicts: 0, failed: 0 };
+  for (const folder of folders) {
+    let report: ProcessReport;
+    try {
+      report = await syncFolder(folder.rootPath, signal === undefined ? {} : { signal });
+    } catch (error) {
+      if (!isChunkpadError(error, "FOLDER_NOT_FOUND")) throw error;
+      notices.push(`${folder.rootPath} is gone from disk; its chunks were embedded as they are in the database.`);
+      continue;
+    }
+    summary.editsTakenIn += report.editsSynced.length;
+    summary.documentsProcessed += report.processed.length;
+    summary.sourcesRemoved += report.removed.length;
+    summary.conflicts += report.conflicts.length;
+    summary.failed += report.failed.length;
+    for (const conflict of report.conflicts) notices.push(`${conflict.path}: ${conflict.message}`);
+  }
+  return summary;
+}
+
+/** Refs of the folders' chunks that have a vector now. */
+export function embeddedRefs(store: MainStore, folders: readonly IndexedFolder[]): Set<string> {
+  const refs = new Set<string>();
+  for (const folder of folders) for (const row of store.embedState(folder.id)) if (row.embeddedHash !== null) refs.add(row.ref);
+  return refs;
+}

@@ -1,0 +1,181 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ChunkpadError } from "../../core/errors.js";
+import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
+import type { ParseJob, ParseRunner } from "../../ingest/parse-runner.js";
+import { openMainStore, type MainStore } from "../../store/main-store.js";
+import { processFolder, type ProcessContext } from "./process-folder.js";
+
+/**
+ * processFolder with a parse runner that does what a real world does to a run: files that
+ * change, vanish or get saved while they are parsed, and parsers that time out. The runner is
+ * passed in (the ProcessContext seam), so no module is mocked; files and SQLite are real.
+ */
+
+type Hook = (job: ParseJob) => void | Promise<void>;
+
+/** Reads the file as text, like the text parser, after running the hook for that file (once). */
+function createFakeRunner(hooks: Map<string, Hook> = new Map()) {
+  const parsed: string[] = [];
+  const runner: ParseRunner = {
+    async parse(job) {
+      const name = path.basename(job.path);
+      parsed.push(name);
+      const text = fs.readFileSync(job.path, "utf8");
+      const hook = hooks.get(name);
+      hooks.delete(name);
+      await hook?.(job);
+      const document: ParsedDocument = { title: name, blocks: [{ kind: "paragraph", text }], warnings: [] };
+      return document;
+    },
+    async close() {},
+  };
+  return { runner, parsed, hooks };
+}
+
+let store: MainStore | undefined;
+afterEach(() => {
+  store?.close();
+  store = undefined;
+});
+
+function setup(files: Record<string, string>) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-process-home-"));
+  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-process-docs-")));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(folder, name), text);
+  store = openMainStore({ path: path.join(home, "chunkpad.db") });
+  const fake = createFakeRunner();
+  const context: ProcessContext = {
+    store,
+    runner: fake.runner,
+    chunking: DEFAULT_CHUNKING,
+    limits: DEFAULT_PARSE_LIMITS,
+    maxFileSizeBytes: 10 * 1024 * 1024,
+    concurrency: 1,
+    fallbackChunksRoot: (folderId) => path.join(home, "chunks", folderId),
+  };
+  const texts = () => store!.listChunks().map((chunk) => chunk.content).join("\n");
+  const later = (name: string) => {
+    const file = path.join(folder, name);
+    const mtime = new Date(fs.statSync(file).mtimeMs + 5000);
+    fs.utimesSync(file, mtime, mtime);
+  };
+  return { folder, context, fake, texts, later };
+}
+
+describe("processFolder when the world changes during a run", () => {
+  it("does not record a source that changed while it was parsed as read, and reads it again next run", async () => {
+    const { folder, context, fake, texts } = setup({ "notes.txt": "The heron waits by the river." });
+    fake.hooks.set("notes.txt", () => fs.appendFileSync(path.join(folder, "notes.txt"), " The otter swims past."));
+
+    const first = await processFolder(context, folder);
+    expect(first.failed).toMatchObject([{ path: "notes.txt", code: "SOURCE_CHANGED", retried: true }]);
+
+    const second = await processFolder(context, folder);
+    expect(second.processed.map((file) => file.path)).toEqual(["notes.txt"]);
+    expect(texts()).toContain("The otter swims past.");
+  });
+
+  it("forgets a source deleted while it was parsed: not searchable, chunk file gone", async () => {
+    const { folder, context, fake, texts, later } = setup({ "notes.txt": "The heron waits by the river.", "other.txt": "Otters play." });
+    await processFolder(context, folder);
+    fs.appendFileSync(path.join(folder, "notes.txt"), " More herons.");
+    later("notes.txt");
+    fake.hooks.set("notes.txt", (job) => fs.rmSync(job.path));
+
+    const report = await processFolder(context, folder);
+    expect(report.removed).toEqual(["notes.txt"]);
+    expect(texts()).not.toContain("heron");
+    expect(fs.existsSync(path.join(folder, "_chunks", "notes.txt.md"))).toBe(false);
+    expect(texts()).toContain("Otters play.");
+  });
+
+  it("never overwrites a chunk file the user saves while its source is re-chunked", async () => {
+    const { folder, context, fake, texts, later } = setup({ "notes.txt": "The heron waits by the river." });
+    await processFolder(context, folder);
+    fs.writeFileSync(path.join(folder, "notes.txt"), "The heron flew away.");
+    later("notes.txt");
+    const chunkFile = path.join(folder, "_chunks", "notes.txt.md");
+    const mine = "## Chunk 1\nMy own words about the heron, saved mid-run.\n";
+    fake.hooks.set("notes.txt", () => fs.writeFileSync(chunkFile, mine));
+
+    const report = await processFolder(context, folder);
+    expect(report.conflicts).toMatchObject([{ path: "notes.txt" }]);
+    expect(report.conflicts[0]?.message).toMatch(/saved while Chunkpad re-chunked/);
+    expect(report.conflicts[0]?.message).toMatch(/chunkpad resolve .* --keep-mine/);
+    expect(fs.readFileSync(chunkFile, "utf8")).toBe(mine);
+
+    // The next run treats it as any conflict: the edit stays and is what the index holds.
+    const next = await processFolder(context, folder);
+    expect(next.conflicts.map((conflict) => conflict.path)).toEqual(["notes.txt"]);
+    expect(fs.readFileSync(chunkFile, "utf8")).toBe(mine);
+    expect(texts()).toContain("saved mid-run");
+  });
+});
+
+describe("processFolder caches only failures that recur", () => {
+  it("retries a timed-out file next run, and does not re-parse the files that were fine", async () => {
+    const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "slow.txt": "Slow." });
+    fake.hooks.set("slow.txt", () => {
+      throw new ChunkpadError("PARSE_TIMEOUT", "parsing took longer than 1 s");
+    });
+    const first = await processFolder(context, folder);
+    expect(first.failed).toMatchObject([{ path: "slow.txt", code: "PARSE_TIMEOUT", retried: true }]);
+
+    fake.parsed.length = 0;
+    const second = await processFolder(context, folder);
+    expect(fake.parsed).toEqual(["slow.txt"]);
+    expect(second.processed.map((file) => file.path)).toEqual(["slow.txt"]);
+    expect(second.unchanged).toEqual(["a.txt", "b.txt"]);
+  });
+
+  it("does not re-parse the whole folder after a file was cancelled (as a parser stopped by its time limit reports)", async () => {
+    const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta." });
+    fake.hooks.set("b.txt", () => {
+      throw new ChunkpadError("CANCELLED", "cancelled while reading");
+    });
+    await processFolder(context, folder);
+    fake.parsed.length = 0;
+    await processFolder(context, folder);
+    expect(fake.parsed).toEqual(["b.txt"]);
+    fake.parsed.length = 0;
+    await processFolder(context, folder);
+    expect(fake.parsed).toEqual([]);
+  });
+
+  it("after a first run stopped midway (Ctrl-C), parses only what was not done", async () => {
+    const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "c.txt": "Gamma." });
+    const controller = new AbortController();
+    fake.hooks.set("b.txt", () => controller.abort());
+    await expect(processFolder(context, folder, { signal: controller.signal })).rejects.toMatchObject({ code: "CANCELLED" });
+    fake.parsed.length = 0;
+    const next = await processFolder(context, folder);
+    expect(fake.parsed).toEqual(["c.txt"]);
+    expect(next.unchanged).toEqual(["a.txt", "b.txt"]);
+  });
+
+  it("retries a file it could not read, and keeps a broken file's failure until it changes", async () => {
+    const { folder, context, fake } = setup({ "locked.txt": "Locked.", "broken.txt": "Broken." });
+    fake.hooks.set("locked.txt", () => {
+      throw new ChunkpadError("SOURCE_UNREADABLE", "cannot be read (EACCES)");
+    });
+    fake.hooks.set("broken.txt", () => {
+      throw new ChunkpadError("PARSE_MALFORMED", "damaged");
+    });
+    await processFolder(context, folder);
+    fake.parsed.length = 0;
+    const second = await processFolder(context, folder);
+    expect(fake.parsed).toEqual(["locked.txt"]);
+    expect(second.failed).toMatchObject([{ path: "broken.txt", unchangedSinceFailure: true }]);
+  });
+
+  it("goes on with the other files when one cannot be recorded", async () => {
+    const { folder, context } = setup({ "good.txt": "Good text." });
+    fs.writeFileSync(path.join(folder, "odd\\name.txt"), "A name with a backslash.");
+    const report = await processFolder(context, folder);
+    expect(report.processed.map((file) => file.path)).toEqual(["good.txt"]);
+    expect(report.skipped).toMatchObject([{ relativePath: "odd\\name.txt", reason: expect.stringMatching(/backslash/) }]);
+  });
+});

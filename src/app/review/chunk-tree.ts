@@ -1,0 +1,96 @@
+import path from "node:path";
+import type { IndexedFolder } from "../../core/types.js";
+import type { MainStore } from "../../store/main-store.js";
+
+export type ChunkTreeNode =
+  | { type: "folder"; name: string; path: string; fileCount: number; chunkCount: number; children: ChunkTreeNode[] }
+  | {
+      type: "file";
+      name: string;
+      /** Source path relative to the folder root. */
+      path: string;
+      chunkFile: string;
+      chunkCount: number;
+      includedCount: number;
+      embeddedCount: number;
+      modifiedCount: number;
+      /** Chunks never embedded. */
+      newCount: number;
+      /** A short state note for the text view ("3 excluded, 2 modified since embedding"). */
+      detail?: string;
+    };
+
+export interface ChunkTreeReport {
+  folderId: string;
+  rootPath: string;
+  chunksRootPath: string;
+  fileCount: number;
+  chunkCount: number;
+  /** Review state text new to this folder starts with (`add --new-chunks`). */
+  newChunks: "included" | "excluded";
+  tree: Extract<ChunkTreeNode, { type: "folder" }>;
+}
+
+/** The `_chunks/` tree of an added folder as the database knows it, with per-file chunk states. */
+export function chunkTree(store: MainStore, folder: IndexedFolder): ChunkTreeReport {
+  const documents = store.listDocuments(folder.id);
+  const states = new Map<string, { total: number; included: number; embedded: number; modified: number }>();
+  for (const row of store.embedState(folder.id)) {
+    const relativePath = row.ref.slice(row.ref.indexOf(":") + 1, row.ref.lastIndexOf("#"));
+    const state = states.get(relativePath) ?? { total: 0, included: 0, embedded: 0, modified: 0 };
+    state.total += 1;
+    if (row.included) state.included += 1;
+    if (row.embeddedHash !== null && row.embeddedHash === row.embedHash) state.embedded += 1;
+    if (row.embeddedHash !== null && row.embeddedHash !== row.embedHash) state.modified += 1;
+    states.set(relativePath, state);
+  }
+
+  // "new" is worth saying only once the folder has vectors; before that every chunk is new.
+  const anyEmbedded = [...states.values()].some((state) => state.embedded + state.modified > 0);
+  const root: Extract<ChunkTreeNode, { type: "folder" }> = { type: "folder", name: path.basename(folder.chunksRootPath), path: "", fileCount: 0, chunkCount: 0, children: [] };
+  for (const document of documents) {
+    const parts = document.relativePath.split("/");
+    const fileName = parts.pop() ?? document.relativePath;
+    let node = root;
+    const trail = [root];
+    for (const part of parts) {
+      let child = node.children.find((candidate): candidate is Extract<ChunkTreeNode, { type: "folder" }> => candidate.type === "folder" && candidate.name === part);
+      if (!child) {
+        child = { type: "folder", name: part, path: node.path ? `${node.path}/${part}` : part, fileCount: 0, chunkCount: 0, children: [] };
+        node.children.push(child);
+      }
+      node = child;
+      trail.push(child);
+    }
+    const state = states.get(document.relativePath) ?? { total: document.chunkCount, included: document.chunkCount, embedded: 0, modified: 0 };
+    const notes = [
+      state.total - state.included > 0 ? `${state.total - state.included} excluded` : "",
+      state.embedded > 0 ? `${state.embedded} embedded` : "",
+      state.modified > 0 ? `${state.modified} modified since embedding` : "",
+      anyEmbedded && state.total - state.embedded - state.modified > 0 ? `${state.total - state.embedded - state.modified} new` : "",
+    ].filter(Boolean);
+    node.children.push({
+      type: "file",
+      name: `${fileName}.md`,
+      path: document.relativePath,
+      chunkFile: path.join(folder.chunksRootPath, `${document.relativePath}.md`),
+      chunkCount: state.total,
+      includedCount: state.included,
+      embeddedCount: state.embedded,
+      modifiedCount: state.modified,
+      newCount: state.total - state.embedded - state.modified,
+      ...(notes.length ? { detail: `(${notes.join(", ")})` } : {}),
+    });
+    for (const ancestor of trail) {
+      ancestor.fileCount += 1;
+      ancestor.chunkCount += state.total;
+    }
+  }
+  sortTree(root);
+  return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, newChunks: store.getFolder(folder.id)?.newChunksIncluded === false ? "excluded" : "included", tree: root };
+}
+
+function sortTree(node: Extract<ChunkTreeNode, { type: "folder" }>): void {
+  node.children.sort((a, b) => (a.type !== b.type ? (a.type === "folder" ? -1 : 1) : a.name.localeCompare(b.name)));
+  for (const child of node.children) if (child.type === "folder") sortTree(child);
+}

@@ -1,0 +1,91 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ChunkpadError } from "../../core/errors.js";
+import type { ChunkRef, DocumentRecord } from "../../core/types.js";
+import type { MainStore } from "../../store/main-store.js";
+import type { SearchScope, StoredFolder } from "../../store/store-types.js";
+
+/**
+ * Turns what the user typed for --folder, --document and --pin into ids and refs. A folder is
+ * given by the path it was added with (or its id); a document by id, path inside its folder,
+ * file name, or part of its path or title (the store's findDocuments).
+ */
+
+/** The added folders these arguments name; FOLDER_NOT_INDEXED for one that was never added. */
+export function resolveFolders(store: MainStore, specs: readonly string[], cwd = process.cwd()): StoredFolder[] {
+  const folders: StoredFolder[] = [];
+  for (const spec of specs) {
+    const folder = findFolder(store, spec, cwd);
+    if (!folder) {
+      throw new ChunkpadError(
+        "FOLDER_NOT_INDEXED",
+        `${spec} is not a folder you have added. Run "chunkpad folders" to list them, or "chunkpad add ${spec}" to add it.`,
+      );
+    }
+    if (!folders.some((known) => known.id === folder.id)) folders.push(folder);
+  }
+  return folders;
+}
+
+function findFolder(store: MainStore, spec: string, cwd: string): StoredFolder | null {
+  const absolute = path.resolve(cwd, spec);
+  let real = absolute;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    // A folder that is gone can still be named by the path it was added with.
+  }
+  return store.getFolderByPath(real) ?? store.getFolderByPath(absolute) ?? store.getFolder(spec);
+}
+
+export interface ScopeRequest {
+  folders?: readonly string[];
+  documents?: readonly string[];
+  cwd?: string;
+}
+
+export interface ResolvedScope extends SearchScope {
+  /** Documents the --document arguments matched, for messages and --explain. */
+  documents: DocumentRecord[];
+}
+
+/**
+ * The search scope for the filters. A --document that matches nothing is reported through
+ * `notices` and matches no chunk (the user narrowed the search to something that is not there).
+ */
+export function resolveScope(store: MainStore, request: ScopeRequest, notices: string[]): ResolvedScope {
+  const folders = request.folders && request.folders.length > 0 ? resolveFolders(store, request.folders, request.cwd) : undefined;
+  const scope: ResolvedScope = { documents: [] };
+  if (folders) scope.folderIds = folders.map((folder) => folder.id);
+  if (request.documents && request.documents.length > 0) {
+    for (const query of request.documents) {
+      const found = findInFolders(store, query, scope.folderIds);
+      if (found.length === 0) notices.push(noDocument("--document", query));
+      for (const document of found) if (!scope.documents.some((known) => known.id === document.id)) scope.documents.push(document);
+    }
+    scope.documentIds = scope.documents.map((document) => document.id);
+  }
+  return scope;
+}
+
+/** Included chunks of the pinned documents, in document then chunk order. */
+export function resolvePinnedRefs(store: MainStore, pins: readonly string[], folderIds: readonly string[] | undefined, notices: string[]): ChunkRef[] {
+  const refs: ChunkRef[] = [];
+  for (const query of pins) {
+    const found = findInFolders(store, query, folderIds);
+    if (found.length === 0) notices.push(noDocument("--pin", query));
+    for (const document of found) {
+      for (const chunk of store.listChunks({ documentId: document.id })) if (chunk.included) refs.push(chunk.ref);
+    }
+  }
+  return refs;
+}
+
+function findInFolders(store: MainStore, query: string, folderIds: readonly string[] | undefined): DocumentRecord[] {
+  if (folderIds === undefined) return store.findDocuments(query);
+  return folderIds.flatMap((folderId) => store.findDocuments(query, { folderId }));
+}
+
+function noDocument(flag: string, query: string): string {
+  return `No document matches ${flag} "${query}". Give its file name, its path inside the folder, or part of its title ("chunkpad chunks <folder>" lists them).`;
+}

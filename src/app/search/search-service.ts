@@ -1,0 +1,83 @@
+import type { Embedder } from "../../core/types.js";
+import { createEmbedder, type EmbedderConfig } from "../../embedding/registry.js";
+import type { MainStore } from "../../store/main-store.js";
+import type { ChunkpadConfig } from "../settings/config.js";
+import { embedderConfigFor, modelIdentity, type ModelIdentity } from "../embed/embedder-setup.js";
+import { evaluateSearch, type EvaluateOptions, type EvaluationReport } from "./evaluate.js";
+import type { ChunkpadPaths } from "../settings/paths.js";
+import { searchChunks, type SearchOptions, type SearchReport } from "./search.js";
+import { prepareVectorSearch, type QueryEmbedderLoader, type VectorReadiness } from "./search-vector.js";
+
+/**
+ * Search and evaluation for one open Chunkpad: keeps the query embedder loaded between
+ * searches (loading a model costs far more than a query) and closes it with the facade.
+ */
+
+export interface SearchServiceOptions {
+  getStore: () => MainStore;
+  getConfig: () => ChunkpadConfig;
+  paths: ChunkpadPaths;
+  env: NodeJS.ProcessEnv;
+  /** Replaces the configured embedder (tests, benchmarks). */
+  loadQueryEmbedder?: QueryEmbedderLoader;
+}
+
+export interface SearchService {
+  search(query: string, options?: SearchOptions): Promise<SearchReport>;
+  evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
+  vectorReadiness(): Promise<VectorReadiness>;
+  close(): Promise<void>;
+}
+
+/** The embedder settings from the config; the model loads from the cache and never downloads. */
+export function queryEmbedderConfig(config: ChunkpadConfig, paths: ChunkpadPaths, env: NodeJS.ProcessEnv): EmbedderConfig {
+  // A query is one short text: one thread keeps the second core free for the server.
+  return embedderConfigFor(config, paths, env, { threads: 1 });
+}
+
+export function createSearchService(options: SearchServiceOptions): SearchService {
+  let loaded: { key: string; embedder: Promise<Embedder> } | undefined;
+
+  const loadQueryEmbedder = (): Promise<Embedder> => {
+    if (options.loadQueryEmbedder) return options.loadQueryEmbedder();
+    const embedderConfig = queryEmbedderConfig(options.getConfig(), options.paths, options.env);
+    const key = JSON.stringify({ ...embedderConfig, apiKey: undefined });
+    if (loaded?.key !== key) {
+      const previous = loaded?.embedder;
+      const embedder = createEmbedder(embedderConfig, { allowDownload: false });
+      // A failed load is not kept: the user may download the model and search again.
+      embedder.catch(() => {
+        if (loaded?.embedder === embedder) loaded = undefined;
+      });
+      loaded = { key, embedder };
+      void previous?.then((old) => old.close?.()).catch(() => undefined);
+    }
+    return loaded.embedder;
+  };
+
+  // The configured model's identity, so a model that cannot load is still checked against the vectors.
+  const configuredIdentity = (): ModelIdentity | undefined => {
+    if (options.loadQueryEmbedder) return undefined;
+    try {
+      return modelIdentity(queryEmbedderConfig(options.getConfig(), options.paths, options.env));
+    } catch {
+      return undefined;
+    }
+  };
+
+  const vectorReadiness = () => prepareVectorSearch(options.getStore(), loadQueryEmbedder, options.getConfig().embedding.model, configuredIdentity());
+
+  const search = (query: string, searchOptions: SearchOptions = {}) =>
+    searchChunks({ store: options.getStore(), settings: options.getConfig().search, vectorReadiness }, query, searchOptions);
+
+  return {
+    search,
+    evaluate: (evaluateOptions) => evaluateSearch({ search, vectorReadiness }, evaluateOptions),
+    vectorReadiness,
+    async close() {
+      const embedder = loaded?.embedder;
+      loaded = undefined;
+      await embedder?.then((opened) => opened.close?.()).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ChunkpadError } from "../../core/errors.js";
+import type { Embedder } from "../../core/types.js";
+import { embedTextHash } from "../../core/chunk-ref.js";
+import { openMainStore, type MainStore } from "../../store/main-store.js";
+import { META_KEYS } from "../../store/meta.js";
+import { defaultConfig } from "../settings/config.js";
+import { searchChunks, type SearchOptions } from "./search.js";
+import { fingerprintMatches, prepareVectorSearch, type QueryEmbedderLoader } from "./search-vector.js";
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+const FINGERPRINT = JSON.stringify({ provider: "local", model: "topics", dtype: "fp32" });
+
+/** Three topic axes; a text points along every topic whose word it contains. */
+const TOPICS = [
+  ["river", "water", "flood", "heron"],
+  ["money", "revenue", "budget", "profit"],
+  ["garden", "tomato", "plant", "leaf"],
+];
+function topicVector(text: string): Float32Array {
+  const lower = text.toLowerCase();
+  const vector = new Float32Array(TOPICS.length + 1).fill(0.01);
+  TOPICS.forEach((words, axis) => {
+    for (const word of words) if (lower.includes(word)) vector[axis] = (vector[axis] ?? 0) + 1;
+  });
+  return vector;
+}
+
+/** A fake embedder that records the queries it was asked to embed. */
+function fakeEmbedder(fingerprint = FINGERPRINT): Embedder & { queries: string[] } {
+  const queries: string[] = [];
+  return {
+    dimensions: TOPICS.length + 1,
+    maxTokens: 512,
+    fingerprint,
+    queries,
+    embedDocuments: async (texts) => texts.map(topicVector),
+    embedQuery: async (text) => {
+      queries.push(text);
+      return topicVector(text);
+    },
+  };
+}
+
+function openStore(): MainStore {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-search-"));
+  const store = openMainStore({ path: path.join(directory, "chunkpad.db") });
+  cleanups.push(() => {
+    store.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+  return store;
+}
+
+function seed(store: MainStore) {
+  const folderId = store.upsertFolder("/docs", "/docs/_chunks").id;
+  const add = (relativePath: string, contents: string[], meta: { page?: number; section?: string } = {}) =>
+    store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: contents.map((content) => ({ content, meta })) });
+  add("notes.md", ["The heron waits by the river at dawn.", "Rain all week, the water rose over the banks."], { section: "Field notes" });
+  add("report.pdf", ["Quarterly revenue grew thanks to the aardvark campaign.", "The budget for next year is tight."], { page: 3 });
+  add("garden.md", ["Tomatoes need full sun and steady care."]);
+  const ref = (file: string, n: number) => `${folderId}:${file}#${n}`;
+  return { folderId, ref };
+}
+
+function embedEverything(store: MainStore, embedder: Embedder): void {
+  const chunks = store.listChunks();
+  store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: topicVector(chunk.content) })), embedder.fingerprint);
+  store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
+  store.setMeta(META_KEYS.embeddingModel, "topics");
+}
+
+function search(store: MainStore, query: string, options: SearchOptions = {}, loader?: QueryEmbedderLoader) {
+  const load: QueryEmbedderLoader = loader ?? (async () => fakeEmbedder());
+  return searchChunks({ store, settings: defaultConfig().search, vectorReadiness: () => prepareVectorSearch(store, load, "topics") }, query, options);
+}
+
+describe("search before anything is embedded", () => {
+  it("searches by keyword and says how to get search by meaning", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    const report = await search(store, "aardvark revenue");
+    expect(report.mode).toBe("keyword");
+    expect(report.notices.join(" ")).toMatch(/chunkpad embed/);
+    expect(report.results.map((result) => result.ref)).toEqual([ref("report.pdf", 1)]);
+    const [top] = report.results;
+    expect(top).toMatchObject({ relevancePercent: 100, location: "p. 3", documentTitle: "report.pdf", relativePath: "report.pdf", folderPath: "/docs", keywordRank: 1 });
+    expect(top?.bm25).toBeLessThan(0);
+    expect(top?.distance).toBeUndefined();
+  });
+
+  it("falls back from AND to OR when AND finds fewer than the limit", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    const report = await search(store, "heron budget");
+    expect(report.keywordQuery).toContain(" OR ");
+    expect(report.results.map((result) => result.ref).sort()).toEqual([ref("notes.md", 1), ref("report.pdf", 2)].sort());
+  });
+
+  it("returns normally for input that is FTS5 syntax, and for stop words only", async () => {
+    const store = openStore();
+    seed(store);
+    await expect(search(store, '"unbalanced AND (NEAR title: river*')).resolves.toMatchObject({ mode: "keyword" });
+    const stopWords = await search(store, "the of and");
+    expect(stopWords.results).toEqual([]);
+    expect(stopWords.notices.join(" ")).toMatch(/no words to search for/);
+  });
+
+  it("rejects an empty query and impossible options with a message", async () => {
+    const store = openStore();
+    seed(store);
+    await expect(search(store, "   ")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(search(store, "river", { minScore: 2 })).rejects.toThrow(/0 to 1/);
+    await expect(search(store, "river", { limit: 0 })).rejects.toThrow(/limit/);
+  });
+});
+
+describe("search with vectors", () => {
+  it("defaults to hybrid, and the vector side finds chunks that share no word with the query", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    embedEverything(store, fakeEmbedder());
+    const report = await search(store, "flood");
+    expect(report).toMatchObject({ mode: "hybrid", fusion: "weighted", notices: [] });
+    const refs = report.results.map((result) => result.ref);
+    expect(refs.slice(0, 2).sort()).toEqual([ref("notes.md", 1), ref("notes.md", 2)].sort());
+    expect(report.results[0]?.distance).toBeCloseTo(0, 3);
+    expect(report.results[0]?.vectorRank).toBe(1);
+  });
+
+  it("keeps each stage's numbers for a chunk both stages found", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    embedEverything(store, fakeEmbedder());
+    const report = await search(store, "revenue", { fusion: "rrf" });
+    const top = report.results[0];
+    expect(top?.ref).toBe(ref("report.pdf", 1));
+    expect(top).toMatchObject({ vectorRank: expect.any(Number), keywordRank: 1, bm25: expect.any(Number), distance: expect.any(Number) });
+    // RRF: first in both lists scores 1; found by one list only, at most 0.5.
+    expect(report.fusion).toBe("rrf");
+    expect(report.results.slice(1).every((result) => result.score <= 0.5 || (result.keywordRank !== undefined && result.vectorRank !== undefined))).toBe(true);
+  });
+
+  it("vector mode ranks by distance only, and --max-distance drops far chunks", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    embedEverything(store, fakeEmbedder());
+    const all = await search(store, "garden", { mode: "vector", minScore: 0 });
+    expect(all.results[0]?.ref).toBe(ref("garden.md", 1));
+    expect(all.results.every((result) => result.bm25 === undefined)).toBe(true);
+    expect(all.results.length).toBe(5);
+    const near = await search(store, "garden", { mode: "vector", minScore: 0, maxDistance: 0.2 });
+    expect(near.results.map((result) => result.ref)).toEqual([ref("garden.md", 1)]);
+  });
+
+  it("never returns an excluded chunk, from either stage", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    embedEverything(store, fakeEmbedder());
+    store.setIncluded([ref("garden.md", 1)], false);
+    for (const mode of ["keyword", "vector", "hybrid"] as const) {
+      const report = await search(store, "tomato garden", { mode, minScore: 0 });
+      expect(report.results.map((result) => result.ref)).not.toContain(ref("garden.md", 1));
+    }
+  });
+
+  it("falls back to keyword with the loader's message when the model is not downloaded", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    embedEverything(store, fakeEmbedder());
+    const missing: QueryEmbedderLoader = async () => {
+      throw new ChunkpadError("MODEL_NOT_DOWNLOADED", "The embedding model topics is not downloaded yet. Run `chunkpad embed` to download it.");
+    };
+    const report = await search(store, "aardvark", { mode: "vector" }, missing);
+    expect(report.mode).toBe("keyword");
+    expect(report.requestedMode).toBe("vector");
+    expect(report.notices.join(" ")).toMatch(/not downloaded.*keywords only/);
+    expect(report.results.map((result) => result.ref)).toEqual([ref("report.pdf", 1)]);
+  });
+
+  it("says the configured model is not the one that made the vectors, rather than how to download it", async () => {
+    const store = openStore();
+    seed(store);
+    embedEverything(store, fakeEmbedder());
+    const missing: QueryEmbedderLoader = async () => {
+      throw new ChunkpadError("MODEL_NOT_DOWNLOADED", "The embedding model other is not downloaded yet. Run `chunkpad embed` to download it.");
+    };
+    const run = (model: string) =>
+      searchChunks({ store, settings: defaultConfig().search, vectorReadiness: () => prepareVectorSearch(store, missing, model, { provider: "local", model, dtype: "fp32" }) }, "river");
+    const error = await run("other").catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "EMBEDDING_MISMATCH" });
+    expect((error as Error).message).toMatch(/made by topics.*chunkpad embed --reembed/);
+    await expect(run("topics")).resolves.toMatchObject({ mode: "keyword" });
+  });
+
+  it("stops with EMBEDDING_MISMATCH when the vectors came from another model", async () => {
+    const store = openStore();
+    seed(store);
+    embedEverything(store, fakeEmbedder());
+    const other: QueryEmbedderLoader = async () => fakeEmbedder(JSON.stringify({ provider: "local", model: "other", dtype: "fp32" }));
+    const error = await search(store, "river", {}, other).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "EMBEDDING_MISMATCH" });
+    expect((error as Error).message).toMatch(/made by topics.*chunkpad embed --reembed/);
+    // keyword search still works
+    await expect(search(store, "river", { mode: "keyword" }, other)).resolves.toMatchObject({ mode: "keyword" });
+  });
+});
+
+describe("filters and pins", () => {
+  it("filters by document and by folder, and says when a document matches nothing", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    const other = store.upsertFolder("/other", "/other/_chunks").id;
+    store.syncDocument({ folderId: other, relativePath: "river.md", title: "river.md", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "Another river story.", meta: {} }] });
+
+    const both = await search(store, "river");
+    expect(both.results.map((result) => result.folderId).sort()).toEqual([other, ref("notes.md", 1).split(":")[0]].sort());
+    const onlyOther = await search(store, "river", { folders: ["/other"] });
+    expect(onlyOther.results.map((result) => result.ref)).toEqual([`${other}:river.md#1`]);
+    const onlyNotes = await search(store, "river", { documents: ["notes.md"] });
+    expect(onlyNotes.results.map((result) => result.ref)).toEqual([ref("notes.md", 1)]);
+    const nothing = await search(store, "river", { documents: ["no-such-file.txt"] });
+    expect(nothing.results).toEqual([]);
+    expect(nothing.notices.join(" ")).toMatch(/No document matches --document "no-such-file.txt"/);
+    await expect(search(store, "river", { folders: ["/never-added"] })).rejects.toMatchObject({ code: "FOLDER_NOT_INDEXED" });
+  });
+
+  it("puts a pinned document's chunks first at 100%, once each", async () => {
+    const store = openStore();
+    const { ref } = seed(store);
+    const report = await search(store, "river heron", { pins: ["garden.md", "notes.md"] });
+    expect(report.results.slice(0, 3).map((result) => [result.ref, result.relevancePercent, result.pinned])).toEqual([
+      [ref("garden.md", 1), 100, true],
+      [ref("notes.md", 1), 100, true],
+      [ref("notes.md", 2), 100, true],
+    ]);
+    expect(new Set(report.results.map((result) => result.ref)).size).toBe(report.results.length);
+    // a pinned chunk the search also found keeps its keyword numbers
+    expect(report.results[1]?.bm25).toBeLessThan(0);
+  });
+});
+
+describe("fingerprintMatches", () => {
+  const current = JSON.stringify({ provider: "local", model: "m", dtype: "fp32" });
+  it("accepts the embedder's fingerprint as stored, with settings appended, merged or nested", () => {
+    expect(fingerprintMatches(current, current)).toBe(true);
+    expect(fingerprintMatches(`${current}|chunk=400/60`, current)).toBe(true);
+    expect(fingerprintMatches(JSON.stringify({ provider: "local", model: "m", dtype: "fp32", chunkSizeTokens: 400 }), current)).toBe(true);
+    expect(fingerprintMatches(JSON.stringify({ embedder: JSON.parse(current), chunking: { size: 400 } }), current)).toBe(true);
+    expect(fingerprintMatches(JSON.stringify({ embedder: current, chunking: "400/60" }), current)).toBe(true);
+  });
+  it("rejects another model or dtype", () => {
+    expect(fingerprintMatches(JSON.stringify({ provider: "local", model: "m", dtype: "q8" }), current)).toBe(false);
+    expect(fingerprintMatches(JSON.stringify({ provider: "local", model: "n", dtype: "fp32" }), current)).toBe(false);
+    expect(fingerprintMatches("something else", current)).toBe(false);
+  });
+});

@@ -1,0 +1,241 @@
+import { ChunkpadError } from "../../core/errors.js";
+import type { ChunkRecord, ChunkRef, ScoredChunk } from "../../core/types.js";
+import { buildFtsConstraints, buildFtsQuery } from "../../search/normalize.js";
+import { meaningText } from "../../search/query-parse.js";
+import { applyFilters, fuseRrf, fuseWeighted, limitResults, mergePinned, type FusedResult, type KeywordHit, type VectorHit } from "../../search/fuse.js";
+import type { MainStore } from "../../store/main-store.js";
+import type { SearchScope } from "../../store/store-types.js";
+import type { ChunkpadConfig } from "../settings/config.js";
+import { resolvePinnedRefs, resolveScope } from "./search-scope.js";
+import { makeSnippet, snippetWords } from "../../search/snippet.js";
+import type { VectorReadiness } from "./search-vector.js";
+
+/**
+ * The search use case: keyword (FTS5 bm25), vector (sqlite-vec KNN) or both fused, then
+ * minScore/maxDistance, the limit, and pinned documents first. Call order as the search room
+ * asks: fuse → applyFilters → limitResults → mergePinned.
+ */
+
+export type SearchMode = "keyword" | "vector" | "hybrid";
+export type FusionMethod = "weighted" | "rrf";
+
+export const SEARCH_MODES: readonly SearchMode[] = ["keyword", "vector", "hybrid"];
+export const FUSION_METHODS: readonly FusionMethod[] = ["weighted", "rrf"];
+/** Each stage fetches this many times the limit (and at least MIN_CANDIDATES) before fusion. */
+const CANDIDATE_FACTOR = 5;
+const MIN_CANDIDATES = 50;
+
+export interface SearchOptions {
+  /** Default: hybrid when vectors and the model are there, else keyword (with a notice). */
+  mode?: SearchMode;
+  fusion?: FusionMethod;
+  /** Fused score floor, 0..1 (default from the config, 0.1). */
+  minScore?: number;
+  /** Cosine distance ceiling for vector hits, 0..2. */
+  maxDistance?: number;
+  limit?: number;
+  /** Added folders (paths or ids) to search in; default all. */
+  folders?: readonly string[];
+  /** Documents (id, path, file name, part of path or title) to search in. */
+  documents?: readonly string[];
+  /** Documents whose included chunks come first at 100%. */
+  pins?: readonly string[];
+  /** Resolves relative folder paths; default process.cwd(). */
+  cwd?: string;
+}
+
+export interface SearchResult extends ScoredChunk {
+  ref: ChunkRef;
+  documentId: string;
+  documentTitle: string;
+  /** Source path relative to its folder. */
+  relativePath: string;
+  folderId: string;
+  /** The folder's root path, when it is still added. */
+  folderPath: string | null;
+  /** "p. 3", "pp. 3–4", "slide 2", "sheet Budget", or null. */
+  location: string | null;
+  section: string | null;
+  snippet: string;
+  /** Round(score · 100). */
+  relevancePercent: number;
+  /** The chunk's text changed after its vector was made (vector stage only). */
+  stale?: boolean;
+}
+
+export interface SearchReport {
+  query: string;
+  /** What was asked for ("auto" when no --mode). */
+  requestedMode: SearchMode | "auto";
+  /** What ran: keyword when vectors were not usable. */
+  mode: SearchMode;
+  /** Fusion used (hybrid only). */
+  fusion: FusionMethod | null;
+  /** The FTS5 expression the keyword stage ran, null when it did not run or had no words. */
+  keywordQuery: string | null;
+  /** Why the search ran differently from what was asked, and what to do about it. */
+  notices: string[];
+  /**
+   * Vector and hybrid searches: how many included chunks in the scope have a vector. When
+   * `keywordOnly` is above 0, a hybrid search found those chunks by keyword alone and a vector
+   * search could not find them. Null for keyword searches.
+   */
+  coverage: SearchCoverage | null;
+  results: SearchResult[];
+}
+
+export interface SearchCoverage {
+  chunks: number;
+  embedded: number;
+  keywordOnly: number;
+}
+
+export interface SearchDependencies {
+  store: MainStore;
+  settings: ChunkpadConfig["search"];
+  /** Says whether vectors can be used (and gives the query embedder); never downloads. */
+  vectorReadiness: () => Promise<VectorReadiness>;
+}
+
+export async function searchChunks(dependencies: SearchDependencies, query: string, options: SearchOptions = {}): Promise<SearchReport> {
+  const { store, settings } = dependencies;
+  const limit = options.limit ?? settings.limit;
+  const minScore = options.minScore ?? settings.minScore;
+  const fusion = options.fusion ?? settings.fusion;
+  checkOptions(query, limit, minScore, options.maxDistance);
+
+  const notices: string[] = [];
+  const scope = resolveScope(store, { folders: options.folders ?? [], documents: options.documents ?? [], cwd: options.cwd }, notices);
+  const searchScope: SearchScope = { ...(scope.folderIds ? { folderIds: scope.folderIds } : {}), ...(scope.documentIds ? { documentIds: scope.documentIds } : {}) };
+  const pinnedRefs = resolvePinnedRefs(store, options.pins ?? [], scope.folderIds, notices);
+
+  const requestedMode = options.mode ?? "auto";
+  let mode: SearchMode = "keyword";
+  let readiness: VectorReadiness | undefined;
+  if (requestedMode !== "keyword") {
+    readiness = await dependencies.vectorReadiness();
+    if (readiness.ready) mode = requestedMode === "auto" ? "hybrid" : requestedMode;
+    else notices.push(readiness.reason);
+  }
+
+  const candidates = Math.max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES);
+  const chunks = new Map<ChunkRef, ChunkRecord>();
+  const stale = new Set<ChunkRef>();
+
+  let keywordQuery: string | null = null;
+  let keywordHits: KeywordHit[] = [];
+  if (mode !== "vector") {
+    const keyword = runKeywordStage(store, query, candidates, limit, searchScope);
+    keywordQuery = keyword.expression;
+    for (const hit of keyword.hits) chunks.set(hit.chunk.ref, hit.chunk);
+    keywordHits = keyword.hits.map((hit) => ({ ref: hit.chunk.ref, bm25: hit.bm25, hasVector: hit.hasVector }));
+    if (keyword.expression === null && mode === "keyword") {
+      notices.push(`"${query}" has no words to search for by keyword (only common words or exclusions). Add a word that the documents contain.`);
+    }
+  }
+
+  const vectorHits: VectorHit[] = [];
+  let coverage: SearchCoverage | null = null;
+  if (mode !== "keyword" && readiness?.ready) {
+    coverage = coverageOf(store, searchScope, mode, notices);
+    const embedding = await readiness.embedder.embedQuery(meaningText(query));
+    // The user's quoted phrases and -words hold here too, before the candidates are counted.
+    const text = buildFtsConstraints(query);
+    for (const hit of store.vectorSearch(embedding, { k: candidates, ...searchScope, text })) {
+      chunks.set(hit.chunk.ref, hit.chunk);
+      if (hit.stale) stale.add(hit.chunk.ref);
+      vectorHits.push({ ref: hit.chunk.ref, distance: hit.distance });
+    }
+  }
+
+  const fused =
+    mode === "keyword"
+      ? fuseWeighted([], keywordHits, { vectorWeight: 0, keywordWeight: 1 })
+      : mode === "vector"
+        ? fuseWeighted(vectorHits, [], { vectorWeight: 1, keywordWeight: 0 })
+        : fusion === "rrf"
+          ? fuseRrf(vectorHits, keywordHits)
+          : fuseWeighted(vectorHits, keywordHits, { vectorWeight: settings.vectorWeight, keywordWeight: settings.keywordWeight });
+  const filtered = applyFilters(fused, { minScore, ...(options.maxDistance === undefined ? {} : { maxDistance: options.maxDistance }) });
+  const ranked = mergePinned(limitResults(filtered, limit), pinnedRefs);
+
+  const missing = ranked.map((row) => row.ref).filter((ref) => !chunks.has(ref));
+  for (const chunk of store.getChunks(missing)) chunks.set(chunk.ref, chunk);
+  const folderPaths = new Map<string, string | null>();
+  for (const chunk of chunks.values()) if (!folderPaths.has(chunk.folderId)) folderPaths.set(chunk.folderId, store.getFolder(chunk.folderId)?.rootPath ?? null);
+  const words = snippetWords(query);
+  const results = ranked.flatMap((row) => {
+    const chunk = chunks.get(row.ref);
+    return chunk ? [toResult(row, chunk, { words, folderPath: folderPaths.get(chunk.folderId) ?? null, stale: stale.has(row.ref) })] : [];
+  });
+  return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, notices, coverage, results };
+}
+
+/** Counts the chunks with vectors, and says so when some have none. */
+function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, notices: string[]): SearchCoverage {
+  const { chunks, embedded } = store.embedCoverage(scope);
+  const keywordOnly = chunks - embedded;
+  if (keywordOnly > 0) {
+    const rest = keywordOnly === 1 ? "1 is" : `${keywordOnly} are`;
+    notices.push(
+      mode === "hybrid"
+        ? `Hybrid search over ${embedded} of ${chunks} chunks embedded; ${rest} searched by keyword only. Run "chunkpad embed" to search them by meaning too.`
+        : `Vector search over ${embedded} of ${chunks} chunks embedded; ${rest} not embedded and cannot be found by meaning. Run "chunkpad embed", or search with --mode hybrid.`,
+    );
+  }
+  return { chunks, embedded, keywordOnly };
+}
+
+/** AND first; OR when AND finds fewer than the limit (skipped when both read the same). */
+function runKeywordStage(store: MainStore, query: string, candidates: number, limit: number, scope: SearchScope) {
+  const all = buildFtsQuery(query, { operator: "AND" });
+  if (all === null) return { expression: null, hits: [] };
+  const hits = store.keywordSearch(all, { limit: candidates, ...scope });
+  if (hits.length >= limit) return { expression: all, hits };
+  const any = buildFtsQuery(query, { operator: "OR" });
+  if (any === null || any === all) return { expression: all, hits };
+  return { expression: any, hits: store.keywordSearch(any, { limit: candidates, ...scope }) };
+}
+
+function toResult(row: FusedResult, chunk: ChunkRecord, context: { words: string[]; folderPath: string | null; stale: boolean }): SearchResult {
+  const result: SearchResult = {
+    chunk,
+    score: row.score,
+    isIncluded: true,
+    ref: chunk.ref,
+    documentId: chunk.documentId,
+    documentTitle: chunk.title,
+    relativePath: chunk.relativePath,
+    folderId: chunk.folderId,
+    folderPath: context.folderPath,
+    location: locationOf(chunk),
+    section: chunk.section ?? null,
+    snippet: makeSnippet(chunk.content, context.words),
+    relevancePercent: Math.round(row.score * 100),
+  };
+  if (row.distance !== undefined) result.distance = row.distance;
+  if (row.bm25 !== undefined) result.bm25 = row.bm25;
+  if (row.vectorRank !== undefined) result.vectorRank = row.vectorRank;
+  if (row.keywordRank !== undefined) result.keywordRank = row.keywordRank;
+  if (row.pinned) result.pinned = true;
+  if (row.notEmbedded) result.notEmbedded = true;
+  if (context.stale) result.stale = true;
+  return result;
+}
+
+/** Where in its source a chunk is, for a citation: page(s), slide or sheet. */
+export function locationOf(chunk: Pick<ChunkRecord, "page" | "pageEnd" | "slide" | "sheet">): string | null {
+  if (chunk.page !== undefined) return chunk.pageEnd !== undefined && chunk.pageEnd !== chunk.page ? `pp. ${chunk.page}–${chunk.pageEnd}` : `p. ${chunk.page}`;
+  if (chunk.slide !== undefined) return `slide ${chunk.slide}`;
+  if (chunk.sheet !== undefined) return `sheet ${chunk.sheet}`;
+  return null;
+}
+
+function checkOptions(query: string, limit: number, minScore: number, maxDistance: number | undefined): void {
+  if (query.trim() === "") throw new ChunkpadError("INVALID_ARGUMENT", 'The search query is empty. Give words to search for, for example: chunkpad search "quarterly revenue".');
+  if (!Number.isInteger(limit) || limit < 1) throw new ChunkpadError("INVALID_ARGUMENT", `The limit must be a whole number of 1 or more, not ${limit}.`);
+  if (!(minScore >= 0 && minScore <= 1)) throw new ChunkpadError("INVALID_ARGUMENT", `The minimum score is a fraction from 0 to 1 (0.1 is the default), not ${minScore}.`);
+  if (maxDistance !== undefined && !(maxDistance >= 0 && maxDistance <= 2)) {
+    throw new ChunkpadError("INVALID_ARGUMENT", `The maximum distance is a cosine distance from 0 to 2 (0.5 is strict, 1 is loose), not ${maxDistance}.`);
+  }
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { ScoredChunk } from "../core/types.js";
+import { answerSimilarity, decideRefusal, keywordCoverage } from "./question-similarity.js";
+
+function scored(content: string, extra: Partial<ScoredChunk> = {}): ScoredChunk {
+  return {
+    chunk: { id: "c", ref: "f:a.md#1", documentId: "d", folderId: "f", relativePath: "a.md", ordinal: 1, title: "a", content, contentHash: "h", included: true },
+    score: 1,
+    isIncluded: true,
+    ...extra,
+  };
+}
+
+describe("keywordCoverage", () => {
+  it("is the share of the question's search words the text holds, stop words left out", () => {
+    // Search words: warranty, last, long (what, does, the, how are stop words).
+    expect(keywordCoverage("How long does the warranty last?", "The warranty lasts two years.")).toBeCloseTo(2 / 3);
+    expect(keywordCoverage("How long does the warranty last?", "A long warranty lasts.")).toBe(1);
+    expect(keywordCoverage("How long does the warranty last?", "Penguins live in Antarctica.")).toBe(0);
+  });
+
+  it("matches the way keyword search does: by prefix, by lemma, and phrases in order", () => {
+    expect(keywordCoverage("forecasting averages", "Forecast the average demand.")).toBe(1);
+    expect(keywordCoverage("geese", "A goose flew by.")).toBe(1);
+    expect(keywordCoverage('"date of purchase"', "from the date of purchase")).toBe(1);
+    expect(keywordCoverage('"purchase date"', "from the date of purchase")).toBe(0);
+    expect(keywordCoverage("Café", "the cafe opens")).toBe(1);
+  });
+
+  it("is 0 for a question with no searchable word", () => {
+    expect(keywordCoverage("what is it?", "what is it")).toBe(0);
+  });
+});
+
+describe("answerSimilarity", () => {
+  const question = "penguins survive antarctic winter warranty";
+  it("does not trust the fused score, which is 1.0 for the best keyword hit", () => {
+    expect(answerSimilarity(question, scored("the warranty"), "keyword")).toBeCloseTo(0.2);
+  });
+  it("uses 1 - cosine distance for vector search, and the better of the two for hybrid", () => {
+    expect(answerSimilarity(question, scored("the warranty", { distance: 0.4 }), "vector")).toBeCloseTo(0.6);
+    expect(answerSimilarity(question, scored("penguins survive antarctic winter", { distance: 0.9 }), "hybrid")).toBeCloseTo(0.8);
+    expect(answerSimilarity(question, scored("nothing", { distance: 0.3 }), "hybrid")).toBeCloseTo(0.7);
+    expect(answerSimilarity(question, scored("the warranty"), "vector")).toBe(0);
+  });
+  it("counts a pinned chunk as a match: the user chose the document", () => {
+    expect(answerSimilarity(question, scored("unrelated", { pinned: true }), "keyword")).toBe(1);
+  });
+});
+
+describe("decideRefusal", () => {
+  it("refuses when the best included chunk holds too few of the question's words", () => {
+    const results = [scored("the warranty"), scored("penguins in antarctic winter survive", { isIncluded: false })];
+    expect(decideRefusal("penguins survive antarctic winter warranty", results, "keyword", 0.25)).toMatchObject({ refuse: true, reason: "below-similarity-floor" });
+    expect(decideRefusal("warranty", results, "keyword", 0.25)).toMatchObject({ refuse: false, bestSimilarity: 1 });
+  });
+});

@@ -1,0 +1,78 @@
+import type { ScoredChunk } from "../core/types.js";
+import { shouldRefuse, type GuardrailDecision } from "./guardrail.js";
+import { vectorSimilarity } from "../search/fuse.js";
+import { lemmatize } from "../search/lemmatize.js";
+import { parseQuery, type QueryClause } from "../search/query-parse.js";
+
+/**
+ * How close a chunk is to the question, for the "I don't know" guardrail. The fused score
+ * cannot serve: keyword scores are scaled to the best hit, so the best keyword hit always
+ * scores 1.0 however poor it is. The guardrail needs an absolute measure instead
+ * (docs/decisions/004-guardrail-similarity.md):
+ * - vector: 1 - cosine distance;
+ * - keyword: the fraction of the question's search terms (the words keyword search looks for,
+ *   lemmatized, stop words dropped) that the chunk contains;
+ * - hybrid: the larger of the two, since either is evidence the chunk is about the question;
+ * - a pinned chunk counts as 1: the user chose that document.
+ */
+
+export type GuardrailSearchMode = "keyword" | "vector" | "hybrid";
+
+/** Terms of this many characters or more match by prefix, as keyword search does ("forecast*"). */
+const PREFIX_MIN_CHARS = 3;
+const WORD_PATTERN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{M}\p{Co}]*/gu;
+
+/** Lower-case, Latin diacritics folded, split into words as keyword search splits them. */
+function wordsOf(text: string): string[] {
+  const folded = text
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
+    .normalize("NFC");
+  return folded.match(WORD_PATTERN) ?? [];
+}
+
+function termMatches(term: string, word: string): boolean {
+  if (word === term) return true;
+  if (Array.from(term).length >= PREFIX_MIN_CHARS && word.startsWith(term)) return true;
+  return lemmatize(word) === term;
+}
+
+function clauseMatches(clause: QueryClause, words: readonly string[]): boolean {
+  if (clause.kind === "term") {
+    const term = clause.words[0] ?? "";
+    return words.some((word) => termMatches(term, word));
+  }
+  const phrase = clause.words;
+  for (let start = 0; start + phrase.length <= words.length; start += 1) {
+    if (phrase.every((word, offset) => words[start + offset] === word)) return true;
+  }
+  return false;
+}
+
+/**
+ * The share (0..1) of the question's search terms that occur in the text: 1 when the chunk
+ * holds every word the question was searched by, 0 when it holds none (or the question has
+ * no searchable word).
+ */
+export function keywordCoverage(question: string, text: string): number {
+  const clauses = parseQuery(question).include;
+  if (clauses.length === 0) return 0;
+  const words = wordsOf(text);
+  const matched = clauses.filter((clause) => clauseMatches(clause, words)).length;
+  return matched / clauses.length;
+}
+
+/** The guardrail's measure for one search result (see the file comment). */
+export function answerSimilarity(question: string, result: ScoredChunk, mode: GuardrailSearchMode): number {
+  if (result.pinned) return 1;
+  const vector = result.distance === undefined ? 0 : vectorSimilarity(result.distance);
+  if (mode === "vector") return vector;
+  const keyword = keywordCoverage(question, result.chunk.content);
+  return mode === "keyword" ? keyword : Math.max(vector, keyword);
+}
+
+/** shouldRefuse with the measure above, for a search that ran in `mode`. */
+export function decideRefusal(question: string, results: readonly ScoredChunk[], mode: GuardrailSearchMode, minSimilarity: number): GuardrailDecision {
+  return shouldRefuse(results, { minSimilarity, similarityOf: (result) => answerSimilarity(question, result, mode) });
+}

@@ -1,0 +1,69 @@
+import { parseQuery } from "./query-parse.js";
+
+/** Characters of chunk text shown under a search result. */
+export const SNIPPET_LENGTH_CHARS = 220;
+/** Characters kept before the first matched word, so the match reads in context. */
+const SNIPPET_LEAD_CHARS = 60;
+
+/**
+ * The words to look for in a snippet: what the keyword search matched (normalized, lemmatized,
+ * stop words dropped). Excluded words (`-word`) are not shown.
+ */
+export function snippetWords(query: string): string[] {
+  return parseQuery(query).include.flatMap((clause) => (clause.kind === "phrase" ? [clause.words.join(" ")] : clause.words));
+}
+
+/**
+ * A short window of the chunk's text around the first place a query word starts a word, or
+ * the chunk's start when no word is found (a vector hit need not share a word with the query).
+ * Whitespace is collapsed; "…" marks text cut at either end. Pure.
+ */
+export function makeSnippet(content: string, words: readonly string[], lengthChars = SNIPPET_LENGTH_CHARS): string {
+  const text = content.replace(/\s+/g, " ").trim();
+  if (text.length <= lengthChars) return text;
+
+  const match = firstMatchIndex(foldForMatching(text), words);
+  let start = match === null ? 0 : Math.max(0, match - SNIPPET_LEAD_CHARS);
+  if (start > 0) {
+    // Start at a word boundary rather than mid-word, unless the match itself is that close.
+    const space = text.indexOf(" ", start);
+    if (space !== -1 && match !== null && space < match) start = space + 1;
+  }
+  let end = Math.min(text.length, start + lengthChars);
+  if (end < text.length) {
+    const space = text.lastIndexOf(" ", end);
+    if (space > start + lengthChars / 2) end = space;
+  }
+  return `${start > 0 ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
+}
+
+/** Where the first of the words starts a word in the (folded) text, or null. */
+function firstMatchIndex(folded: string, words: readonly string[]): number | null {
+  let best: number | null = null;
+  for (const word of words) {
+    const wanted = foldForMatching(word.trim());
+    if (wanted === "") continue;
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(wanted)}`, "u");
+    const found = pattern.exec(folded);
+    if (found && (best === null || found.index < best)) best = found.index;
+  }
+  return best;
+}
+
+/**
+ * Lower-case with Latin diacritics removed (the query parser folds them the same way), one
+ * UTF-16 unit for one, so indexes in the folded text are indexes in the original.
+ */
+function foldForMatching(text: string): string {
+  let folded = "";
+  for (const character of text) {
+    const lower = character.toLowerCase();
+    const bare = lower.normalize("NFD").replace(/\p{M}+/gu, "");
+    folded += bare.length === character.length ? bare : lower.length === character.length ? lower : character;
+  }
+  return folded;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
