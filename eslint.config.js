@@ -3,6 +3,43 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const ROOMS = ["core", "ingest", "chunking", "chunkfiles", "embedding", "hub", "store", "search", "rag", "llm", "app"];
+const FACES = ["cli", "server", "mcp"];
+
+/**
+ * Which rooms each room may import (DESIGN.md, "Code layout"): arrows point one way, from the
+ * faces to app/ to the domain rooms to core/. app/ may use every domain room; a domain room
+ * never imports app/ or a face.
+ */
+const MAY_IMPORT = {
+  core: [],
+  chunking: ["core"],
+  chunkfiles: ["core", "chunking"],
+  ingest: ["core", "chunking", "chunkfiles"],
+  hub: ["core"],
+  embedding: ["core", "hub"],
+  store: ["core"],
+  search: ["core"],
+  llm: ["core", "hub"],
+  rag: ["core", "search", "llm"],
+  app: ROOMS.filter((room) => room !== "app"),
+};
+
+const roomRules = Object.entries(MAY_IMPORT).map(([room, allowed]) => {
+  const forbidden = [...ROOMS, ...FACES].filter((other) => other !== room && !allowed.includes(other));
+  return {
+    files: [`src/${room}/**/*.ts`],
+    // Tests may build their input with another room's code.
+    ignores: ["src/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: forbidden.flatMap((other) => [`**/${other}/*`, `../${other}`, `../../${other}`]),
+          message: `${room}/ may import only ${allowed.length ? allowed.join(", ") : "no other room"} (imports point one way: faces → app → domain rooms → core).`,
+        }],
+      }],
+    },
+  };
+});
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "web/dist/**", "coverage/**"] },
@@ -23,6 +60,7 @@ export default tseslint.config(
       "no-restricted-properties": ["error", { object: "process", property: "exit", message: "Only faces exit; return or throw instead." }],
     },
   },
+  ...roomRules,
   {
     // Faces import only the public API (src/index.ts), never a room directly.
     files: ["src/cli/**/*.ts", "src/server/**/*.ts", "src/mcp/**/*.ts"],
@@ -32,6 +70,19 @@ export default tseslint.config(
           group: ROOMS.flatMap((room) => [`../${room}/*`, `../../${room}/*`, `../${room}`, `../../${room}`]),
           message: "Faces import only the public API: import from \"../index.js\".",
         }],
+      }],
+    },
+  },
+  {
+    // A command is one verb: what two commands share lives in cli/shared/, never in another command.
+    files: ["src/cli/commands/**/*.ts"],
+    ignores: ["src/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["./*"], message: "Commands do not import each other: move what they share to cli/shared/." },
+          { group: ROOMS.flatMap((room) => [`../../${room}/*`, `../../${room}`]), message: "Faces import only the public API: import from \"../../index.js\"." },
+        ],
       }],
     },
   },

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { main } from "../src/cli/main.js";
-import type { CliIo } from "../src/cli/io.js";
+import type { CliIo } from "../src/cli/shared/io.js";
 
 const CISI = path.resolve("../shared/ir/cisi");
 

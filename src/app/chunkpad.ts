@@ -20,6 +20,7 @@ import { listChunkStates, type ChunkState } from "./review/review-states.js";
 import { createAnswerService, type AnswerService } from "./answer/ask-service.js";
 import { createEmbedService, type EmbedService } from "./embed/embed-service.js";
 import type { EmbedOptions, EmbedReport } from "./embed/embed-selected.js";
+import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
 export interface OpenChunkpadOptions {
@@ -155,7 +156,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   };
 
   const runProcessFolder = async (folderPath: string, addOptions: AddFolderOptions = {}): Promise<ProcessReport> => {
-    const existing = findFolder(getStore(), folderPath);
+    const existing = findAddedFolder(getStore(), folderPath, { byId: false }) ?? undefined;
     const chunking = folderChunking(existing, addOptions.chunking);
     const report = await processFolder(
       {
@@ -224,8 +225,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return getStore().listFolders();
     },
     async removeFolder(folderPath, removeOptions = {}) {
-      const folder = findFolder(getStore(), folderPath);
-      if (!folder) throw notIndexed(folderPath);
+      const folder = findAddedFolder(getStore(), folderPath, { byId: false });
+      if (!folder) throw folderNotAdded(folderPath);
       // Not under another process's add or embed of the same folder, which would write chunks back.
       await withFolderLocks([folder.rootPath], { ...pickLockOptions(removeOptions), purpose: "removing" }, async () => {
         getStore().removeFolder(folder.id);
@@ -236,8 +237,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return { rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, chunkFilesDeleted: Boolean(removeOptions.deleteChunkFiles) };
     },
     async chunkTree(folderPath) {
-      const folder = findFolder(getStore(), folderPath);
-      if (!folder) throw notIndexed(folderPath);
+      const folder = findAddedFolder(getStore(), folderPath, { byId: false });
+      if (!folder) throw folderNotAdded(folderPath);
       return chunkTree(getStore(), folder);
     },
     settings,
@@ -257,8 +258,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return setReviewState(getStore(), targets, included, reviewOptions);
     },
     chunkStates(folderPath, relativePath) {
-      const folder = findFolder(getStore(), folderPath);
-      if (!folder) throw notIndexed(folderPath);
+      const folder = findAddedFolder(getStore(), folderPath, { byId: false });
+      if (!folder) throw folderNotAdded(folderPath);
       return listChunkStates(getStore(), folder.id, relativePath);
     },
     evaluate(evaluateOptions) {
@@ -297,17 +298,3 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   return facade;
 }
 
-function findFolder(store: MainStore, folderPath: string): IndexedFolder | undefined {
-  const absolute = path.resolve(folderPath);
-  let real = absolute;
-  try {
-    real = fs.realpathSync(absolute);
-  } catch {
-    // A folder that is gone can still be looked up by the path it was added with.
-  }
-  return store.getFolderByPath(real) ?? store.getFolderByPath(absolute) ?? undefined;
-}
-
-function notIndexed(folderPath: string): ChunkpadError {
-  return new ChunkpadError("FOLDER_NOT_INDEXED", `${folderPath} has not been added yet. Run "chunkpad add ${folderPath}" first, or "chunkpad folders" to list the folders you have added.`);
-}

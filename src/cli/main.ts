@@ -14,15 +14,8 @@ import { registerHistoryCommand } from "./commands/history.js";
 import { registerProvidersCommand } from "./commands/providers.js";
 import { registerKeysCommands } from "./commands/keys.js";
 import { registerResetCommand } from "./commands/reset.js";
-import { exitCodeFor, type CliIo, defaultIo } from "./io.js";
-
-export interface CliContext {
-  io: CliIo;
-  /** Set by a command whose run completed with problems worth a non-zero exit. */
-  exitCode: number;
-  /** Opens Chunkpad on first use, so `--help` never touches the disk. */
-  chunkpad(): Chunkpad;
-}
+import type { CliContext } from "./context.js";
+import { exitCodeFor, type CliIo, defaultIo } from "./shared/io.js";
 
 const VERSION = "0.1.0";
 

@@ -1,6 +1,4 @@
-import fs from "node:fs";
-import path from "node:path";
-import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
+import { isChunkpadError } from "../../core/errors.js";
 import type { IndexedFolder } from "../../core/types.js";
 import type { MainStore } from "../../store/main-store.js";
 import type { ProcessReport } from "../process/process-folder.js";
@@ -18,26 +16,16 @@ export interface SyncSummary {
   failed: number;
 }
 
+import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
+
 export type SyncFolder = (rootPath: string, options: { signal?: AbortSignal }) => Promise<ProcessReport>;
 
 /** The named added folder (a path or a folder id), or every added folder. */
 export function foldersToEmbed(store: MainStore, folder: string | undefined, cwd: string): IndexedFolder[] {
   if (folder === undefined) return store.listFolders();
-  const byId = store.getFolder(folder);
-  if (byId) return [byId];
-  const absolute = path.resolve(cwd, folder);
-  let real = absolute;
-  try {
-    real = fs.realpathSync(absolute);
-  } catch {
-    // A folder that is gone can still be found by the path it was added with.
-  }
-  const found = store.getFolderByPath(real) ?? store.getFolderByPath(absolute);
+  const found = findAddedFolder(store, folder, { cwd });
   if (found) return [found];
-  throw new ChunkpadError(
-    "FOLDER_NOT_INDEXED",
-    `${folder} has not been added yet. Run "chunkpad add ${folder}" first, or "chunkpad folders" to list the folders you have added; "chunkpad embed" with no folder embeds them all.`,
-  );
+  throw folderNotAdded(folder, '"chunkpad embed" with no folder embeds them all');
 }
 
 /**

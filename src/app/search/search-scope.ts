@@ -1,9 +1,7 @@
-import fs from "node:fs";
-import path from "node:path";
-import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkRef, DocumentRecord } from "../../core/types.js";
 import type { MainStore } from "../../store/main-store.js";
 import type { SearchScope, StoredFolder } from "../../store/store-types.js";
+import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
 
 /**
  * Turns what the user typed for --folder, --document and --pin into ids and refs. A folder is
@@ -15,27 +13,11 @@ import type { SearchScope, StoredFolder } from "../../store/store-types.js";
 export function resolveFolders(store: MainStore, specs: readonly string[], cwd = process.cwd()): StoredFolder[] {
   const folders: StoredFolder[] = [];
   for (const spec of specs) {
-    const folder = findFolder(store, spec, cwd);
-    if (!folder) {
-      throw new ChunkpadError(
-        "FOLDER_NOT_INDEXED",
-        `${spec} is not a folder you have added. Run "chunkpad folders" to list them, or "chunkpad add ${spec}" to add it.`,
-      );
-    }
+    const folder = findAddedFolder(store, spec, { cwd });
+    if (!folder) throw folderNotAdded(spec);
     if (!folders.some((known) => known.id === folder.id)) folders.push(folder);
   }
   return folders;
-}
-
-function findFolder(store: MainStore, spec: string, cwd: string): StoredFolder | null {
-  const absolute = path.resolve(cwd, spec);
-  let real = absolute;
-  try {
-    real = fs.realpathSync(absolute);
-  } catch {
-    // A folder that is gone can still be named by the path it was added with.
-  }
-  return store.getFolderByPath(real) ?? store.getFolderByPath(absolute) ?? store.getFolder(spec);
 }
 
 export interface ScopeRequest {

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ChunkpadError } from "../../core/errors.js";
+import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "../../core/types.js";
 import { DEFAULT_HUB_URL } from "../../hub/index.js";
+import { DEFAULT_MIN_SIMILARITY } from "../../rag/guardrail.js";
+import { DEFAULT_KEYWORD_WEIGHT, DEFAULT_VECTOR_WEIGHT } from "../../search/fuse.js";
 import { DEFAULT_LLM_MODELS, OLLAMA_DEFAULT_HOST, resolveOllamaHost } from "../../llm/index.js";
 
 /**
@@ -31,18 +34,19 @@ export interface SettingDefinition {
   description: string;
 }
 
+const MEGABYTE = 1024 * 1024;
 const POSITIVE = { type: "number", min: 0, max: Number.MAX_SAFE_INTEGER, aboveMinimum: true } as const;
 const FRACTION = { type: "number", min: 0, max: 1 } as const;
 const TEXT = { type: "text", allowEmpty: false } as const;
 const PREFIX = { type: "text", allowEmpty: true } as const;
 
 export const SETTINGS: readonly SettingDefinition[] = [
-  { key: "chunking.chunkSizeTokens", kind: { type: "integer", min: 32, max: 8192 }, default: 400, flag: "--chunk-size", description: "tokens per chunk" },
-  { key: "chunking.chunkOverlapTokens", kind: { type: "integer", min: 0, max: 4096 }, default: 60, flag: "--overlap", description: "tokens shared by neighbouring chunks" },
+  { key: "chunking.chunkSizeTokens", kind: { type: "integer", min: 32, max: 8192 }, default: DEFAULT_CHUNKING.chunkSizeTokens, flag: "--chunk-size", description: "tokens per chunk" },
+  { key: "chunking.chunkOverlapTokens", kind: { type: "integer", min: 0, max: 4096 }, default: DEFAULT_CHUNKING.chunkOverlapTokens, flag: "--overlap", description: "tokens shared by neighbouring chunks" },
   { key: "ingest.maxFileSizeMb", kind: POSITIVE, default: 200, description: "larger files are skipped" },
   { key: "ingest.perFileTimeoutSeconds", kind: POSITIVE, default: 120, flag: "--timeout", description: "parsing time limit per file" },
-  { key: "ingest.maxDecompressedMb", kind: POSITIVE, default: 256, description: "zip-bomb limit for office files" },
-  { key: "ingest.maxArchiveEntries", kind: { type: "integer", min: 1, max: 1_000_000 }, default: 5000, description: "zip-bomb limit for office files" },
+  { key: "ingest.maxDecompressedMb", kind: POSITIVE, default: DEFAULT_PARSE_LIMITS.maxDecompressedBytes / MEGABYTE, description: "zip-bomb limit for office files" },
+  { key: "ingest.maxArchiveEntries", kind: { type: "integer", min: 1, max: 1_000_000 }, default: DEFAULT_PARSE_LIMITS.maxArchiveEntries, description: "zip-bomb limit for office files" },
   { key: "ingest.workers", kind: { type: "integer", min: 1, max: 16 }, default: 2, description: "parser worker threads" },
   { key: "ingest.workerHeapMb", kind: { type: "integer", min: 64, max: 16384 }, default: 1024, description: "memory limit per parser worker" },
   { key: "ingest.ocr", kind: { type: "enum", values: ["auto", "off"] }, default: "auto", description: "read scanned pages and images with OCR" },
@@ -58,11 +62,11 @@ export const SETTINGS: readonly SettingDefinition[] = [
   { key: "search.fusion", kind: { type: "enum", values: ["weighted", "rrf"] }, default: "weighted", flag: "--fusion", description: "how hybrid search merges rankings" },
   { key: "search.minScore", kind: FRACTION, default: 0.1, flag: "--min-score", description: "results below this score are dropped" },
   { key: "search.limit", kind: { type: "integer", min: 1, max: 1000 }, default: 10, flag: "--limit", description: "results per search" },
-  { key: "search.vectorWeight", kind: FRACTION, default: 0.7, description: "weighted fusion: share of the vector score" },
-  { key: "search.keywordWeight", kind: FRACTION, default: 0.3, description: "weighted fusion: share of the keyword score" },
+  { key: "search.vectorWeight", kind: FRACTION, default: DEFAULT_VECTOR_WEIGHT, description: "weighted fusion: share of the vector score" },
+  { key: "search.keywordWeight", kind: FRACTION, default: DEFAULT_KEYWORD_WEIGHT, description: "weighted fusion: share of the keyword score" },
   { key: "generation.provider", kind: { type: "enum", values: ["anthropic", "openai", "ollama", "local"] }, default: undefined, flag: "--provider", description: "the LLM that answers; unset: the first with a key, else local" },
   { key: "generation.mode", kind: { type: "enum", values: ["normal", "strict"] }, default: "normal", flag: "--strict", description: "strict answers only with sentences from the chunks" },
-  { key: "generation.minSimilarity", kind: FRACTION, default: 0.25, description: 'below this, answer "I don\'t know" without asking the LLM' },
+  { key: "generation.minSimilarity", kind: FRACTION, default: DEFAULT_MIN_SIMILARITY, description: 'below this, answer "I don\'t know" without asking the LLM' },
   ...(["anthropic", "openai", "ollama", "local"] as const).map(
     (provider): SettingDefinition => ({ key: `generation.models.${provider}`, kind: TEXT, default: DEFAULT_LLM_MODELS[provider], flag: "ask --model", description: `the ${provider} model that answers` }),
   ),

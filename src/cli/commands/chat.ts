@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { ChunkpadError, isChunkpadError, parseProviderName, type ChatSession, type Chunkpad } from "../../index.js";
-import type { CliContext } from "../main.js";
-import type { CliIo } from "../io.js";
-import { createLineReader } from "../prompt.js";
-import { addAnswerOptions, answerOptionsOf, downloadCallbacks, formatChunksBar, printAnswer, type AnswerFlags } from "./ask.js";
-import { formatConversation } from "./history.js";
+import type { CliContext } from "../context.js";
+import type { CliIo } from "../shared/io.js";
+import { createLineReader } from "../shared/prompt.js";
+import { addAnswerOptions, answerOptionsOf, downloadCallbacks, formatChunksBar, printAnswer, type AnswerFlags } from "../shared/answer.js";
+import { formatConversation } from "../shared/render.js";
 
 /** `chunkpad chat`: questions and slash commands, one per line, from a terminal or a pipe. */
 

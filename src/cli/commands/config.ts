@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { ChunkpadError, type ResolvedSetting } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { printJson, type CliIo } from "../io.js";
+import type { CliContext } from "../context.js";
+import { printJson, type CliIo } from "../shared/io.js";
 
 export function registerConfigCommand(program: Command, context: CliContext): void {
   const config = program.command("config").description("Show and change settings (the config file keeps only what you set; API keys are never stored here)");

@@ -1,10 +1,10 @@
 import { Option, type Command } from "commander";
-import { ChunkpadError, formatModelBytes, type EmbedConsentRequest, type EmbedProgress, type EmbedReport, type ModelStatus, toEmbedJson } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { expandHome, parseIntegerOption, printJson, type CliIo } from "../io.js";
-import { createProgressBar } from "../progress.js";
-import { askYesNo, canPrompt } from "../prompt.js";
-import { lockOptions, NO_WAIT_HELP } from "./process.js";
+import { type EmbedProgress, type EmbedReport, toEmbedJson } from "../../index.js";
+import type { CliContext } from "../context.js";
+import { expandHome, parseIntegerOption, plural, printJson, type CliIo } from "../shared/io.js";
+import { createProgressBar } from "../shared/progress.js";
+import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
+import { consentFor, createDownloadDisplay, DTYPES, LINE_STEP_PERCENT } from "../shared/model-download.js";
 
 interface EmbedFlags {
   model?: string;
@@ -15,8 +15,6 @@ interface EmbedFlags {
   json?: boolean;
   wait?: boolean;
 }
-
-export const DTYPES = ["fp32", "q8"] as const;
 
 export function registerEmbedCommand(program: Command, context: CliContext): void {
   program
@@ -62,40 +60,6 @@ export function registerEmbedCommand(program: Command, context: CliContext): voi
     });
 }
 
-/**
- * Consent to download the model: --yes agrees (and says so), a terminal asks, anything else
- * refuses with an error that says to pass --yes: a script must never download by surprise.
- */
-export function consentFor(io: CliIo, yes: boolean, command = "chunkpad embed"): (request: EmbedConsentRequest) => Promise<boolean> {
-  const what = (request: EmbedConsentRequest) => `${request.repoId} (${describeSize(request.sizeBytes)})`;
-  if (yes) {
-    return async (request) => {
-      io.stderr.write(`Downloading the embedding model ${what(request)} from ${request.hubUrl} into ${request.cacheDir} (--yes).\n`);
-      return true;
-    };
-  }
-  if (canPrompt(io)) {
-    return (request) =>
-      askYesNo(
-        io,
-        `The embedding model ${what(request)} is not downloaded yet. Download it once from ${request.hubUrl} into ${request.cacheDir}? Search and later runs use that copy.`,
-      );
-  }
-  return async (request) => {
-    throw new ChunkpadError(
-      "MODEL_CONSENT_REQUIRED",
-      `The embedding model ${what(request)} must be downloaded first, and stdin is not a terminal, so Chunkpad cannot ask. ` +
-        `Pass --yes to agree to the download (${command} --yes), or use a model directory you already have (--model /path/to/model-dir).`,
-    );
-  };
-}
-
-function describeSize(bytes: number | null): string {
-  return bytes === null ? "size unknown" : formatModelBytes(bytes);
-}
-
-const LINE_STEP_PERCENT = 10;
-
 export interface EmbedProgressDisplay {
   report(event: EmbedProgress): void;
   stop(): void;
@@ -131,33 +95,6 @@ export function createEmbedProgress(io: CliIo, { quiet }: { quiet: boolean }): E
   };
 }
 
-/** Model download progress: bytes and percent, redrawn on a terminal, a line per 10% otherwise. */
-export function createDownloadDisplay(io: CliIo): (status: Extract<ModelStatus, { state: "downloading" }>) => void {
-  const tty = Boolean(io.stderr.isTTY);
-  let lastStep = -1;
-  let lastPercent = -1;
-  let finished = false;
-  return (status) => {
-    if (finished) return;
-    const percent = Math.floor(status.percent);
-    const total = status.bytesTotal === null ? "?" : formatModelBytes(status.bytesTotal);
-    const filled = Math.round((Math.min(100, status.percent) / 100) * 24);
-    const text = `downloading the embedding model: ${"█".repeat(filled)}${"░".repeat(24 - filled)} ${percent}% (${formatModelBytes(status.bytesDone)} of ${total})`;
-    const done = status.bytesTotal !== null && status.bytesDone >= status.bytesTotal;
-    if (tty) {
-      if (percent === lastPercent && !done) return;
-      lastPercent = percent;
-      io.stderr.write(`\r\x1b[2K${text}${done ? "\n" : ""}`);
-    } else {
-      const step = Math.floor(percent / LINE_STEP_PERCENT);
-      if (step === lastStep && !done) return;
-      lastStep = step;
-      io.stderr.write(`${text}\n`);
-    }
-    finished = done;
-  };
-}
-
 export function formatEmbedReport(report: EmbedReport): string {
   const lines: string[] = [];
   const details = [report.dtype, report.dimensions ? `${report.dimensions} dims` : null].filter(Boolean).join(", ");
@@ -180,6 +117,3 @@ export function formatEmbedReport(report: EmbedReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}

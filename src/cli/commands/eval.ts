@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { EVALUATION_METRICS, EVALUATION_MODES, parseEvaluationModes, type EvaluationReport } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { printJson } from "../io.js";
-import { createProgressBar } from "../progress.js";
+import type { CliContext } from "../context.js";
+import { printJson } from "../shared/io.js";
+import { createProgressBar } from "../shared/progress.js";
 
 interface EvalFlags {
   queries: string;

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import type { ChunkTreeNode } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { expandHome, plural, printJson } from "../io.js";
-import { formatChunkStates } from "./review.js";
-import { lockOptions, NO_WAIT_HELP } from "./process.js";
+import type { CliContext } from "../context.js";
+import { expandHome, plural, printJson } from "../shared/io.js";
+import { formatChunkStates } from "../shared/render.js";
+import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
 
 export function registerFolderCommands(program: Command, context: CliContext): void {
   program

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../io.js";
+import type { CliIo } from "../shared/io.js";
 import { main } from "../main.js";
 
 /** A terminal made of streams: what the CLI wrote, and a stdin that types `typed`. */

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { ChunkpadError, SECRET_PROVIDERS, type KeyDescription } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { printJson, readStdin } from "../io.js";
-import { readHidden } from "../prompt.js";
+import type { CliContext } from "../context.js";
+import { printJson, readStdin } from "../shared/io.js";
+import { readHidden } from "../shared/prompt.js";
 
 /**
  * `chunkpad keys`: API keys for the cloud providers. A key is read from stdin (piped) or typed

@@ -1,8 +1,8 @@
 import { Option, type Command } from "commander";
 import { formatModelBytes, type ModelReport } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { printJson } from "../io.js";
-import { consentFor, createDownloadDisplay, DTYPES } from "./embed.js";
+import type { CliContext } from "../context.js";
+import { printJson } from "../shared/io.js";
+import { consentFor, createDownloadDisplay, DTYPES } from "../shared/model-download.js";
 
 interface ModelFlags {
   model?: string;

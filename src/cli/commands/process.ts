@@ -3,10 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { ChunkpadError, type AddFolderOptions, type ConflictChoice, describePageRuns, type ProcessReport, toProcessJson } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { EXIT_FILES_FAILED, expandHome, parseIntegerOption, plural, printJson, readStdin } from "../io.js";
-import { askYesNo, canPrompt } from "../prompt.js";
-import { createProgressBar, type ProgressBar } from "../progress.js";
+import type { CliContext } from "../context.js";
+import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
+import { EXIT_FILES_FAILED, expandHome, parseIntegerOption, plural, printJson, readStdin } from "../shared/io.js";
+import { askYesNo, canPrompt } from "../shared/prompt.js";
+import { createProgressBar, type ProgressBar } from "../shared/progress.js";
 
 interface ProcessFlags {
   force?: boolean;
@@ -19,17 +20,6 @@ interface ProcessFlags {
   newChunks?: "included" | "excluded";
   json?: boolean;
   wait?: boolean;
-}
-
-export const NO_WAIT_HELP = "fail at once (FOLDER_BUSY) when another Chunkpad is working on the folder, instead of waiting for it";
-
-/** The lock options every writing command passes: wait with a notice on stderr, or fail at once with --no-wait. */
-export function lockOptions(context: CliContext, wait: boolean | undefined): Pick<AddFolderOptions, "wait" | "onWaiting"> {
-  return {
-    wait: wait !== false,
-    onWaiting: (holder) =>
-      context.io.stderr.write(`Waiting for another Chunkpad (pid ${holder.pid}, ${holder.command}, since ${holder.startedAt}) to finish with ${holder.folder}… (Ctrl-C to stop)\n`),
-  };
 }
 
 const FAILED_FILES_HELP = `

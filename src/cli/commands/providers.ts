@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import type { CliContext } from "../main.js";
-import { printJson } from "../io.js";
+import type { CliContext } from "../context.js";
+import { printJson } from "../shared/io.js";
 
 export function registerProvidersCommand(program: Command, context: CliContext): void {
   program

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { ChunkpadError, executeReset, planReset, resetDependencies, type ResetItem } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { plural, printJson } from "../io.js";
-import { askYesNo, canPrompt } from "../prompt.js";
+import type { CliContext } from "../context.js";
+import { plural, printJson } from "../shared/io.js";
+import { askYesNo, canPrompt } from "../shared/prompt.js";
 
 interface ResetFlags {
   models?: boolean;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { toReviewJson, type ChunkState, type ReviewReport } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { printJson } from "../io.js";
+import { toReviewJson, type ReviewReport } from "../../index.js";
+import type { CliContext } from "../context.js";
+import { plural, printJson } from "../shared/io.js";
 
 interface ReviewFlags {
   folder: string[];
@@ -45,26 +45,6 @@ export function formatReviewReport(report: ReviewReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** `chunkpad chunks <folder> --chunks`: one line per chunk with its review and embed state. */
-export function formatChunkStates(states: readonly ChunkState[]): string {
-  const lines: string[] = [];
-  let file: string | undefined;
-  for (const state of states) {
-    if (state.relativePath !== file) {
-      file = state.relativePath;
-      lines.push(file);
-    }
-    const review = state.included ? "included" : "excluded";
-    const embed = state.embedState === "modified" ? "modified since embedding" : state.embedState === "new" ? "new (not embedded)" : "embedded";
-    const where = [state.location, state.section].filter(Boolean).join(" · ");
-    lines.push(`  #${state.ordinal}  ${review}, ${embed}${where ? `  [${where}]` : ""}  ${state.preview}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

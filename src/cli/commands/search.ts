@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import { toSearchJson, type SearchReport, type SearchResult } from "../../index.js";
-import type { CliContext } from "../main.js";
-import { formatRelevance, formatResultNumber, formatResultPlace } from "../format-results.js";
-import { printJson } from "../io.js";
-import { addSearchOptions, searchOptionsOf, type SearchFlags } from "../search-options.js";
+import { toSearchJson, type SearchReport } from "../../index.js";
+import type { CliContext } from "../context.js";
+import { explainLine, formatRelevance, formatResultNumber, formatResultPlace } from "../shared/render.js";
+import { printJson } from "../shared/io.js";
+import { addSearchOptions, searchOptionsOf, type SearchFlags } from "../shared/search-options.js";
 
 export function registerSearchCommand(program: Command, context: CliContext): void {
   addSearchOptions(
@@ -43,20 +43,4 @@ export function formatSearchReport(report: SearchReport, explain: boolean): stri
     lines.push("");
   });
   return `${lines.join("\n")}`;
-}
-
-/** One result's raw numbers (--explain), shared with the chunks bar of `ask`. */
-export function explainLine(result: SearchResult): string {
-  const parts = [`score ${formatNumber(result.score)}`];
-  const vector = result.notEmbedded ? "vector: not embedded (scored at its keyword rank)" : "vector: not found";
-  parts.push(result.distance === undefined ? vector : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}`);
-  parts.push(result.bm25 === undefined ? "keyword: not found" : `keyword: bm25 ${formatNumber(result.bm25)}, rank ${result.keywordRank}`);
-  if (result.pinned) parts.push("pinned");
-  if (result.stale) parts.push("edited since embedding (run chunkpad embed)");
-  return parts.join(" · ");
-}
-
-/** Four decimals, or three significant digits for tiny values (bm25 in a small folder is near 0). */
-function formatNumber(value: number): string {
-  return value !== 0 && Math.abs(value) < 0.001 ? value.toExponential(2) : value.toFixed(4);
 }

@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { InvalidArgumentError } from "commander";
-import { errorOutcome, toPlainJson } from "../index.js";
+import { errorOutcome, toPlainJson } from "../../index.js";
 
 /** The streams and environment the CLI talks to; tests pass their own. */
 export interface CliIo {

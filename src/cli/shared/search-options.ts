@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type SearchMode, type SearchOptions } from "../index.js";
+import { FUSION_METHODS, SEARCH_MODES, type FusionMethod, type SearchMode, type SearchOptions } from "../../index.js";
 import { parseIntegerOption } from "./io.js";
 
 /** The search flags `search`, `ask` and `chat` share, as commander parses them. */

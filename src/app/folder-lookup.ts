@@ -1,0 +1,29 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ChunkpadError } from "../core/errors.js";
+import type { MainStore } from "../store/main-store.js";
+import type { StoredFolder } from "../store/store-types.js";
+
+/**
+ * The added folder a user named: by the path it was added with (resolved against `cwd`, through
+ * symlinks), or by its id when `byId` is set. A folder that is gone from disk is still found by
+ * the path it was added with.
+ */
+export function findAddedFolder(store: MainStore, spec: string, { cwd = process.cwd(), byId = true }: { cwd?: string; byId?: boolean } = {}): StoredFolder | null {
+  const absolute = path.resolve(cwd, spec);
+  let real = absolute;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    // Gone from disk: the path it was added with still names it.
+  }
+  return store.getFolderByPath(real) ?? store.getFolderByPath(absolute) ?? (byId ? store.getFolder(spec) : null);
+}
+
+/** FOLDER_NOT_INDEXED for a folder the user named but never added; `hint` adds a command-specific way out. */
+export function folderNotAdded(spec: string, hint = ""): ChunkpadError {
+  return new ChunkpadError(
+    "FOLDER_NOT_INDEXED",
+    `${spec} has not been added yet. Run "chunkpad add ${spec}" first, or "chunkpad folders" to list the folders you have added${hint ? `; ${hint}` : ""}.`,
+  );
+}

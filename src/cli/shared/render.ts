@@ -1,0 +1,98 @@
+import type { ChunkState, ConversationView, MessageView, SearchResult } from "../../index.js";
+
+/** The pieces of a result line that `search` and the chunks bar of `ask` and `chat` share. */
+
+/** "3.", right-aligned to `width` digits so that the list lines up. */
+export function formatResultNumber(index: number, width: number): string {
+  return `${String(index + 1).padStart(width)}.`;
+}
+
+/** The relevance percentage in four columns: " 87%". */
+export function formatRelevance(result: SearchResult): string {
+  return `${result.relevancePercent}%`.padStart(4);
+}
+
+/** Where the chunk is: "notes/report.pdf p. 3 · Introduction". */
+export function formatResultPlace(result: SearchResult): string {
+  const where = [result.relativePath, result.location].filter(Boolean).join(" ");
+  return `${where}${result.section ? ` · ${result.section}` : ""}`;
+}
+
+/** One result's raw numbers (--explain), shared with the chunks bar of `ask`. */
+export function explainLine(result: SearchResult): string {
+  const parts = [`score ${formatNumber(result.score)}`];
+  const vector = result.notEmbedded ? "vector: not embedded (scored at its keyword rank)" : "vector: not found";
+  parts.push(result.distance === undefined ? vector : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}`);
+  parts.push(result.bm25 === undefined ? "keyword: not found" : `keyword: bm25 ${formatNumber(result.bm25)}, rank ${result.keywordRank}`);
+  if (result.pinned) parts.push("pinned");
+  if (result.stale) parts.push("edited since embedding (run chunkpad embed)");
+  return parts.join(" · ");
+}
+
+/** Four decimals, or three significant digits for tiny values (bm25 in a small folder is near 0). */
+function formatNumber(value: number): string {
+  return value !== 0 && Math.abs(value) < 0.001 ? value.toExponential(2) : value.toFixed(4);
+}
+
+export function formatConversation(conversation: ConversationView): string {
+  const lines = [`Conversation ${conversation.id.slice(0, SHORT_ID_CHARS)}: ${conversation.title}`, `started ${formatTime(conversation.createdAt)}, last ${formatTime(conversation.updatedAt)}`, ""];
+  for (const message of conversation.messages) lines.push(...formatMessage(message), "");
+  return `${lines.join("\n")}`;
+}
+
+function formatMessage(message: MessageView): string[] {
+  if (message.role !== "assistant") return [`You (${formatTime(message.createdAt)}):`, indent(message.content)];
+  const by = message.provider ? ` · ${message.provider}${message.model ? ` ${message.model}` : ""}` : "";
+  const lines = [`Answer (${formatTime(message.createdAt)}${by})${message.incomplete ? " [incomplete]" : ""}:`, indent(message.content || "(no text)")];
+  for (const citation of message.citations) {
+    const where = [citation.source, citation.location].filter(Boolean).join(" ");
+    const state = citation.missing ? " (no longer in the index)" : citation.changed ? " (changed since cited; the text below is what was cited)" : "";
+    lines.push(`  [${citation.label}] ${where} · ${citation.ref}${state}`);
+    if (citation.text !== null) lines.push(`      "${preview(citation.text)}"`);
+  }
+  for (const label of message.invalidCitations) lines.push(`  [${label}?] invented: not one of the chunks the answer was given`);
+  return lines;
+}
+
+/** Characters of cited text shown per citation; `history --json` has all of it. */
+const CITED_PREVIEW_CHARS = 160;
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > CITED_PREVIEW_CHARS ? `${flat.slice(0, CITED_PREVIEW_CHARS - 1)}…` : flat;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+}
+
+/** "2026-03-01 14:05", in local time. */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** `chunkpad chunks <folder> --chunks`: one line per chunk with its review and embed state. */
+export function formatChunkStates(states: readonly ChunkState[]): string {
+  const lines: string[] = [];
+  let file: string | undefined;
+  for (const state of states) {
+    if (state.relativePath !== file) {
+      file = state.relativePath;
+      lines.push(file);
+    }
+    const review = state.included ? "included" : "excluded";
+    const embed = state.embedState === "modified" ? "modified since embedding" : state.embedState === "new" ? "new (not embedded)" : "embedded";
+    const where = [state.location, state.section].filter(Boolean).join(" · ");
+    lines.push(`  #${state.ordinal}  ${review}, ${embed}${where ? `  [${where}]` : ""}  ${state.preview}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Enough of a UUID to tell conversations apart; `history <id>` takes any unique start. */
+export const SHORT_ID_CHARS = 8;
