@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openMainStore } from "../src/store/main-store.js";
+import { openMainStore } from "../src/store/index.js";
 
 const chunksPerFolder = Number(process.argv[2] ?? 20_000);
 const CHUNKS_PER_DOCUMENT = 50;
@@ -20,17 +20,17 @@ function text(seed: number): string {
 }
 
 for (const name of ["removed", "kept"]) {
-  const folder = store.upsertFolder(`/${name}`, `/${name}/_chunks`);
+  const folder = await store.upsertFolder(`/${name}`, `/${name}/_chunks`);
   for (let document = 0; document < chunksPerFolder / CHUNKS_PER_DOCUMENT; document += 1) {
     const chunks = Array.from({ length: CHUNKS_PER_DOCUMENT }, (_, index) => ({ content: text(document * CHUNKS_PER_DOCUMENT + index), meta: {} }));
-    store.syncDocument({ folderId: folder.id, relativePath: `doc-${document}.txt`, title: `Document ${document}`, documentType: "txt", fileSize: 1, pageCount: null, chunks });
+    await store.syncDocument({ folderId: folder.id, relativePath: `doc-${document}.txt`, title: `Document ${document}`, documentType: "txt", fileSize: 1, pageCount: null, chunks });
   }
 }
 const sizeMb = () => ["", "-wal"].reduce((sum, suffix) => sum + (fs.existsSync(file + suffix) ? fs.statSync(file + suffix).size : 0), 0) / 1e6;
 console.log(`database before: ${sizeMb().toFixed(1)} MB with ${2 * chunksPerFolder} chunks`);
-const removed = store.getFolderByPath("/removed");
+const removed = await store.getFolderByPath("/removed");
 const started = performance.now();
-if (removed) store.removeFolder(removed.id);
+if (removed) await store.removeFolder(removed.id);
 console.log(`remove of ${chunksPerFolder} chunks: ${(performance.now() - started).toFixed(0)} ms; database after: ${sizeMb().toFixed(1)} MB (freed pages are zeroed, not returned to the disk)`);
-store.close();
+await store.close();
 fs.rmSync(directory, { recursive: true, force: true });

@@ -12,8 +12,8 @@ import type { Embedder } from "../src/core/types.js";
 import { defaultConfig } from "../src/app/settings/config.js";
 import { searchChunks, type SearchMode } from "../src/app/search/search.js";
 import { embedTextHash } from "../src/core/chunk-ref.js";
-import { openMainStore, type MainStore } from "../src/store/main-store.js";
-import { META_KEYS } from "../src/store/meta.js";
+import { openMainStore, type MainStore } from "../src/store/index.js";
+import { META_KEYS } from "../src/store/index.js";
 import { parseSmartDocuments, parseSmartQueries } from "../src/search/smart-format.js";
 
 const DIMENSIONS = 768;
@@ -66,14 +66,14 @@ function chunkText(): string {
   return words.slice(start, start + CHUNK_WORDS).join(" ");
 }
 
-function grow(store: MainStore, folderId: string, from: number, to: number): void {
+async function grow(store: MainStore, folderId: string, from: number, to: number): Promise<void> {
   for (let first = from; first < to; first += CHUNKS_PER_DOCUMENT) {
     const documentNumber = first / CHUNKS_PER_DOCUMENT;
     const relativePath = `docs/${String(documentNumber).padStart(6, "0")}.md`;
     const chunks = Array.from({ length: Math.min(CHUNKS_PER_DOCUMENT, to - first) }, (_, index) => ({ content: chunkText(), meta: { section: `Part ${index + 1}` } }));
-    store.syncDocument({ folderId, relativePath, title: `Document ${documentNumber}`, documentType: "md", fileSize: 1000, pageCount: null, chunks });
-    const stored = store.listChunks({ folderId, relativePath });
-    store.upsertVectors(stored.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: unitVector() })), FINGERPRINT);
+    await store.syncDocument({ folderId, relativePath, title: `Document ${documentNumber}`, documentType: "md", fileSize: 1000, pageCount: null, chunks });
+    const stored = await store.listChunks({ folderId, relativePath });
+    await store.upsertVectors(stored.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: unitVector() })), FINGERPRINT);
   }
 }
 
@@ -104,14 +104,14 @@ async function run(): Promise<void> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-latency-"));
   const store = openMainStore({ path: path.join(directory, "chunkpad.db") });
   try {
-    const folderId = store.upsertFolder("/bench", "/bench/_chunks").id;
-    store.ensureVectorTable(DIMENSIONS);
-    store.setMeta(META_KEYS.embeddingFingerprint, FINGERPRINT);
+    const folderId = (await store.upsertFolder("/bench", "/bench/_chunks")).id;
+    await store.ensureVectorTable(DIMENSIONS);
+    await store.setMeta(META_KEYS.embeddingFingerprint, FINGERPRINT);
     console.log(`search latency: ${MEASURED_QUERIES} queries per mode after ${WARMUP_QUERIES} warm-up, ${DIMENSIONS}-dim vectors, default limit 10 (50 candidates per stage)`);
     let built = 0;
     for (const size of sizes) {
       const started = performance.now();
-      grow(store, folderId, built, size);
+      await grow(store, folderId, built, size);
       built = size;
       const megabytes = fs.statSync(path.join(directory, "chunkpad.db")).size / 1024 / 1024;
       console.log(`\n${size.toLocaleString("en")} chunks (built in ${((performance.now() - started) / 1000).toFixed(0)} s, database ${megabytes.toFixed(0)} MB)`);
@@ -121,7 +121,7 @@ async function run(): Promise<void> {
       }
     }
   } finally {
-    store.close();
+    await store.close();
     fs.rmSync(directory, { recursive: true, force: true });
   }
 }

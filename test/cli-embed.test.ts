@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openMainStore } from "../src/store/main-store.js";
+import { openMainStore } from "../src/store/index.js";
 import { BIN, cliEnv, json, makeTempDir, REPO_ROOT, runCli, writeFile, writeSampleDocuments, type CliResult } from "./helpers/cli.js";
 import { closedServerUrl, startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 
@@ -37,18 +37,18 @@ interface SearchReport {
 }
 
 /** What the database holds: vectors, embed records, and whether every included chunk's vector is current. */
-function vectorState(home: string) {
+async function vectorState(home: string) {
   const file = path.join(home, "data", "chunkpad.db");
   const store = openMainStore({ path: file });
-  const rows = store.embedState();
+  const rows = await store.embedState();
   const state = {
-    embedRecords: store.vectorCount(),
+    embedRecords: await store.vectorCount(),
     included: rows.filter((row) => row.included).length,
     current: rows.filter((row) => row.included && row.embeddedHash === row.embedHash).length,
     excludedWithVector: rows.filter((row) => !row.included && row.embeddedHash !== null).length,
-    integrity: store.integrityCheck(),
+    integrity: await store.integrityCheck(),
   };
-  store.close();
+  await store.close();
   const db = new Database(file, { readonly: true });
   sqliteVec.load(db);
   const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'").get() !== undefined;
@@ -95,7 +95,7 @@ describe("chunkpad embed: lazy download from the hub, then incremental embedding
     expect(result.stderr).toContain(`${TINY_BERT_REPO} (size unknown)`);
     // Not even a HEAD for the size: which model this machine wants is not the hub's business before consent.
     expect(hub.requests).toHaveLength(0);
-    expect(vectorState(home).embedRecords).toBe(0);
+    expect((await vectorState(home)).embedRecords).toBe(0);
   });
 
   it("downloads with --yes (progress on stderr), embeds every included chunk, then has nothing to do without the hub", async () => {
@@ -108,7 +108,7 @@ describe("chunkpad embed: lazy download from the hub, then incremental embedding
     expect(result.stdout).toMatch(/^Embedded 3 chunks, removed 0, unchanged 0 with chunkpad-test\/tiny-bert \(fp32, 64 dims\) in [0-9.]+ s, \d+ chunks\/s\.$/m);
     expect(result.stdout).toMatch(/embedding\.model is now chunkpad-test\/tiny-bert in the config/);
     expect(gets(hub).length).toBeGreaterThan(0);
-    const state = vectorState(home);
+    const state = await vectorState(home);
     expect(state).toMatchObject({ embedRecords: 3, included: 3, current: 3, vectorRows: 3, distinctVectorRefs: 3, vectorsWithoutRecord: 0 });
     expect(state.integrity.ok).toBe(true);
     expect((await cli(["model", "status"])).stdout).toMatch(/^Status: ready/m);
@@ -139,7 +139,7 @@ describe("chunkpad embed: lazy download from the hub, then incremental embedding
     expect((await cli(["exclude", report?.ref ?? ""])).code).toBe(0);
     const excluded = json<EmbedReport>(await cli(["embed", "--json"]));
     expect(excluded).toMatchObject({ embedded: 0, removed: 1, unchanged: 2, excluded: 1, modelLoaded: false });
-    expect(vectorState(home)).toMatchObject({ embedRecords: 2, vectorRows: 2, excludedWithVector: 0 });
+    expect(await vectorState(home)).toMatchObject({ embedRecords: 2, vectorRows: 2, excludedWithVector: 0 });
 
     // A hand edit, taken in by `process`: shown as modified until embed.
     const chunkFile = path.join(folder, "_chunks", "notes.md.md");
@@ -159,13 +159,13 @@ describe("chunkpad embed: lazy download from the hub, then incremental embedding
     expect(direct.stdout).toMatch(/^Embedded 1 chunk, removed 0, unchanged 1/m);
     const search = json<SearchReport & { results: Array<{ chunk: { content: string } }> }>(await cli(["search", "blue heron", "--mode", "keyword", "--json"]));
     expect(search.results[0]?.chunk.content).toContain("blue heron");
-    expect(vectorState(home)).toMatchObject({ embedRecords: 2, current: 2 });
+    expect(await vectorState(home)).toMatchObject({ embedRecords: 2, current: 2 });
   });
 
   it("drops the vectors of a deleted source on process", async () => {
     fs.rmSync(path.join(folder, "garden", "tomatoes.md"));
     expect((await cli(["process", folder])).code).toBe(0);
-    const state = vectorState(home);
+    const state = await vectorState(home);
     expect(state).toMatchObject({ embedRecords: 1, vectorRows: 1, vectorsWithoutRecord: 0, included: 1, current: 1 });
     expect(json<EmbedReport>(await cli(["embed", "--json"]))).toMatchObject({ nothingToDo: true, unchanged: 1 });
     expect(hub.requests).toEqual([]);
@@ -215,7 +215,7 @@ describe("chunkpad embed: asking on a terminal", () => {
     expect(agreed.code, agreed.stdout).toBe(0);
     expect(agreed.stdout).toMatch(/100% \([0-9.]+ [kM]B of [0-9.]+ [kM]B\)/);
     expect(agreed.stdout).toMatch(/Embedded 3 chunks/);
-    expect(vectorState(home)).toMatchObject({ embedRecords: 3, current: 3 });
+    expect(await vectorState(home)).toMatchObject({ embedRecords: 3, current: 3 });
   });
 });
 
@@ -239,7 +239,7 @@ describe("chunkpad embed: failures reaching the hub", () => {
     hub.behave({});
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/HTTP 404.*chunkpad-test\/tiny-bert/);
-    expect(vectorState(home).embedRecords).toBe(0);
+    expect((await vectorState(home)).embedRecords).toBe(0);
   });
 
   it("an unreachable hub names CHUNKPAD_HUB_URL and the local-directory way out", async () => {
@@ -279,12 +279,12 @@ describe("chunkpad embed: a local model directory, another model, --reembed", ()
     const other = await cli(["embed", "--model", copy]);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(/made by .*tiny-bert \(fp32\), but this run uses .*tiny-bert-copy \(fp32\).*chunkpad embed --reembed/);
-    expect(vectorState(home).embedRecords).toBe(3);
+    expect((await vectorState(home)).embedRecords).toBe(3);
 
     const reembedded = await cli(["embed", "--model", copy, "--reembed", "--json"]);
     expect(reembedded.code, reembedded.stderr).toBe(0);
     expect(json<EmbedReport>(reembedded)).toMatchObject({ embedded: 3, model: copy, configChanged: [{ key: "embedding.model", value: copy }] });
-    expect(vectorState(home)).toMatchObject({ embedRecords: 3, vectorRows: 3, current: 3 });
+    expect(await vectorState(home)).toMatchObject({ embedRecords: 3, vectorRows: 3, current: 3 });
     const search = await cli(["search", "river", "--json"]);
     expect(json<SearchReport>(search)).toMatchObject({ mode: "hybrid", notices: [] });
   });
@@ -306,7 +306,7 @@ describe("chunkpad embed: killed mid-run, then run again", () => {
   });
 
   it("finishes the job with no duplicate and no missing vector, and the database passes integrity_check", async () => {
-    const total = vectorState(home).included;
+    const total = (await vectorState(home)).included;
     expect(total).toBeGreaterThan(500);
 
     // Killed (SIGKILL: no cleanup at all) as soon as a batch is committed and reported.
@@ -323,7 +323,7 @@ describe("chunkpad embed: killed mid-run, then run again", () => {
     });
     expect(await exit, stderr).toBe("SIGKILL");
 
-    const partial = vectorState(home);
+    const partial = await vectorState(home);
     expect(partial.embedRecords).toBeGreaterThan(0);
     expect(partial.embedRecords).toBeLessThan(total);
     expect(partial.vectorRows).toBe(partial.embedRecords);
@@ -331,7 +331,7 @@ describe("chunkpad embed: killed mid-run, then run again", () => {
     const again = await runCli(["embed", "--json"], { home, env });
     expect(again.code, again.stderr).toBe(0);
     expect(json<EmbedReport>(again)).toMatchObject({ embedded: total - partial.embedRecords, unchanged: partial.embedRecords });
-    const state = vectorState(home);
+    const state = await vectorState(home);
     expect(state).toMatchObject({ embedRecords: total, current: total, vectorRows: total, distinctVectorRefs: total, vectorsWithoutRecord: 0 });
     expect(state.integrity).toEqual({ ok: true, problems: [] });
   });

@@ -116,6 +116,6 @@ describe("chunkpad exclude / include", () => {
 
     const otherFolder = await runCli(["exclude", "notes.md", "--folder", makeTempDir("never")], { home });
     expect(otherFolder.code).toBe(1);
-    expect(otherFolder.stderr).toMatch(/not a folder you have added/);
+    expect(otherFolder.stderr).toMatch(/has not been added yet/);
   });
 });

@@ -2,8 +2,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbedder } from "../src/embedding/registry.js";
 import { embedTextHash } from "../src/core/chunk-ref.js";
-import { openMainStore } from "../src/store/main-store.js";
-import { META_KEYS } from "../src/store/meta.js";
+import { openMainStore } from "../src/store/index.js";
+import { META_KEYS } from "../src/store/index.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
 import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 
@@ -43,14 +43,14 @@ async function embedWithTinyModel(home: string): Promise<string> {
   const embedder = await createEmbedder({ provider: "local", model: TINY_BERT_DIR, cacheDir: path.join(home, "cache", "models"), hubUrl: "http://127.0.0.1:9" });
   const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
   try {
-    const chunks = store.listChunks();
+    const chunks = await store.listChunks();
     const vectors = await embedder.embedDocuments(chunks.map((chunk) => chunk.content));
-    store.upsertVectors(chunks.map((chunk, index) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[index] as Float32Array })), embedder.fingerprint);
-    store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
-    store.setMeta(META_KEYS.embeddingModel, TINY_BERT_DIR);
+    await store.upsertVectors(chunks.map((chunk, index) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[index] as Float32Array })), embedder.fingerprint);
+    await store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
+    await store.setMeta(META_KEYS.embeddingModel, TINY_BERT_DIR);
     return chunks[0]?.content ?? "";
   } finally {
-    store.close();
+    await store.close();
     await embedder.close?.();
   }
 }
@@ -120,7 +120,7 @@ describe("chunkpad search: keyword search right after add (no model)", () => {
     expect(missing.stdout).toMatch(/No results for "river"/);
     const notAdded = await runCli(["search", "river", "--folder", makeTempDir("never")], { home });
     expect(notAdded.code).toBe(1);
-    expect(notAdded.stderr).toMatch(/not a folder you have added.*chunkpad add/);
+    expect(notAdded.stderr).toMatch(/has not been added yet.*chunkpad add/);
   });
 
   it("puts a pinned document's chunks first at 100%", async () => {
@@ -166,9 +166,9 @@ describe("chunkpad search: vectors without the model never download", () => {
     expect((await runCli(["config", "set", "embedding.model", TINY_BERT_REPO], { home })).code).toBe(0);
     // Vectors exist (say, embedded on another machine), but this model is not in the cache.
     const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
-    const chunks = store.listChunks();
-    store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: new Float32Array(64).fill(0.1) })), "some model");
-    store.close();
+    const chunks = await store.listChunks();
+    await store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: new Float32Array(64).fill(0.1) })), "some model");
+    await store.close();
   });
   afterAll(async () => {
     await hub.close();
@@ -240,10 +240,10 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
 
   it("stops with a clear error when the configured model is not the one that made the vectors", async () => {
     const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
-    const original = store.getMeta(META_KEYS.embeddingFingerprint) ?? "";
-    store.setMeta(META_KEYS.embeddingFingerprint, JSON.stringify({ provider: "local", model: "Xenova/bge-small-en-v1.5" }));
-    store.setMeta(META_KEYS.embeddingModel, "bge-small-en-v1.5");
-    store.close();
+    const original = await store.getMeta(META_KEYS.embeddingFingerprint) ?? "";
+    await store.setMeta(META_KEYS.embeddingFingerprint, JSON.stringify({ provider: "local", model: "Xenova/bge-small-en-v1.5" }));
+    await store.setMeta(META_KEYS.embeddingModel, "bge-small-en-v1.5");
+    await store.close();
     try {
       const result = await runCli(["search", "river"], { home });
       expect(result.code).toBe(1);
@@ -252,8 +252,8 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
       expect(keyword.code).toBe(0);
     } finally {
       const restore = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
-      restore.setMeta(META_KEYS.embeddingFingerprint, original);
-      restore.close();
+      await restore.setMeta(META_KEYS.embeddingFingerprint, original);
+      await restore.close();
     }
   });
 });

@@ -3,8 +3,8 @@ import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
 import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
-import { openMainStore, type MainStore } from "../store/main-store.js";
-import type { FolderSummary } from "../store/store-types.js";
+import { openMainStore, type MainStore } from "../store/index.js";
+import type { FolderSummary } from "../store/index.js";
 import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
 import { resolvePaths, type ChunkpadPaths } from "./settings/paths.js";
@@ -47,7 +47,7 @@ export interface Chunkpad {
    * or its chunk file. The folder is processed as usual; only this file is affected by the choice.
    */
   resolveConflict(filePath: string, choice: ConflictChoice, options?: AddFolderOptions): Promise<{ relativePath: string; resolved: boolean; report: ProcessReport }>;
-  listFolders(): FolderSummary[];
+  listFolders(): Promise<FolderSummary[]>;
   /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
   removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean } & FolderLockOptions): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
   chunkTree(folderPath: string): Promise<ChunkTreeReport>;
@@ -62,9 +62,9 @@ export interface Chunkpad {
   /** Keyword, vector or hybrid search; never downloads a model (falls back to keyword with a notice). */
   search(query: string, options?: SearchOptions): Promise<SearchReport>;
   /** Includes (true) or excludes chunks by ref, source file, folder of sources or glob. */
-  setIncluded(targets: readonly string[], included: boolean, options?: ReviewOptions): ReviewReport;
+  setIncluded(targets: readonly string[], included: boolean, options?: ReviewOptions): Promise<ReviewReport>;
   /** Per chunk of an added folder: included or excluded, embedded, modified since embedding, new. */
-  chunkStates(folderPath: string, relativePath?: string): ChunkState[];
+  chunkStates(folderPath: string, relativePath?: string): Promise<ChunkState[]>;
   /** Step 2: embeds included chunks that are new or changed, removes vectors of excluded ones; downloads the model only with consent. */
   embed(options?: EmbedOptions & FolderLockOptions): Promise<EmbedReport>;
   /** The embedding model's state from files alone (never downloads or loads). */
@@ -127,8 +127,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const getRunner = () =>
     (runner ??= createParseRunner({ workers: config().ingest.workers, timeoutMs: config().ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config().ingest.workerHeapMb }));
 
-  const folderChunking = (folder: IndexedFolder | undefined, overrides: Partial<ChunkingOptions> | undefined): ChunkingOptions => {
-    const saved = folder ? getStore().getFolderSettings(folder.id) : null;
+  const folderChunking = async (folder: IndexedFolder | undefined, overrides: Partial<ChunkingOptions> | undefined): Promise<ChunkingOptions> => {
+    const saved = folder ? await getStore().getFolderSettings(folder.id) : null;
     const chunking = { ...config().chunking, ...(saved ?? {}), ...(overrides ?? {}) };
     // The same bounds as chunking.chunkSizeTokens in the config, checked before the overlap so the message names the real problem.
     if (chunking.chunkSizeTokens < 32) throw new ChunkpadError("INVALID_ARGUMENT", `A chunk size of ${chunking.chunkSizeTokens} tokens is too small; use 32 or more (400 is the default).`);
@@ -156,8 +156,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   };
 
   const runProcessFolder = async (folderPath: string, addOptions: AddFolderOptions = {}): Promise<ProcessReport> => {
-    const existing = findAddedFolder(getStore(), folderPath, { byId: false }) ?? undefined;
-    const chunking = folderChunking(existing, addOptions.chunking);
+    const existing = await findAddedFolder(getStore(), folderPath, { byId: false }) ?? undefined;
+    const chunking = await folderChunking(existing, addOptions.chunking);
     const report = await processFolder(
       {
         store: getStore(),
@@ -173,7 +173,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     );
     await recordFolder(paths.dataDir, report.folder);
     if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
-      getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
+      await getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
     }
     return report;
   };
@@ -186,7 +186,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
     // embed holds every folder's lock already (see embed below).
     syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
-    chunkingFor: (folderId) => folderChunking(getStore().getFolder(folderId) ?? undefined, undefined),
+    chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
     setConfig: (key, value) => void facade.setConfig(key, value),
   });
 
@@ -211,7 +211,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         return relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? undefined : relative.split(path.sep).join("/");
       };
       // The innermost added folder holding the file, through its chunk folder or its sources.
-      const folders = [...getStore().listFolders()].sort((a, b) => b.rootPath.length - a.rootPath.length);
+      const folders = [...await getStore().listFolders()].sort((a, b) => b.rootPath.length - a.rootPath.length);
       for (const folder of folders) {
         const fromChunks = inside(folder.chunksRootPath, real) ?? inside(folder.chunksRootPath, absolute);
         const relativePath = fromChunks?.replace(/\.md$/, "") ?? inside(folder.rootPath, real) ?? inside(folder.rootPath, absolute);
@@ -221,15 +221,15 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       }
       throw new ChunkpadError("NOT_FOUND", `${filePath} is not in a folder you added. Give the path of a document (or its chunk file) inside one of the folders "chunkpad folders" lists.`);
     },
-    listFolders() {
-      return getStore().listFolders();
+    async listFolders() {
+      return await getStore().listFolders();
     },
     async removeFolder(folderPath, removeOptions = {}) {
-      const folder = findAddedFolder(getStore(), folderPath, { byId: false });
+      const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
       // Not under another process's add or embed of the same folder, which would write chunks back.
       await withFolderLocks([folder.rootPath], { ...pickLockOptions(removeOptions), purpose: "removing" }, async () => {
-        getStore().removeFolder(folder.id);
+        await getStore().removeFolder(folder.id);
         await forgetFolder(paths.dataDir, folder.rootPath);
         // The chunk files are the user's edits too: deleted only when asked.
         if (removeOptions.deleteChunkFiles) await fs.promises.rm(folder.chunksRootPath, { recursive: true, force: true });
@@ -237,7 +237,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return { rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, chunkFilesDeleted: Boolean(removeOptions.deleteChunkFiles) };
     },
     async chunkTree(folderPath) {
-      const folder = findAddedFolder(getStore(), folderPath, { byId: false });
+      const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
       return chunkTree(getStore(), folder);
     },
@@ -257,8 +257,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     setIncluded(targets, included, reviewOptions) {
       return setReviewState(getStore(), targets, included, reviewOptions);
     },
-    chunkStates(folderPath, relativePath) {
-      const folder = findAddedFolder(getStore(), folderPath, { byId: false });
+    async chunkStates(folderPath, relativePath) {
+      const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
       return listChunkStates(getStore(), folder.id, relativePath);
     },
@@ -267,10 +267,10 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     // Every added folder's lock, taken in one stable order: embed writes vectors and the model
     // fingerprint shared by all folders, and two embeds taking them in order never deadlock.
-    embed: (embedOptions = {}) =>
+    embed: async (embedOptions = {}) =>
       withFolderLocks(
-        getStore()
-          .listFolders()
+        (await getStore()
+          .listFolders())
           .map((folder) => folder.rootPath),
         { ...pickLockOptions(embedOptions), purpose: "embedding" },
         () => embedService.embed(embedOptions),
@@ -291,7 +291,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       await searchService.close();
       await runner?.close();
       runner = undefined;
-      store?.close();
+      await store?.close();
       store = undefined;
     },
   };

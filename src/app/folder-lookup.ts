@@ -1,15 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
-import type { MainStore } from "../store/main-store.js";
-import type { StoredFolder } from "../store/store-types.js";
+import type { MainStore } from "../store/index.js";
+import type { StoredFolder } from "../store/index.js";
 
 /**
  * The added folder a user named: by the path it was added with (resolved against `cwd`, through
  * symlinks), or by its id when `byId` is set. A folder that is gone from disk is still found by
  * the path it was added with.
  */
-export function findAddedFolder(store: MainStore, spec: string, { cwd = process.cwd(), byId = true }: { cwd?: string; byId?: boolean } = {}): StoredFolder | null {
+export async function findAddedFolder(store: MainStore, spec: string, { cwd = process.cwd(), byId = true }: { cwd?: string; byId?: boolean } = {}): Promise<StoredFolder | null> {
   const absolute = path.resolve(cwd, spec);
   let real = absolute;
   try {
@@ -17,7 +17,7 @@ export function findAddedFolder(store: MainStore, spec: string, { cwd = process.
   } catch {
     // Gone from disk: the path it was added with still names it.
   }
-  return store.getFolderByPath(real) ?? store.getFolderByPath(absolute) ?? (byId ? store.getFolder(spec) : null);
+  return await store.getFolderByPath(real) ?? await store.getFolderByPath(absolute) ?? (byId ? await store.getFolder(spec) : null);
 }
 
 /** FOLDER_NOT_INDEXED for a folder the user named but never added; `hint` adds a command-specific way out. */

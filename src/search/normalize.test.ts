@@ -1,7 +1,19 @@
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildFtsConstraints, buildFtsQuery } from "./normalize.js";
+import { formatKeywordQuery } from "../core/keyword-query.js";
+import { toConstraintExpressions } from "../store/sqlite/fts-query.js";
+import { buildKeywordQuery, buildTextConstraints } from "./normalize.js";
+
+// The expressions the SQLite store hands FTS5 for a query, checked against a real FTS5 table.
+function buildFtsQuery(input: string, { operator }: { operator: "AND" | "OR" }): string | null {
+  const query = buildKeywordQuery(input, { match: operator === "AND" ? "all" : "any" });
+  return query === null ? null : formatKeywordQuery(query);
+}
+
+function buildFtsConstraints(input: string) {
+  return toConstraintExpressions(buildTextConstraints(input));
+}
 
 // The same table shape and tokenizer the store uses.
 const database = new Database(":memory:");

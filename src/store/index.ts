@@ -1,9 +1,14 @@
-/** The storage room: the only place with SQL. Other rooms use these factories and types. */
-export { openMainStore } from "./main-store.js";
-export type { MainStore, OpenMainStoreOptions } from "./main-store.js";
-export { openChatStore } from "./chat-store.js";
+/**
+ * The storage room: the only place with SQL. Other rooms import only from here: the
+ * backend-neutral contract (contract.ts) and the factories of the SQLite implementation.
+ */
+export type * from "./contract.js";
+export { META_KEYS } from "./contract.js";
+export { openMainStore, type OpenMainStoreOptions } from "./sqlite/sqlite-store.js";
+export { openChatStore } from "./sqlite/chat-store.js";
 export type {
   ChatStore,
+  CitedChunk,
   Conversation,
   ConversationSummary,
   ConversationWithMessages,
@@ -13,8 +18,6 @@ export type {
   OpenChatStoreOptions,
   StoredMessage,
   StoredMessageRole,
-} from "./chat-store.js";
-export { documentIdFor } from "./documents.js";
-export { META_KEYS } from "./meta.js";
-export type { VectorExtensionLoader } from "./vector-extension.js";
-export type * from "./store-types.js";
+} from "./sqlite/chat-store.js";
+export { salvageFolders } from "./sqlite/salvage.js";
+export type { VectorExtensionLoader } from "./sqlite/vector-extension.js";

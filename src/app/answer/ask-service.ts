@@ -7,8 +7,8 @@ import {
   type SecretProvider,
   type SecretStore,
 } from "../../llm/index.js";
-import { openChatStore, type ChatStore, type ConversationSummary } from "../../store/chat-store.js";
-import type { MainStore } from "../../store/main-store.js";
+import { openChatStore, type ChatStore, type ConversationSummary } from "../../store/index.js";
+import type { MainStore } from "../../store/index.js";
 import { askQuestion, type AskDependencies, type AskEvent, type AskOptions } from "./ask.js";
 import { createChatSession, type ChatSession, type ChatSessionOptions } from "./ask-session.js";
 import type { ChunkpadConfig } from "../settings/config.js";
@@ -40,7 +40,7 @@ export interface AnswerService {
   startChat(options?: ChatSessionOptions): ChatSession;
   listConversations(): ConversationSummary[];
   /** By id or a unique start of it; NOT_FOUND when there is none. */
-  getConversation(id: string): ConversationView;
+  getConversation(id: string): Promise<ConversationView>;
   /** Returns the full id of the conversation deleted. */
   deleteConversation(id: string): string;
   /** Stores a key in the OS keychain, or a user-only file when there is none; says where. */
@@ -78,7 +78,7 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
     ask: (question, askOptions) => askQuestion(dependencies, question, askOptions),
     startChat: (sessionOptions) => createChatSession(dependencies, sessionOptions),
     listConversations: () => listConversations(getChats()),
-    getConversation: (id) => getConversation(getChats(), (refs) => options.getStore().getChunks(refs), id),
+    getConversation: (id) => getConversation(getChats(), async (refs) => await options.getStore().getChunks(refs), id),
     deleteConversation: (id) => deleteConversation(getChats(), id),
     describeProviders: async () =>
       describeProviders({

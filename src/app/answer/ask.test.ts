@@ -5,7 +5,7 @@ import path from "node:path";
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChatMessage, ChatOptions, ChatStreamPart, LlmClient } from "../../core/types.js";
 import { REFUSAL_TEXT } from "../../rag/guardrail.js";
-import { openChatStore, type ChatStore } from "../../store/chat-store.js";
+import { openChatStore, type ChatStore } from "../../store/index.js";
 import { askQuestion, type AskDependencies, type AskEvent } from "./ask.js";
 import { createChatSession } from "./ask-session.js";
 import { defaultConfig, type ChunkpadConfig } from "../settings/config.js";

@@ -6,7 +6,7 @@ import { parseCitations } from "../../rag/citations.js";
 import type { CitationLabel } from "../../rag/context.js";
 import { REFUSAL_TEXT, type RefusalReason } from "../../rag/guardrail.js";
 import { buildAnswerPrompt, type AnswerMode } from "../../rag/prompt.js";
-import type { ChatStore, CitedChunk } from "../../store/chat-store.js";
+import type { ChatStore, CitedChunk } from "../../store/index.js";
 import { decideRefusal } from "../../rag/question-similarity.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import type { LlmSetup } from "./llm-setup.js";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ChunkRecord } from "../../core/types.js";
-import { openChatStore } from "../../store/chat-store.js";
+import { openChatStore } from "../../store/index.js";
 import { deleteConversation, findConversationId, getConversation } from "./conversations.js";
 
 function chatStore(ids: string[]) {
@@ -18,12 +18,12 @@ const chunk = (ref: string, page?: number): ChunkRecord => ({
 });
 
 describe("stored conversations", () => {
-  it("resolves an answer's [C#] to the chunk refs stored in label order, with file and page", () => {
+  it("resolves an answer's [C#] to the chunk refs stored in label order, with file and page", async () => {
     const chats = chatStore(["aaaa1111", "m1", "m2"]);
     chats.createConversation({ title: "Warranty" });
     chats.addMessage("aaaa1111", { role: "user", content: "How long?", chunkRefs: ["f:a.pdf#1"] });
     chats.addMessage("aaaa1111", { role: "assistant", content: "Two years [C2]. Maybe [C1][C5].", chunkRefs: ["f:a.pdf#1", "f:b.pdf#3"] });
-    const view = getConversation(chats, (refs) => refs.filter((ref) => ref === "f:b.pdf#3").map((ref) => chunk(ref, 4)), "aaaa");
+    const view = await getConversation(chats, async (refs) => refs.filter((ref) => ref === "f:b.pdf#3").map((ref) => chunk(ref, 4)), "aaaa");
     const answer = view.messages[1];
     expect(answer?.citations).toEqual([
       // Stored before citations kept their text: no text to show.
@@ -35,7 +35,7 @@ describe("stored conversations", () => {
     expect(view.messages[0]?.citations).toEqual([]);
   });
 
-  it("keeps the text each citation was given, and marks it changed when the chunk's text is not that any more", () => {
+  it("keeps the text each citation was given, and marks it changed when the chunk's text is not that any more", async () => {
     const chats = chatStore(["bbbb2222", "m1"]);
     chats.createConversation({ title: "Garden" });
     chats.addMessage("bbbb2222", {
@@ -47,7 +47,7 @@ describe("stored conversations", () => {
         { ref: "f:gone.md#1", contentHash: "x", text: "Loam is best." },
       ],
     });
-    const view = getConversation(chats, (refs) => refs.filter((ref) => ref.startsWith("f:a.md")).map((ref) => chunk(ref)), "bbbb");
+    const view = await getConversation(chats, async (refs) => refs.filter((ref) => ref.startsWith("f:a.md")).map((ref) => chunk(ref)), "bbbb");
     expect(view.messages[0]?.chunkRefs).toEqual(["f:a.md#1", "f:a.md#2", "f:gone.md#1"]);
     expect(view.messages[0]?.citations.map(({ label, text, changed, missing }) => ({ label, text, changed, missing }))).toEqual([
       { label: "C1", text: "Tomatoes need sun.", changed: false, missing: false },

@@ -2,7 +2,7 @@ import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkRecord, ChunkRef } from "../../core/types.js";
 import { parseCitations } from "../../rag/citations.js";
 import type { CitationLabel } from "../../rag/context.js";
-import type { ChatStore, Conversation, ConversationSummary, StoredMessage } from "../../store/chat-store.js";
+import type { ChatStore, Conversation, ConversationSummary, StoredMessage } from "../../store/index.js";
 import { parseChunkRef } from "../../core/chunk-ref.js";
 import { locationOf } from "../search/search.js";
 
@@ -42,7 +42,7 @@ export interface ConversationView extends Conversation {
 }
 
 /** Looks chunks up by ref in the main database (missing ones are simply not returned). */
-export type ChunkLookup = (refs: readonly ChunkRef[]) => ChunkRecord[];
+export type ChunkLookup = (refs: readonly ChunkRef[]) => Promise<ChunkRecord[]>;
 
 export function listConversations(chats: ChatStore): ConversationSummary[] {
   return chats.listConversations();
@@ -62,12 +62,12 @@ export function findConversationId(chats: ChatStore, idOrPrefix: string): string
   throw new ChunkpadError("NOT_FOUND", `There is no conversation "${idOrPrefix}". Run "chunkpad history" to list them.`);
 }
 
-export function getConversation(chats: ChatStore, lookUp: ChunkLookup, idOrPrefix: string): ConversationView {
+export async function getConversation(chats: ChatStore, lookUp: ChunkLookup, idOrPrefix: string): Promise<ConversationView> {
   const id = findConversationId(chats, idOrPrefix);
   const conversation = chats.getConversation(id);
   if (!conversation) throw new ChunkpadError("NOT_FOUND", `There is no conversation "${idOrPrefix}". Run "chunkpad history" to list them.`);
   const refs = [...new Set(conversation.messages.flatMap((message) => (message.role === "assistant" ? message.chunkRefs : [])))];
-  const chunks = new Map(lookUp(refs).map((chunk) => [chunk.ref, chunk]));
+  const chunks = new Map((await lookUp(refs)).map((chunk) => [chunk.ref, chunk]));
   return { ...conversation, messages: conversation.messages.map((message) => viewOf(message, chunks)) };
 }
 

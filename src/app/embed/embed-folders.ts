@@ -1,6 +1,6 @@
 import { isChunkpadError } from "../../core/errors.js";
 import type { IndexedFolder } from "../../core/types.js";
-import type { MainStore } from "../../store/main-store.js";
+import type { MainStore } from "../../store/index.js";
 import type { ProcessReport } from "../process/process-folder.js";
 
 /** Which folders an embed run covers, and taking hand edits of their chunk files in first. */
@@ -21,9 +21,9 @@ import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
 export type SyncFolder = (rootPath: string, options: { signal?: AbortSignal }) => Promise<ProcessReport>;
 
 /** The named added folder (a path or a folder id), or every added folder. */
-export function foldersToEmbed(store: MainStore, folder: string | undefined, cwd: string): IndexedFolder[] {
-  if (folder === undefined) return store.listFolders();
-  const found = findAddedFolder(store, folder, { cwd });
+export async function foldersToEmbed(store: MainStore, folder: string | undefined, cwd: string): Promise<IndexedFolder[]> {
+  if (folder === undefined) return await store.listFolders();
+  const found = await findAddedFolder(store, folder, { cwd });
   if (found) return [found];
   throw folderNotAdded(folder, '"chunkpad embed" with no folder embeds them all');
 }
@@ -55,8 +55,8 @@ export async function syncFolders(folders: readonly IndexedFolder[], syncFolder:
 }
 
 /** Refs of the folders' chunks that have a vector now. */
-export function embeddedRefs(store: MainStore, folders: readonly IndexedFolder[]): Set<string> {
+export async function embeddedRefs(store: MainStore, folders: readonly IndexedFolder[]): Promise<Set<string>> {
   const refs = new Set<string>();
-  for (const folder of folders) for (const row of store.embedState(folder.id)) if (row.embeddedHash !== null) refs.add(row.ref);
+  for (const folder of folders) for (const row of await store.embedState(folder.id)) if (row.embeddedHash !== null) refs.add(row.ref);
   return refs;
 }

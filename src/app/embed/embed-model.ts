@@ -65,7 +65,7 @@ export async function downloadModel(embedderConfig: EmbedderConfig, options: Dow
       cacheDir: embedderConfig.cacheDir,
       hubUrl: embedderConfig.hubUrl,
       ...(embedderConfig.fetch === undefined ? {} : { fetch: embedderConfig.fetch }),
-      consent: (request) => (options.consent ? options.consent({ ...request, hubUrl: embedderConfig.hubUrl, cacheDir: embedderConfig.cacheDir }) : Promise.resolve(false)),
+      consent: async (request) => (options.consent ? await options.consent({ ...request, hubUrl: embedderConfig.hubUrl, cacheDir: embedderConfig.cacheDir }) : Promise.resolve(false)),
       ...(options.onStatus === undefined ? {} : { onStatus: options.onStatus }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       allowDownload: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EmbedStateRow } from "../../store/store-types.js";
+import type { EmbedStateRow } from "../../store/index.js";
 import { inBatches, planEmbedding } from "./embed-plan.js";
 
 const row = (ref: string, overrides: Partial<EmbedStateRow> = {}): EmbedStateRow => ({

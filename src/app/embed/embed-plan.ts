@@ -1,5 +1,5 @@
 import type { ChunkRef } from "../../core/types.js";
-import type { EmbedStateRow } from "../../store/store-types.js";
+import type { EmbedStateRow } from "../../store/index.js";
 
 /**
  * What `chunkpad embed` has to do for one folder, decided from the database alone (pure):

@@ -8,8 +8,8 @@ import { isChunkpadError } from "../../core/errors.js";
 import { DEFAULT_CHUNKING, type ChunkingOptions, type Embedder } from "../../core/types.js";
 import { embeddingFingerprint } from "../../embedding/fingerprint.js";
 import type { CreateEmbedderOptions, EmbedderConfig } from "../../embedding/registry.js";
-import { openMainStore, type MainStore } from "../../store/main-store.js";
-import { META_KEYS } from "../../store/meta.js";
+import { openMainStore, type MainStore } from "../../store/index.js";
+import { META_KEYS } from "../../store/index.js";
 import { defaultConfig } from "../settings/config.js";
 import { embedSelected, type EmbedDependencies, type EmbedOptions, type EmbedProgress } from "./embed-selected.js";
 import { resolvePaths } from "../settings/paths.js";
@@ -82,17 +82,17 @@ interface Setup {
   run: (model: FakeModel, options?: EmbedOptions) => ReturnType<typeof embedSelected>;
 }
 
-function setup(documents: Record<string, string[]> = { "birds.md": ["heron", "kestrel", "wren"], "trees.md": ["oak", "ash"] }): Setup {
+async function setup(documents: Record<string, string[]> = { "birds.md": ["heron", "kestrel", "wren"], "trees.md": ["oak", "ash"] }): Promise<Setup> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-embed-"));
   const rootPath = path.join(home, "docs");
   fs.mkdirSync(rootPath);
   const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
   cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
   cleanups.push(() => store.close());
-  const folderId = store.upsertFolder(rootPath, path.join(rootPath, "_chunks")).id;
-  const write = (relativePath: string, contents: string[]) =>
-    store.syncDocument({ folderId, relativePath, title: `Title of ${relativePath}`, documentType: "md", fileSize: 1, pageCount: null, chunks: contents.map((content) => ({ content, meta: { section: "Intro" } })) });
-  for (const [file, contents] of Object.entries(documents)) write(file, contents);
+  const folderId = (await store.upsertFolder(rootPath, path.join(rootPath, "_chunks"))).id;
+  const write = async (relativePath: string, contents: string[]) =>
+    await store.syncDocument({ folderId, relativePath, title: `Title of ${relativePath}`, documentType: "md", fileSize: 1, pageCount: null, chunks: contents.map((content) => ({ content, meta: { section: "Intro" } })) });
+  for (const [file, contents] of Object.entries(documents)) await write(file, contents);
 
   const edits: Setup["edits"] = [];
   const remembered: Setup["remembered"] = [];
@@ -111,7 +111,7 @@ function setup(documents: Record<string, string[]> = { "birds.md": ["heron", "ke
       for (const edit of edits.splice(0)) edit(store);
       return emptyProcessReport(folderId, syncedRoot);
     },
-    chunkingFor: (): ChunkingOptions => DEFAULT_CHUNKING,
+    chunkingFor: async (): Promise<ChunkingOptions> => DEFAULT_CHUNKING,
     rememberConfig: (key, value) => void remembered.push([key, value]),
     createEmbedder: model.create,
     ...overrides,
@@ -137,22 +137,22 @@ function emptyProcessReport(folderId: string, rootPath: string): ProcessReport {
 
 describe("embedSelected", () => {
   it("embeds every included chunk with its context prefix, in batches, and records what made the vectors", async () => {
-    const { store, run } = setup();
+    const { store, run } = await setup();
     const model = fakeModel("test-org/fake", 4);
     const report = await run(model);
 
     expect(report).toMatchObject({ embedded: 5, removed: 0, unchanged: 0, excluded: 0, nothingToDo: false, modelLoaded: true, model: "test-org/fake", dtype: "fp32", dimensions: 4 });
     expect(model.batches.map((batch) => batch.length)).toEqual([2, 2, 1]);
     expect(model.batches.flat()).toContain("Document: Title of birds.md\nSection: Intro\n\nkestrel");
-    expect(store.vectorCount()).toBe(5);
-    expect(store.vectorDimensions()).toBe(4);
-    expect(store.getMeta(META_KEYS.embeddingModel)).toBe("test-org/fake");
-    expect(JSON.parse(store.getMeta(META_KEYS.embeddingFingerprint) ?? "{}")).toMatchObject({ embedder: { model: "test-org/fake", dtype: "fp32" } });
+    expect(await store.vectorCount()).toBe(5);
+    expect(await store.vectorDimensions()).toBe(4);
+    expect(await store.getMeta(META_KEYS.embeddingModel)).toBe("test-org/fake");
+    expect(JSON.parse(await store.getMeta(META_KEYS.embeddingFingerprint) ?? "{}")).toMatchObject({ embedder: { model: "test-org/fake", dtype: "fp32" } });
     expect(model.closed).toBe(1);
   });
 
   it("does nothing on a second run, without loading the model", async () => {
-    const { run } = setup();
+    const { run } = await setup();
     await run(fakeModel("test-org/fake", 4));
     const again = fakeModel("test-org/fake", 4);
     const report = await run(again);
@@ -161,19 +161,19 @@ describe("embedSelected", () => {
   });
 
   it("removes the vector of an excluded chunk without loading the model", async () => {
-    const { store, ref, run } = setup();
+    const { store, ref, run } = await setup();
     await run(fakeModel("test-org/fake", 4));
-    store.setIncluded([ref("birds.md", 2)], false);
+    await store.setIncluded([ref("birds.md", 2)], false);
     const model = fakeModel("test-org/fake", 4);
     const report = await run(model);
     expect(report).toMatchObject({ embedded: 0, removed: 1, unchanged: 4, excluded: 1, nothingToDo: false });
     expect(model.loads).toEqual([]);
-    expect(store.embedState().find((row) => row.ref === ref("birds.md", 2))?.embeddedHash).toBeNull();
-    expect(store.vectorCount()).toBe(4);
+    expect((await store.embedState()).find((row) => row.ref === ref("birds.md", 2))?.embeddedHash).toBeNull();
+    expect(await store.vectorCount()).toBe(4);
   });
 
   it("re-embeds just the chunk edited by hand, and counts vectors of chunks edited away as removed", async () => {
-    const { store, folderId, ref, edits, run } = setup();
+    const { store, folderId, ref, edits, run } = await setup();
     await run(fakeModel("test-org/fake", 4));
     edits.push((synced) =>
       synced.syncDocument({ folderId, relativePath: "birds.md", title: "Title of birds.md", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "heron", meta: { section: "Intro" } }, { content: "kestrel, hovering", meta: { section: "Intro" } }] }),
@@ -182,13 +182,13 @@ describe("embedSelected", () => {
     const report = await run(model);
     expect(report).toMatchObject({ embedded: 1, removed: 1, unchanged: 3 });
     expect(model.batches).toEqual([["Document: Title of birds.md\nSection: Intro\n\nkestrel, hovering"]]);
-    expect(store.vectorCount()).toBe(4);
-    expect(store.embedState().every((row) => row.embeddedHash === row.embedHash)).toBe(true);
-    expect(store.getChunk(ref("birds.md", 3))).toBeNull();
+    expect(await store.vectorCount()).toBe(4);
+    expect((await store.embedState()).every((row) => row.embeddedHash === row.embedHash)).toBe(true);
+    expect(await store.getChunk(ref("birds.md", 3))).toBeNull();
   });
 
   it("stops before loading (so before any download) when another model made the vectors, and --reembed starts over with the new size", async () => {
-    const { store, run, remembered } = setup();
+    const { store, run, remembered } = await setup();
     await run(fakeModel("test-org/fake", 4));
     const other = fakeModel("other-org/bigger", 8);
 
@@ -196,17 +196,17 @@ describe("embedSelected", () => {
     expect(isChunkpadError(error, "EMBEDDING_MISMATCH")).toBe(true);
     expect((error as Error).message).toMatch(/made by test-org\/fake \(fp32\).*other-org\/bigger.*chunkpad embed --reembed/);
     expect(other.loads).toEqual([]);
-    expect(store.vectorCount()).toBe(5);
+    expect(await store.vectorCount()).toBe(5);
 
     const report = await run(other, { model: "other-org/bigger", reembed: true });
     expect(report).toMatchObject({ embedded: 5, reembed: true, dimensions: 8, model: "other-org/bigger" });
-    expect(store.vectorDimensions()).toBe(8);
-    expect(store.vectorCount()).toBe(5);
+    expect(await store.vectorDimensions()).toBe(8);
+    expect(await store.vectorCount()).toBe(5);
     expect(remembered).toEqual([["embedding.model", "other-org/bigger"]]);
   });
 
   it("treats another dtype as another model", async () => {
-    const { run } = setup();
+    const { run } = await setup();
     await run(fakeModel("test-org/fake", 4));
     const error = await rejectionOf(run(fakeModel("test-org/fake", 4), { dtype: "q8" }));
     expect(isChunkpadError(error, "EMBEDDING_MISMATCH")).toBe(true);
@@ -214,17 +214,17 @@ describe("embedSelected", () => {
   });
 
   it("switches model freely while no vectors exist", async () => {
-    const { store, ref, run } = setup({ "one.md": ["alpha"] });
+    const { store, ref, run } = await setup({ "one.md": ["alpha"] });
     await run(fakeModel("test-org/fake", 4));
-    store.setIncluded([ref("one.md", 1)], false);
+    await store.setIncluded([ref("one.md", 1)], false);
     await run(fakeModel("test-org/fake", 4));
-    store.setIncluded([ref("one.md", 1)], true);
+    await store.setIncluded([ref("one.md", 1)], true);
     const report = await run(fakeModel("other-org/bigger", 8), { model: "other-org/bigger" });
     expect(report).toMatchObject({ embedded: 1, dimensions: 8 });
   });
 
   it("switches to a model whose size is known only after its first answer, when a failed run left no vectors", async () => {
-    const { run } = setup({ "one.md": ["alpha"] });
+    const { run } = await setup({ "one.md": ["alpha"] });
     const broken = fakeModel("test-org/fake", 4);
     broken.failOnCall = 1;
     await expect(run(broken)).rejects.toThrow(/the fake model broke/);
@@ -242,7 +242,7 @@ describe("embedSelected", () => {
       const agreed = await options.consent?.({ repoId: "test-org/fake", sizeBytes: 1234, files: ["onnx/model.onnx"] });
       if (!agreed) throw new Error("refused");
     });
-    const { run } = setup();
+    const { run } = await setup();
     await expect(run(model)).rejects.toThrow("refused");
     const report = await run(model, { consent: async (request) => (asked.push(request), true) });
     expect(report.embedded).toBe(5);
@@ -251,11 +251,11 @@ describe("embedSelected", () => {
   });
 
   it("keeps the batches committed before a failure or a cancel, and the next run finishes the job", async () => {
-    const { store, run } = setup();
+    const { store, run } = await setup();
     const failing = fakeModel("test-org/fake", 4);
     failing.failOnCall = 2;
     await expect(run(failing)).rejects.toThrow("the fake model broke");
-    expect(store.vectorCount()).toBe(2);
+    expect(await store.vectorCount()).toBe(2);
     expect(failing.closed).toBe(1);
 
     const controller = new AbortController();
@@ -271,20 +271,20 @@ describe("embedSelected", () => {
     );
     expect(isChunkpadError(cancelled, "CANCELLED")).toBe(true);
     expect((cancelled as Error).message).toMatch(/after 2 of 3 chunks.*chunkpad embed/);
-    expect(store.vectorCount()).toBe(4);
+    expect(await store.vectorCount()).toBe(4);
 
     const finished = await run(fakeModel("test-org/fake", 4));
     expect(finished).toMatchObject({ embedded: 1, unchanged: 4 });
-    expect(store.vectorCount()).toBe(5);
-    expect(store.integrityCheck().ok).toBe(true);
+    expect(await store.vectorCount()).toBe(5);
+    expect((await store.integrityCheck()).ok).toBe(true);
   });
 
   it("embeds only the named folder", async () => {
-    const { store, rootPath, run } = setup();
+    const { store, rootPath, run } = await setup();
     const otherRoot = path.join(path.dirname(rootPath), "other");
     fs.mkdirSync(otherRoot);
-    const other = store.upsertFolder(otherRoot, path.join(otherRoot, "_chunks"));
-    store.syncDocument({ folderId: other.id, relativePath: "x.md", title: "X", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "elsewhere", meta: {} }] });
+    const other = await store.upsertFolder(otherRoot, path.join(otherRoot, "_chunks"));
+    await store.syncDocument({ folderId: other.id, relativePath: "x.md", title: "X", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "elsewhere", meta: {} }] });
     const report = await run(fakeModel("test-org/fake", 4), { folder: otherRoot });
     expect(report).toMatchObject({ embedded: 1, folders: [{ id: other.id }] });
     await expect(run(fakeModel("test-org/fake", 4), { folder: path.join(rootPath, "nope") })).rejects.toThrow(/has not been added yet/);
@@ -300,7 +300,7 @@ describe("embedSelected", () => {
       },
     });
     cleanups.push(() => store.close());
-    const { dependencies } = setup();
+    const { dependencies } = await setup();
     const error = await rejectionOf(embedSelected({ ...dependencies(fakeModel("test-org/fake", 4)), store }));
     expect(isChunkpadError(error, "VECTOR_UNAVAILABLE")).toBe(true);
     expect((error as Error).message).toMatch(/no such extension.*keyword search still works/i);

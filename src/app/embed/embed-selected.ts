@@ -4,9 +4,9 @@ import type { EmbeddingDtype } from "../../embedding/catalog.js";
 import { withContextPrefix } from "../../core/context-prefix.js";
 import type { ModelConsentRequest } from "../../embedding/ensure-model.js";
 import { createEmbedder, type CreateEmbedderOptions, type EmbedderConfig } from "../../embedding/registry.js";
-import type { MainStore } from "../../store/main-store.js";
+import type { MainStore } from "../../store/index.js";
 import { sha256Hex } from "../../core/chunk-ref.js";
-import { META_KEYS } from "../../store/meta.js";
+import { META_KEYS } from "../../store/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import { configModelValue, embedderConfigFor, modelIdentity, type ModelIdentity } from "./embedder-setup.js";
 import { embeddedRefs, foldersToEmbed, syncFolders, type SyncFolder, type SyncSummary } from "./embed-folders.js";
@@ -86,7 +86,7 @@ export interface EmbedDependencies {
   /** Step 1 for one added folder. */
   syncFolder: SyncFolder;
   /** The chunk settings a folder is processed with (config plus its own overrides). */
-  chunkingFor: (folderId: string) => ChunkingOptions;
+  chunkingFor: (folderId: string) => Promise<ChunkingOptions>;
   /** Saves one config key (the model chosen with --model / --dtype). */
   rememberConfig: (key: string, value: string) => void;
   createEmbedder?: (config: EmbedderConfig, options: CreateEmbedderOptions) => Promise<Embedder>;
@@ -113,21 +113,21 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
   });
   const identity = modelIdentity(embedderConfig);
   const reembed = options.reembed === true;
-  const folders = reembed ? store.listFolders() : foldersToEmbed(store, options.folder, options.cwd ?? process.cwd());
+  const folders = reembed ? await store.listFolders() : await foldersToEmbed(store, options.folder, options.cwd ?? process.cwd());
   const notices: string[] = [];
   if (reembed && options.folder !== undefined) notices.push("--reembed embeds every added folder: the vectors of all folders must come from one model.");
   if (folders.length === 0) notices.push('No folders are added yet. Run "chunkpad add <folder>" first.');
 
-  const stored = readStoredFingerprint(store.getMeta(META_KEYS.embeddingFingerprint));
+  const stored = readStoredFingerprint(await store.getMeta(META_KEYS.embeddingFingerprint));
   // Before anything is synced or downloaded: a model other than the one that made the vectors stops here.
-  if (!reembed && store.vectorCount() > 0 && stored.embedder !== null && !sameIdentity(stored.embedder, identity)) {
-    throw mismatch(store, stored, identity);
+  if (!reembed && await store.vectorCount() > 0 && stored.embedder !== null && !sameIdentity(stored.embedder, identity)) {
+    throw await mismatch(store, stored, identity);
   }
 
-  const before = embeddedRefs(store, folders);
+  const before = await embeddedRefs(store, folders);
   for (const folder of folders) options.onProgress?.({ phase: "sync", folder: folder.rootPath });
   const synced = await syncFolders(folders, dependencies.syncFolder, options.signal, notices);
-  const after = embeddedRefs(store, folders);
+  const after = await embeddedRefs(store, folders);
   let removed = [...before].filter((ref) => !after.has(ref)).length;
 
   const report: EmbedReport = {
@@ -135,7 +135,7 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
     provider: identity.provider,
     model: identity.model,
     dtype: identity.dtype,
-    dimensions: store.vectorDimensions(),
+    dimensions: await store.vectorDimensions(),
     embedded: 0, removed: 0, unchanged: 0, excluded: 0,
     nothingToDo: false, reembed, modelLoaded: false, downloaded: false, synced, configChanged: [],
     durationMs: 0, chunksPerSecond: null, notices,
@@ -151,8 +151,8 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
     // Vectors of excluded chunks go without the model. When the vectors come from this very
     // model, its stamp is known too, and a run with nothing to embed never loads it.
     const known = stored.embedder !== null && identityIsCurrent(stored.embedder, identity) ? JSON.stringify(stored.embedder) : null;
-    const plans = planFolders(store, folders, known, dependencies.chunkingFor);
-    for (const { plan } of plans) if (plan.toRemove.length > 0) removed += store.deleteVectors(plan.toRemove);
+    const plans = await planFolders(store, folders, known, dependencies.chunkingFor);
+    for (const { plan } of plans) if (plan.toRemove.length > 0) removed += await store.deleteVectors(plan.toRemove);
     const pending = plans.reduce((sum, { plan }) => sum + (known === null ? plan.toEmbed.length + plan.unchanged : plan.toEmbed.length), 0);
     if (pending === 0) {
       report.unchanged = plans.reduce((sum, { plan }) => sum + plan.unchanged, 0);
@@ -163,7 +163,7 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
 
   const embedder = await (dependencies.createEmbedder ?? createEmbedder)(embedderConfig, {
     allowDownload: true,
-    consent: (request) => (options.consent ? options.consent({ ...request, hubUrl: embedderConfig.hubUrl, cacheDir: embedderConfig.cacheDir }) : Promise.resolve(false)),
+    consent: async (request) => (options.consent ? await options.consent({ ...request, hubUrl: embedderConfig.hubUrl, cacheDir: embedderConfig.cacheDir }) : Promise.resolve(false)),
     onStatus: (status) => {
       if (status.state === "downloading") report.downloaded = true;
       options.onProgress?.({ phase: "model", status });
@@ -172,20 +172,20 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
   });
   try {
     report.modelLoaded = true;
-    prepareVectors(store, embedder, stored, identity, reembed);
+    await prepareVectors(store, embedder, stored, identity, reembed);
     rememberModel(dependencies, embedderConfig, options, report);
-    const chunkingByFolder = Object.fromEntries(folders.map((folder) => [folder.id, dependencies.chunkingFor(folder.id)]));
+    const chunkingByFolder = Object.fromEntries(await Promise.all(folders.map(async (folder) => [folder.id, await dependencies.chunkingFor(folder.id)] as const)));
     const keptChunking = !reembed && stored.embedder !== null && differingFields(stored.embedder, embedder.fingerprint).length === 0 ? stored.chunking : {};
-    store.setMeta(META_KEYS.embeddingFingerprint, databaseFingerprint(embedder.fingerprint, { ...keptChunking, ...chunkingByFolder }));
-    store.setMeta(META_KEYS.embeddingModel, identity.model);
+    await store.setMeta(META_KEYS.embeddingFingerprint, databaseFingerprint(embedder.fingerprint, { ...keptChunking, ...chunkingByFolder }));
+    await store.setMeta(META_KEYS.embeddingModel, identity.model);
 
-    const plans = planFolders(store, folders, embedder.fingerprint, dependencies.chunkingFor);
-    for (const { plan } of plans) if (plan.toRemove.length > 0) removed += store.deleteVectors(plan.toRemove);
+    const plans = await planFolders(store, folders, embedder.fingerprint, dependencies.chunkingFor);
+    for (const { plan } of plans) if (plan.toRemove.length > 0) removed += await store.deleteVectors(plan.toRemove);
     report.unchanged = plans.reduce((sum, { plan }) => sum + plan.unchanged, 0);
     report.excluded = plans.reduce((sum, { plan }) => sum + plan.excluded, 0);
     await embedPlans(store, embedder, plans, { batchSize, clock, report, options });
-    report.dimensions = store.vectorDimensions() ?? (embedder.dimensions > 0 ? embedder.dimensions : null);
-    if (report.dimensions !== null) store.setMeta(META_KEYS.embeddingDimensions, String(report.dimensions));
+    report.dimensions = await store.vectorDimensions() ?? (embedder.dimensions > 0 ? embedder.dimensions : null);
+    if (report.dimensions !== null) await store.setMeta(META_KEYS.embeddingDimensions, String(report.dimensions));
   } finally {
     await embedder.close?.();
   }
@@ -198,26 +198,28 @@ interface FolderPlan {
   plan: EmbedPlan;
 }
 
-function planFolders(store: MainStore, folders: readonly IndexedFolder[], embedderFingerprint: string | null, chunkingFor: (folderId: string) => ChunkingOptions): FolderPlan[] {
-  return folders.map((folder) => {
-    const stamp = embedderFingerprint === null ? null : vectorStamp(embedderFingerprint, chunkingFor(folder.id));
-    return { folder, stamp, plan: planEmbedding(store.embedState(folder.id), stamp) };
-  });
+async function planFolders(store: MainStore, folders: readonly IndexedFolder[], embedderFingerprint: string | null, chunkingFor: (folderId: string) => Promise<ChunkingOptions>): Promise<FolderPlan[]> {
+  const plans: FolderPlan[] = [];
+  for (const folder of folders) {
+    const stamp = embedderFingerprint === null ? null : vectorStamp(embedderFingerprint, await chunkingFor(folder.id));
+    plans.push({ folder, stamp, plan: planEmbedding(await store.embedState(folder.id), stamp) });
+  }
+  return plans;
 }
 
 /** After the model is loaded: the exact mismatch check, then a vector table of the right size. */
-function prepareVectors(store: MainStore, embedder: Embedder, stored: StoredFingerprint, identity: ModelIdentity, reembed: boolean): void {
-  const storedDimensions = store.vectorDimensions();
+async function prepareVectors(store: MainStore, embedder: Embedder, stored: StoredFingerprint, identity: ModelIdentity, reembed: boolean): Promise<void> {
+  const storedDimensions = await store.vectorDimensions();
   const otherSize = storedDimensions !== null && embedder.dimensions > 0 && storedDimensions !== embedder.dimensions;
   // An empty table holds nothing to keep; its size may not fit a model that learns its own from its first answer.
-  if (reembed || (store.vectorCount() === 0 && storedDimensions !== null && storedDimensions !== embedder.dimensions)) {
-    store.dropAllVectors();
-  } else if (store.vectorCount() > 0) {
+  if (reembed || (await store.vectorCount() === 0 && storedDimensions !== null && storedDimensions !== embedder.dimensions)) {
+    await store.dropAllVectors();
+  } else if (await store.vectorCount() > 0) {
     const differing = stored.embedder === null ? [] : differingFields(stored.embedder, embedder.fingerprint);
-    if (differing.length > 0) throw mismatch(store, stored, identity, `the same model with other settings: ${differing.join(", ")}`);
-    if (otherSize) throw mismatch(store, stored, identity, `which makes ${embedder.dimensions}-dimension vectors, not ${storedDimensions}`);
+    if (differing.length > 0) throw await mismatch(store, stored, identity, `the same model with other settings: ${differing.join(", ")}`);
+    if (otherSize) throw await mismatch(store, stored, identity, `which makes ${embedder.dimensions}-dimension vectors, not ${storedDimensions}`);
   }
-  if (embedder.dimensions > 0) store.ensureVectorTable(embedder.dimensions);
+  if (embedder.dimensions > 0) await store.ensureVectorTable(embedder.dimensions);
 }
 
 /** --model / --dtype that differ from the config are saved, so search and later runs use the same model. */
@@ -251,13 +253,13 @@ async function embedPlans(store: MainStore, embedder: Embedder, plans: readonly 
       if (options.signal?.aborted) {
         throw new ChunkpadError("CANCELLED", `Embedding stopped after ${done} of ${total} chunks; those are kept. Run "chunkpad embed" again to finish the rest.`);
       }
-      const chunks = store.getChunks(refs);
+      const chunks = await store.getChunks(refs);
       const texts = chunks.map((chunk) => withContextPrefix({ title: chunk.title, section: chunk.section ?? null }, chunk.content));
       const vectors = await embedder.embedDocuments(texts);
       if (vectors.length !== chunks.length) {
         throw new ChunkpadError("EMBEDDING_FAILED", `The embedding model returned ${vectors.length} vectors for ${chunks.length} chunks. Run "chunkpad embed" again; if it keeps happening, try another model.`);
       }
-      const written = store.upsertVectors(
+      const written = await store.upsertVectors(
         chunks.map((chunk, index) => ({ ref: chunk.ref, embedHash: sha256Hex(texts[index] as string), embedding: vectors[index] as Float32Array })),
         stamp as string,
       );
@@ -269,12 +271,12 @@ async function embedPlans(store: MainStore, embedder: Embedder, plans: readonly 
   }
 }
 
-function mismatch(store: MainStore, stored: StoredFingerprint, identity: ModelIdentity, reason?: string): ChunkpadError {
-  const storedBy = stored.embedder === null ? (store.getMeta(META_KEYS.embeddingModel) ?? "another model") : describeIdentity(stored.embedder);
+async function mismatch(store: MainStore, stored: StoredFingerprint, identity: ModelIdentity, reason?: string): Promise<ChunkpadError> {
+  const storedBy = stored.embedder === null ? (await store.getMeta(META_KEYS.embeddingModel) ?? "another model") : describeIdentity(stored.embedder);
   return embeddingMismatch({
     storedBy,
     current: describeIdentity(identity),
-    vectorCount: store.vectorCount(),
+    vectorCount: await store.vectorCount(),
     ...(reason === undefined ? {} : { reason }),
     details: { storedFingerprint: stored.raw, model: identity.model, dtype: identity.dtype, provider: identity.provider },
   });

@@ -1,6 +1,6 @@
 import type { ChunkingOptions, Embedder } from "../../core/types.js";
 import type { CreateEmbedderOptions, EmbedderConfig } from "../../embedding/registry.js";
-import type { MainStore } from "../../store/main-store.js";
+import type { MainStore } from "../../store/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import { embedderConfigFor } from "./embedder-setup.js";
 import { describeModel, downloadModel, type DownloadModelOptions, type ModelReport, type ModelRequest } from "./embed-model.js";
@@ -17,7 +17,7 @@ export interface EmbedServiceOptions {
   env: NodeJS.ProcessEnv;
   /** Step 1 for an added folder (takes hand edits of chunk files in). */
   syncFolder: SyncFolder;
-  chunkingFor: (folderId: string) => ChunkingOptions;
+  chunkingFor: (folderId: string) => Promise<ChunkingOptions>;
   /** Saves a config key; `embed --model` remembers the model so search uses the same one. */
   setConfig: (key: string, value: string) => void;
   /** Replaces the registry (tests). */

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ChunkpadError } from "../../core/errors.js";
 import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import type { ParseJob, ParseRunner } from "../../ingest/parse-runner.js";
-import { openMainStore, type MainStore } from "../../store/main-store.js";
+import { openMainStore, type MainStore } from "../../store/index.js";
 import { processFolder, type ProcessContext } from "./process-folder.js";
 
 /**
@@ -36,8 +36,8 @@ function createFakeRunner(hooks: Map<string, Hook> = new Map()) {
 }
 
 let store: MainStore | undefined;
-afterEach(() => {
-  store?.close();
+afterEach(async () => {
+  await store?.close();
   store = undefined;
 });
 
@@ -56,7 +56,7 @@ function setup(files: Record<string, string>) {
     concurrency: 1,
     fallbackChunksRoot: (folderId) => path.join(home, "chunks", folderId),
   };
-  const texts = () => store!.listChunks().map((chunk) => chunk.content).join("\n");
+  const texts = async () => (await store!.listChunks()).map((chunk) => chunk.content).join("\n");
   const later = (name: string) => {
     const file = path.join(folder, name);
     const mtime = new Date(fs.statSync(file).mtimeMs + 5000);
@@ -75,7 +75,7 @@ describe("processFolder when the world changes during a run", () => {
 
     const second = await processFolder(context, folder);
     expect(second.processed.map((file) => file.path)).toEqual(["notes.txt"]);
-    expect(texts()).toContain("The otter swims past.");
+    expect(await texts()).toContain("The otter swims past.");
   });
 
   it("forgets a source deleted while it was parsed: not searchable, chunk file gone", async () => {
@@ -87,9 +87,9 @@ describe("processFolder when the world changes during a run", () => {
 
     const report = await processFolder(context, folder);
     expect(report.removed).toEqual(["notes.txt"]);
-    expect(texts()).not.toContain("heron");
+    expect(await texts()).not.toContain("heron");
     expect(fs.existsSync(path.join(folder, "_chunks", "notes.txt.md"))).toBe(false);
-    expect(texts()).toContain("Otters play.");
+    expect(await texts()).toContain("Otters play.");
   });
 
   it("never overwrites a chunk file the user saves while its source is re-chunked", async () => {
@@ -111,7 +111,7 @@ describe("processFolder when the world changes during a run", () => {
     const next = await processFolder(context, folder);
     expect(next.conflicts.map((conflict) => conflict.path)).toEqual(["notes.txt"]);
     expect(fs.readFileSync(chunkFile, "utf8")).toBe(mine);
-    expect(texts()).toContain("saved mid-run");
+    expect(await texts()).toContain("saved mid-run");
   });
 });
 

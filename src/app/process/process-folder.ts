@@ -10,8 +10,8 @@ import { hashText } from "../../chunkfiles/hash.js";
 import { formatFor, isTextFile, supportedExtensions } from "../../ingest/registry.js";
 import type { ParseRunner } from "../../ingest/parse-runner.js";
 import { walkFolder, type WalkedFile, type WalkSkip } from "../../ingest/walk.js";
-import type { MainStore } from "../../store/main-store.js";
-import type { SourceRecord } from "../../store/store-types.js";
+import type { MainStore } from "../../store/index.js";
+import type { SourceRecord } from "../../store/index.js";
 import { hashFile, hashFileIfPresent, isFolderWritable } from "./files.js";
 
 export interface ProcessProgress {
@@ -116,12 +116,12 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   const started = Date.now();
   const root = await resolveFolder(folderPath);
   const { store } = context;
-  let folder = store.upsertFolder(root, chunksRootFor(root));
+  let folder = await store.upsertFolder(root, chunksRootFor(root));
   const chunksInDataDir = !(await isFolderWritable(chunksRootFor(root)));
-  if (chunksInDataDir) folder = store.upsertFolder(root, context.fallbackChunksRoot(folder.id));
+  if (chunksInDataDir) folder = await store.upsertFolder(root, context.fallbackChunksRoot(folder.id));
   const chunksRoot = folder.chunksRootPath;
   // Before any chunk is stored, so a first add with new text excluded never includes anything.
-  if (options.newChunksIncluded !== undefined) store.setNewChunksIncluded(folder.id, options.newChunksIncluded);
+  if (options.newChunksIncluded !== undefined) await store.setNewChunksIncluded(folder.id, options.newChunksIncluded);
   const report: ProcessReport = {
     folder: { id: folder.id, rootPath: folder.rootPath, chunksRootPath: chunksRoot },
     processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], resolved: [],
@@ -133,17 +133,17 @@ export async function processFolder(context: ProcessContext, folderPath: string,
     supportedExtensions: supportedExtensions(),
     isText: isTextFile,
     maxFileSizeBytes: context.maxFileSizeBytes,
-    skipDirectories: nestedChunkRoots(store, folder.id, root),
+    skipDirectories: await nestedChunkRoots(store, folder.id, root),
   });
   report.skipped = walk.skipped;
 
   const chunkingKey = JSON.stringify([context.chunking.chunkSizeTokens, context.chunking.chunkOverlapTokens]);
   const chunkingMetaKey = CHUNKING_META_PREFIX + folder.id;
-  const previous = new Map(store.listSources(folder.id).map((source) => [source.relativePath, source]));
+  const previous = new Map((await store.listSources(folder.id)).map((source) => [source.relativePath, source]));
   // A folder with nothing recorded yet is chunked with today's settings from its first file on,
   // so a first run that is interrupted does not make the next one re-chunk everything.
-  if (previous.size === 0) store.setMeta(chunkingMetaKey, chunkingKey);
-  const settingsChanged = store.getMeta(chunkingMetaKey) !== chunkingKey;
+  if (previous.size === 0) await store.setMeta(chunkingMetaKey, chunkingKey);
+  const settingsChanged = await store.getMeta(chunkingMetaKey) !== chunkingKey;
   const place: FolderPlace = { folderId: folder.id, root, chunksRoot };
 
   let done = 0;
@@ -184,9 +184,9 @@ export async function processFolder(context: ProcessContext, folderPath: string,
 
   // The run finished, so every file was chunked with these settings or failed (failures that
   // may not recur are retried anyway): later runs need not re-chunk the folder.
-  store.setMeta(chunkingMetaKey, chunkingKey);
-  const documents = store.listDocuments(folder.id);
-  store.updateFolderStats(folder.id, {
+  await store.setMeta(chunkingMetaKey, chunkingKey);
+  const documents = await store.listDocuments(folder.id);
+  await store.updateFolderStats(folder.id, {
     fileCount: documents.length,
     chunkCount: documents.reduce((sum, document) => sum + document.chunkCount, 0),
     lastProcessedAt: new Date().toISOString(),
@@ -228,15 +228,15 @@ async function forgetSource(context: ProcessContext, place: FolderPlace, relativ
   } else {
     await removeChunkFileSafely(place.chunksRoot, chunkFile);
   }
-  context.store.deleteDocument(place.folderId, relativePath);
-  context.store.deleteSource(place.folderId, relativePath);
+  await context.store.deleteDocument(place.folderId, relativePath);
+  await context.store.deleteSource(place.folderId, relativePath);
   report.removed.push(relativePath);
 }
 
 /** The other added folders' chunk folders inside this one: their chunk files are not documents of this folder. */
-function nestedChunkRoots(store: MainStore, folderId: string, root: string): Map<string, string> {
+async function nestedChunkRoots(store: MainStore, folderId: string, root: string): Promise<Map<string, string>> {
   const skip = new Map<string, string>();
-  for (const other of store.listFolders()) {
+  for (const other of await store.listFolders()) {
     if (other.id !== folderId && other.chunksRootPath.startsWith(root + path.sep)) {
       skip.set(other.chunksRootPath, `chunk files of the added folder ${other.rootPath}`);
     }
@@ -353,12 +353,12 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
       // The user edited the chunk file: its text is the truth for this source's chunks.
       const { chunks, warnings } = readChunkFileText(existingText);
       checkChunkSizes(chunks, shownChunk);
-      const document = store.getDocumentByPath(folderId, file.relativePath);
-      syncDocument(context, folderId, file, document?.title ?? path.basename(file.relativePath), document?.pageCount ?? null, chunks);
-      store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs, syncedChunkFileHash: existingHash ?? null });
+      const document = await store.getDocumentByPath(folderId, file.relativePath);
+      await syncDocument(context, folderId, file, document?.title ?? path.basename(file.relativePath), document?.pageCount ?? null, chunks);
+      await store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs, syncedChunkFileHash: existingHash ?? null });
       report.editsSynced.push({ path: file.relativePath, chunks: chunks.length, warnings });
     } else {
-      if (!statUnchanged) store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs });
+      if (!statUnchanged) await store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs });
       report.unchanged.push(file.relativePath);
     }
     return;
@@ -401,7 +401,7 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
   if (!parsed) {
     const { code, message } = failure ?? { code: "PARSE_FAILED", message: "failed" };
     report.failed.push({ path: file.relativePath, code, message, unchangedSinceFailure: false, retried: RETRIED_FAILURES.has(code) });
-    store.upsertSource({
+    await store.upsertSource({
       folderId, relativePath: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,
       sourceHash: hashBefore, chunkFileHash: previous?.chunkFileHash ?? null, syncedChunkFileHash: previous?.syncedChunkFileHash ?? null,
       status: "failed", errorCode: code, errorMessage: message, processedAt: new Date().toISOString(),
@@ -422,17 +422,17 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
     // Never lose the user's work: keep their file and take its text into the index.
     const chunks = parseChunkFile(existingText);
     checkChunkSizes(chunks, shownChunk);
-    syncDocument(context, folderId, file, title, pageCount, chunks);
+    await syncDocument(context, folderId, file, title, pageCount, chunks);
     if (resolution === "keep-mine") {
       // The edit wins over this version of the source; a later change of the source is a new conflict,
       // since the file still differs from what Chunkpad wrote.
-      store.upsertSource(processedSource(previous?.chunkFileHash ?? null, existingHash ?? null));
+      await store.upsertSource(processedSource(previous?.chunkFileHash ?? null, existingHash ?? null));
       report.editsSynced.push({ path: file.relativePath, chunks: chunks.length, warnings: [] });
       report.resolved.push({ path: file.relativePath, choice: "keep-mine" });
       return;
     }
     // The source state stays as it was, so the conflict is reported again until it is resolved.
-    if (previous) store.upsertSource({ ...previous, syncedChunkFileHash: existingHash ?? null });
+    if (previous) await store.upsertSource({ ...previous, syncedChunkFileHash: existingHash ?? null });
     report.conflicts.push({
       path: file.relativePath,
       chunkFile: shownChunk,
@@ -454,15 +454,15 @@ async function processOne(context: ProcessContext, place: FolderPlace, file: Wal
     }
     await writeChunkFileSafely(chunksRoot, chunkFile, rendered);
   }
-  syncDocument(context, folderId, file, title, pageCount, drafts);
-  store.upsertSource(processedSource(hashText(rendered), hashText(rendered)));
+  await syncDocument(context, folderId, file, title, pageCount, drafts);
+  await store.upsertSource(processedSource(hashText(rendered), hashText(rendered)));
   if (resolution === "take-fresh") report.resolved.push({ path: file.relativePath, choice: "take-fresh" });
   report.processed.push({ path: file.relativePath, format, chunks: drafts.length, ...(pageCount ? { pages: pageCount } : {}), warnings, ...(ocrPages ? { ocrPages } : {}) });
   report.chunksWritten += drafts.length;
 }
 
-function syncDocument(context: ProcessContext, folderId: string, file: WalkedFile, title: string, pageCount: number | null, chunks: ChunkDraft[]): void {
-  context.store.syncDocument({
+async function syncDocument(context: ProcessContext, folderId: string, file: WalkedFile, title: string, pageCount: number | null, chunks: ChunkDraft[]): Promise<void> {
+  await context.store.syncDocument({
     folderId,
     relativePath: file.relativePath,
     title,

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { IndexedFolder } from "../../core/types.js";
-import type { MainStore } from "../../store/main-store.js";
+import type { MainStore } from "../../store/index.js";
 
 export type ChunkTreeNode =
   | { type: "folder"; name: string; path: string; fileCount: number; chunkCount: number; children: ChunkTreeNode[] }
@@ -32,10 +32,10 @@ export interface ChunkTreeReport {
 }
 
 /** The `_chunks/` tree of an added folder as the database knows it, with per-file chunk states. */
-export function chunkTree(store: MainStore, folder: IndexedFolder): ChunkTreeReport {
-  const documents = store.listDocuments(folder.id);
+export async function chunkTree(store: MainStore, folder: IndexedFolder): Promise<ChunkTreeReport> {
+  const documents = await store.listDocuments(folder.id);
   const states = new Map<string, { total: number; included: number; embedded: number; modified: number }>();
-  for (const row of store.embedState(folder.id)) {
+  for (const row of await store.embedState(folder.id)) {
     const relativePath = row.ref.slice(row.ref.indexOf(":") + 1, row.ref.lastIndexOf("#"));
     const state = states.get(relativePath) ?? { total: 0, included: 0, embedded: 0, modified: 0 };
     state.total += 1;
@@ -87,7 +87,7 @@ export function chunkTree(store: MainStore, folder: IndexedFolder): ChunkTreeRep
     }
   }
   sortTree(root);
-  return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, newChunks: store.getFolder(folder.id)?.newChunksIncluded === false ? "excluded" : "included", tree: root };
+  return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, newChunks: (await store.getFolder(folder.id))?.newChunksIncluded === false ? "excluded" : "included", tree: root };
 }
 
 function sortTree(node: Extract<ChunkTreeNode, { type: "folder" }>): void {

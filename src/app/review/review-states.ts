@@ -1,5 +1,5 @@
 import type { ChunkRef } from "../../core/types.js";
-import type { MainStore } from "../../store/main-store.js";
+import type { MainStore } from "../../store/index.js";
 import { locationOf } from "../search/search.js";
 
 /** Characters of chunk text shown per chunk in `chunkpad chunks --chunks`. */
@@ -24,9 +24,9 @@ export interface ChunkState {
 }
 
 /** Per chunk of a folder (optionally one source file): review and embed state, in file order. */
-export function listChunkStates(store: MainStore, folderId: string, relativePath?: string): ChunkState[] {
-  const embedded = new Map(store.embedState(folderId).map((row) => [row.ref, row]));
-  const chunks = store.listChunks(relativePath === undefined ? { folderId } : { folderId, relativePath });
+export async function listChunkStates(store: MainStore, folderId: string, relativePath?: string): Promise<ChunkState[]> {
+  const embedded = new Map((await store.embedState(folderId)).map((row) => [row.ref, row]));
+  const chunks = await store.listChunks(relativePath === undefined ? { folderId } : { folderId, relativePath });
   return chunks.map((chunk) => {
     const state = embedded.get(chunk.ref);
     const embeddedHash = state?.embeddedHash ?? null;

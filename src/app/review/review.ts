@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ChunkRef, DocumentRecord, IndexedFolder } from "../../core/types.js";
-import type { MainStore } from "../../store/main-store.js";
+import type { ChunkRecord, ChunkRef, DocumentRecord, IndexedFolder } from "../../core/types.js";
+import type { MainStore } from "../../store/index.js";
 import { chunkRef } from "../../core/chunk-ref.js";
 import { isGlobPattern, matchesGlob } from "./review-glob.js";
 import { resolveFolders } from "../search/search-scope.js";
@@ -41,19 +41,19 @@ export interface ReviewReport {
   unmatched: string[];
 }
 
-export function setReviewState(store: MainStore, targets: readonly string[], included: boolean, options: ReviewOptions = {}): ReviewReport {
+export async function setReviewState(store: MainStore, targets: readonly string[], included: boolean, options: ReviewOptions = {}): Promise<ReviewReport> {
   const cwd = options.cwd ?? process.cwd();
-  const folders: IndexedFolder[] = options.folders && options.folders.length > 0 ? resolveFolders(store, options.folders, cwd) : store.listFolders();
+  const folders: IndexedFolder[] = options.folders && options.folders.length > 0 ? await resolveFolders(store, options.folders, cwd) : await store.listFolders();
   const refs = new Set<ChunkRef>();
   const report: ReviewReport = { included, matchedChunks: 0, changed: 0, targets: [], unmatched: [] };
   for (const target of targets) {
-    const resolved = resolveTarget(store, target, folders, cwd);
+    const resolved = await resolveTarget(store, target, folders, cwd);
     for (const ref of resolved.refs) refs.add(ref);
     report.targets.push({ target, kind: resolved.kind, chunkCount: resolved.refs.length, files: resolved.files });
     if (resolved.refs.length === 0) report.unmatched.push(target);
   }
   report.matchedChunks = refs.size;
-  if (refs.size > 0) report.changed = store.setIncluded([...refs], included).changed;
+  if (refs.size > 0) report.changed = (await store.setIncluded([...refs], included)).changed;
   return report;
 }
 
@@ -65,24 +65,25 @@ interface Resolved {
 
 const NOTHING: Resolved = { kind: null, refs: [], files: [] };
 
-function resolveTarget(store: MainStore, target: string, folders: readonly IndexedFolder[], cwd: string): Resolved {
+async function resolveTarget(store: MainStore, target: string, folders: readonly IndexedFolder[], cwd: string): Promise<Resolved> {
   const trimmed = target.trim();
   if (trimmed === "") return NOTHING;
   const folderIds = new Set(folders.map((folder) => folder.id));
 
   // A full ref: "{folderId}:{path}#{n}".
-  const chunk = store.getChunk(trimmed);
+  const chunk = await store.getChunk(trimmed);
   if (chunk && folderIds.has(chunk.folderId)) return { kind: "ref", refs: [chunk.ref], files: [chunk.relativePath] };
 
   // "{path}#{n}" without the folder id, in any of the folders.
   const numbered = /^(.+)#([1-9][0-9]*)$/.exec(trimmed);
   if (numbered) {
     const [, filePath = "", ordinal = ""] = numbered;
-    const found = folders.flatMap((folder) => {
+    const found: ChunkRecord[] = [];
+    for (const folder of folders) {
       const relative = relativeSourcePath(folder, filePath, cwd);
-      const candidate = relative === null ? null : store.getChunk(chunkRef(folder.id, relative, Number(ordinal)));
-      return candidate ? [candidate] : [];
-    });
+      const candidate = relative === null ? null : await store.getChunk(chunkRef(folder.id, relative, Number(ordinal)));
+      if (candidate) found.push(candidate);
+    }
     if (found.length > 0) return { kind: "ref", refs: found.map((item) => item.ref), files: found.map((item) => item.relativePath) };
   }
 
@@ -92,13 +93,13 @@ function resolveTarget(store: MainStore, target: string, folders: readonly Index
   for (const folder of folders) {
     const relative = relativeSourcePath(folder, trimmed, cwd);
     if (relative === null) continue;
-    const document = store.getDocumentByPath(folder.id, relative);
+    const document = await store.getDocumentByPath(folder.id, relative);
     if (document) {
       documents.push(document);
       continue;
     }
     const prefix = relative === "" ? "" : `${relative.replace(/\/+$/, "")}/`;
-    const inside = store.listDocuments(folder.id).filter((candidate) => candidate.relativePath.startsWith(prefix));
+    const inside = (await store.listDocuments(folder.id)).filter((candidate) => candidate.relativePath.startsWith(prefix));
     if (inside.length > 0) {
       kind = "directory";
       documents.push(...inside);
@@ -106,10 +107,11 @@ function resolveTarget(store: MainStore, target: string, folders: readonly Index
   }
   if (documents.length === 0 && isGlobPattern(trimmed)) {
     kind = "glob";
-    for (const folder of folders) documents.push(...store.listDocuments(folder.id).filter((document) => matchesGlob(document.relativePath, trimmed)));
+    for (const folder of folders) documents.push(...(await store.listDocuments(folder.id)).filter((document) => matchesGlob(document.relativePath, trimmed)));
   }
   if (documents.length === 0) return NOTHING;
-  const refs = documents.flatMap((document) => store.listChunks({ documentId: document.id }).map((item) => item.ref));
+  const refs: string[] = [];
+  for (const document of documents) refs.push(...(await store.listChunks({ documentId: document.id })).map((item) => item.ref));
   return { kind, refs, files: documents.map((document) => document.relativePath) };
 }
 

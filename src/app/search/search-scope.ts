@@ -1,6 +1,6 @@
 import type { ChunkRef, DocumentRecord } from "../../core/types.js";
-import type { MainStore } from "../../store/main-store.js";
-import type { SearchScope, StoredFolder } from "../../store/store-types.js";
+import type { MainStore } from "../../store/index.js";
+import type { SearchScope, StoredFolder } from "../../store/index.js";
 import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
 
 /**
@@ -10,10 +10,10 @@ import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
  */
 
 /** The added folders these arguments name; FOLDER_NOT_INDEXED for one that was never added. */
-export function resolveFolders(store: MainStore, specs: readonly string[], cwd = process.cwd()): StoredFolder[] {
+export async function resolveFolders(store: MainStore, specs: readonly string[], cwd = process.cwd()): Promise<StoredFolder[]> {
   const folders: StoredFolder[] = [];
   for (const spec of specs) {
-    const folder = findAddedFolder(store, spec, { cwd });
+    const folder = await findAddedFolder(store, spec, { cwd });
     if (!folder) throw folderNotAdded(spec);
     if (!folders.some((known) => known.id === folder.id)) folders.push(folder);
   }
@@ -35,13 +35,13 @@ export interface ResolvedScope extends SearchScope {
  * The search scope for the filters. A --document that matches nothing is reported through
  * `notices` and matches no chunk (the user narrowed the search to something that is not there).
  */
-export function resolveScope(store: MainStore, request: ScopeRequest, notices: string[]): ResolvedScope {
-  const folders = request.folders && request.folders.length > 0 ? resolveFolders(store, request.folders, request.cwd) : undefined;
+export async function resolveScope(store: MainStore, request: ScopeRequest, notices: string[]): Promise<ResolvedScope> {
+  const folders = request.folders && request.folders.length > 0 ? await resolveFolders(store, request.folders, request.cwd) : undefined;
   const scope: ResolvedScope = { documents: [] };
   if (folders) scope.folderIds = folders.map((folder) => folder.id);
   if (request.documents && request.documents.length > 0) {
     for (const query of request.documents) {
-      const found = findInFolders(store, query, scope.folderIds);
+      const found = await findInFolders(store, query, scope.folderIds);
       if (found.length === 0) notices.push(noDocument("--document", query));
       for (const document of found) if (!scope.documents.some((known) => known.id === document.id)) scope.documents.push(document);
     }
@@ -51,21 +51,21 @@ export function resolveScope(store: MainStore, request: ScopeRequest, notices: s
 }
 
 /** Included chunks of the pinned documents, in document then chunk order. */
-export function resolvePinnedRefs(store: MainStore, pins: readonly string[], folderIds: readonly string[] | undefined, notices: string[]): ChunkRef[] {
+export async function resolvePinnedRefs(store: MainStore, pins: readonly string[], folderIds: readonly string[] | undefined, notices: string[]): Promise<ChunkRef[]> {
   const refs: ChunkRef[] = [];
   for (const query of pins) {
-    const found = findInFolders(store, query, folderIds);
+    const found = await findInFolders(store, query, folderIds);
     if (found.length === 0) notices.push(noDocument("--pin", query));
     for (const document of found) {
-      for (const chunk of store.listChunks({ documentId: document.id })) if (chunk.included) refs.push(chunk.ref);
+      for (const chunk of await store.listChunks({ documentId: document.id })) if (chunk.included) refs.push(chunk.ref);
     }
   }
   return refs;
 }
 
-function findInFolders(store: MainStore, query: string, folderIds: readonly string[] | undefined): DocumentRecord[] {
-  if (folderIds === undefined) return store.findDocuments(query);
-  return folderIds.flatMap((folderId) => store.findDocuments(query, { folderId }));
+async function findInFolders(store: MainStore, query: string, folderIds: readonly string[] | undefined): Promise<DocumentRecord[]> {
+  if (folderIds === undefined) return await store.findDocuments(query);
+  return (await Promise.all(folderIds.map((folderId) => store.findDocuments(query, { folderId })))).flat();
 }
 
 function noDocument(flag: string, query: string): string {

@@ -1,6 +1,6 @@
 import type { Embedder } from "../../core/types.js";
 import { createEmbedder, type EmbedderConfig } from "../../embedding/registry.js";
-import type { MainStore } from "../../store/main-store.js";
+import type { MainStore } from "../../store/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "../embed/embedder-setup.js";
 import { evaluateSearch, type EvaluateOptions, type EvaluationReport } from "./evaluate.js";

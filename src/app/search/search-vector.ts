@@ -1,7 +1,7 @@
 import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
 import type { Embedder } from "../../core/types.js";
-import type { MainStore } from "../../store/main-store.js";
-import { META_KEYS } from "../../store/meta.js";
+import type { MainStore } from "../../store/index.js";
+import { META_KEYS } from "../../store/index.js";
 import { readStoredFingerprint, sameIdentity } from "../../embedding/vector-fingerprint.js";
 import type { ModelIdentity } from "../embed/embedder-setup.js";
 
@@ -31,7 +31,7 @@ export async function prepareVectorSearch(
   if (!store.vectorAvailable) {
     return { ready: false, reason: store.vectorUnavailableReason ?? "Vector search is not available; keyword search still works." };
   }
-  if (store.vectorCount() === 0) {
+  if (await store.vectorCount() === 0) {
     return { ready: false, reason: 'No chunks are embedded yet, so this is a keyword search. Run "chunkpad embed" to search by meaning too.' };
   }
   let embedder: Embedder;
@@ -39,28 +39,28 @@ export async function prepareVectorSearch(
     embedder = await loadQueryEmbedder();
   } catch (error) {
     if (!isChunkpadError(error) || error.code === "INTERNAL") throw error;
-    const stored = readStoredFingerprint(store.getMeta(META_KEYS.embeddingFingerprint)).embedder;
+    const stored = readStoredFingerprint(await store.getMeta(META_KEYS.embeddingFingerprint)).embedder;
     if (configuredIdentity !== undefined && stored !== null && !sameIdentity(stored, configuredIdentity)) {
-      throw mismatchError(store, configuredModel, { storedFingerprint: store.getMeta(META_KEYS.embeddingFingerprint), configuredIdentity });
+      throw await mismatchError(store, configuredModel, { storedFingerprint: await store.getMeta(META_KEYS.embeddingFingerprint), configuredIdentity });
     }
     return { ready: false, reason: `${error.message} This search used keywords only.` };
   }
-  checkSameModel(store, embedder, configuredModel);
+  await checkSameModel(store, embedder, configuredModel);
   return { ready: true, embedder };
 }
 
 /** EMBEDDING_MISMATCH when the stored vectors were made by another model or settings. */
-export function checkSameModel(store: MainStore, embedder: Embedder, configuredModel: string): void {
-  const stored = store.getMeta(META_KEYS.embeddingFingerprint);
-  const storedDimensions = store.vectorDimensions();
+export async function checkSameModel(store: MainStore, embedder: Embedder, configuredModel: string): Promise<void> {
+  const stored = await store.getMeta(META_KEYS.embeddingFingerprint);
+  const storedDimensions = await store.vectorDimensions();
   const sameFingerprint = stored === null || fingerprintMatches(stored, embedder.fingerprint);
   const sameSize = storedDimensions === null || embedder.dimensions <= 0 || storedDimensions === embedder.dimensions;
   if (sameFingerprint && sameSize) return;
-  throw mismatchError(store, configuredModel, { storedFingerprint: stored, modelFingerprint: embedder.fingerprint, storedDimensions, modelDimensions: embedder.dimensions });
+  throw await mismatchError(store, configuredModel, { storedFingerprint: stored, modelFingerprint: embedder.fingerprint, storedDimensions, modelDimensions: embedder.dimensions });
 }
 
-function mismatchError(store: MainStore, configuredModel: string, details: Record<string, unknown>): ChunkpadError {
-  const madeBy = store.getMeta(META_KEYS.embeddingModel) ?? modelNamedIn(store.getMeta(META_KEYS.embeddingFingerprint)) ?? "another model";
+async function mismatchError(store: MainStore, configuredModel: string, details: Record<string, unknown>): Promise<ChunkpadError> {
+  const madeBy = await store.getMeta(META_KEYS.embeddingModel) ?? modelNamedIn(await store.getMeta(META_KEYS.embeddingFingerprint)) ?? "another model";
   return new ChunkpadError(
     "EMBEDDING_MISMATCH",
     `The vectors in the database were made by ${madeBy}, but the configured embedding model is ${configuredModel}, so they cannot be compared. ` +

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ChunkpadError } from "../../core/errors.js";
 import type { Embedder } from "../../core/types.js";
 import { embedTextHash } from "../../core/chunk-ref.js";
-import { openMainStore, type MainStore } from "../../store/main-store.js";
-import { META_KEYS } from "../../store/meta.js";
+import { openMainStore, type MainStore } from "../../store/index.js";
+import { META_KEYS } from "../../store/index.js";
 import { defaultConfig } from "../settings/config.js";
 import { searchChunks, type SearchOptions } from "./search.js";
 import { fingerprintMatches, prepareVectorSearch, type QueryEmbedderLoader } from "./search-vector.js";
@@ -52,29 +52,29 @@ function fakeEmbedder(fingerprint = FINGERPRINT): Embedder & { queries: string[]
 function openStore(): MainStore {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-search-"));
   const store = openMainStore({ path: path.join(directory, "chunkpad.db") });
-  cleanups.push(() => {
-    store.close();
+  cleanups.push(async () => {
+    await store.close();
     fs.rmSync(directory, { recursive: true, force: true });
   });
   return store;
 }
 
-function seed(store: MainStore) {
-  const folderId = store.upsertFolder("/docs", "/docs/_chunks").id;
-  const add = (relativePath: string, contents: string[], meta: { page?: number; section?: string } = {}) =>
-    store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: contents.map((content) => ({ content, meta })) });
-  add("notes.md", ["The heron waits by the river at dawn.", "Rain all week, the water rose over the banks."], { section: "Field notes" });
-  add("report.pdf", ["Quarterly revenue grew thanks to the aardvark campaign.", "The budget for next year is tight."], { page: 3 });
-  add("garden.md", ["Tomatoes need full sun and steady care."]);
+async function seed(store: MainStore) {
+  const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+  const add = async (relativePath: string, contents: string[], meta: { page?: number; section?: string } = {}) =>
+    await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: contents.map((content) => ({ content, meta })) });
+  await add("notes.md", ["The heron waits by the river at dawn.", "Rain all week, the water rose over the banks."], { section: "Field notes" });
+  await add("report.pdf", ["Quarterly revenue grew thanks to the aardvark campaign.", "The budget for next year is tight."], { page: 3 });
+  await add("garden.md", ["Tomatoes need full sun and steady care."]);
   const ref = (file: string, n: number) => `${folderId}:${file}#${n}`;
   return { folderId, ref };
 }
 
-function embedEverything(store: MainStore, embedder: Embedder): void {
-  const chunks = store.listChunks();
-  store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: topicVector(chunk.content) })), embedder.fingerprint);
-  store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
-  store.setMeta(META_KEYS.embeddingModel, "topics");
+async function embedEverything(store: MainStore, embedder: Embedder): Promise<void> {
+  const chunks = await store.listChunks();
+  await store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: topicVector(chunk.content) })), embedder.fingerprint);
+  await store.setMeta(META_KEYS.embeddingFingerprint, embedder.fingerprint);
+  await store.setMeta(META_KEYS.embeddingModel, "topics");
 }
 
 function search(store: MainStore, query: string, options: SearchOptions = {}, loader?: QueryEmbedderLoader) {
@@ -85,7 +85,7 @@ function search(store: MainStore, query: string, options: SearchOptions = {}, lo
 describe("search before anything is embedded", () => {
   it("searches by keyword and says how to get search by meaning", async () => {
     const store = openStore();
-    const { ref } = seed(store);
+    const { ref } = await seed(store);
     const report = await search(store, "aardvark revenue");
     expect(report.mode).toBe("keyword");
     expect(report.notices.join(" ")).toMatch(/chunkpad embed/);
@@ -98,7 +98,7 @@ describe("search before anything is embedded", () => {
 
   it("falls back from AND to OR when AND finds fewer than the limit", async () => {
     const store = openStore();
-    const { ref } = seed(store);
+    const { ref } = await seed(store);
     const report = await search(store, "heron budget");
     expect(report.keywordQuery).toContain(" OR ");
     expect(report.results.map((result) => result.ref).sort()).toEqual([ref("notes.md", 1), ref("report.pdf", 2)].sort());
@@ -106,7 +106,7 @@ describe("search before anything is embedded", () => {
 
   it("returns normally for input that is FTS5 syntax, and for stop words only", async () => {
     const store = openStore();
-    seed(store);
+    await seed(store);
     await expect(search(store, '"unbalanced AND (NEAR title: river*')).resolves.toMatchObject({ mode: "keyword" });
     const stopWords = await search(store, "the of and");
     expect(stopWords.results).toEqual([]);
@@ -115,7 +115,7 @@ describe("search before anything is embedded", () => {
 
   it("rejects an empty query and impossible options with a message", async () => {
     const store = openStore();
-    seed(store);
+    await seed(store);
     await expect(search(store, "   ")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     await expect(search(store, "river", { minScore: 2 })).rejects.toThrow(/0 to 1/);
     await expect(search(store, "river", { limit: 0 })).rejects.toThrow(/limit/);
@@ -125,8 +125,8 @@ describe("search before anything is embedded", () => {
 describe("search with vectors", () => {
   it("defaults to hybrid, and the vector side finds chunks that share no word with the query", async () => {
     const store = openStore();
-    const { ref } = seed(store);
-    embedEverything(store, fakeEmbedder());
+    const { ref } = await seed(store);
+    await embedEverything(store, fakeEmbedder());
     const report = await search(store, "flood");
     expect(report).toMatchObject({ mode: "hybrid", fusion: "weighted", notices: [] });
     const refs = report.results.map((result) => result.ref);
@@ -137,8 +137,8 @@ describe("search with vectors", () => {
 
   it("keeps each stage's numbers for a chunk both stages found", async () => {
     const store = openStore();
-    const { ref } = seed(store);
-    embedEverything(store, fakeEmbedder());
+    const { ref } = await seed(store);
+    await embedEverything(store, fakeEmbedder());
     const report = await search(store, "revenue", { fusion: "rrf" });
     const top = report.results[0];
     expect(top?.ref).toBe(ref("report.pdf", 1));
@@ -150,8 +150,8 @@ describe("search with vectors", () => {
 
   it("vector mode ranks by distance only, and --max-distance drops far chunks", async () => {
     const store = openStore();
-    const { ref } = seed(store);
-    embedEverything(store, fakeEmbedder());
+    const { ref } = await seed(store);
+    await embedEverything(store, fakeEmbedder());
     const all = await search(store, "garden", { mode: "vector", minScore: 0 });
     expect(all.results[0]?.ref).toBe(ref("garden.md", 1));
     expect(all.results.every((result) => result.bm25 === undefined)).toBe(true);
@@ -162,9 +162,9 @@ describe("search with vectors", () => {
 
   it("never returns an excluded chunk, from either stage", async () => {
     const store = openStore();
-    const { ref } = seed(store);
-    embedEverything(store, fakeEmbedder());
-    store.setIncluded([ref("garden.md", 1)], false);
+    const { ref } = await seed(store);
+    await embedEverything(store, fakeEmbedder());
+    await store.setIncluded([ref("garden.md", 1)], false);
     for (const mode of ["keyword", "vector", "hybrid"] as const) {
       const report = await search(store, "tomato garden", { mode, minScore: 0 });
       expect(report.results.map((result) => result.ref)).not.toContain(ref("garden.md", 1));
@@ -173,8 +173,8 @@ describe("search with vectors", () => {
 
   it("falls back to keyword with the loader's message when the model is not downloaded", async () => {
     const store = openStore();
-    const { ref } = seed(store);
-    embedEverything(store, fakeEmbedder());
+    const { ref } = await seed(store);
+    await embedEverything(store, fakeEmbedder());
     const missing: QueryEmbedderLoader = async () => {
       throw new ChunkpadError("MODEL_NOT_DOWNLOADED", "The embedding model topics is not downloaded yet. Run `chunkpad embed` to download it.");
     };
@@ -187,8 +187,8 @@ describe("search with vectors", () => {
 
   it("says the configured model is not the one that made the vectors, rather than how to download it", async () => {
     const store = openStore();
-    seed(store);
-    embedEverything(store, fakeEmbedder());
+    await seed(store);
+    await embedEverything(store, fakeEmbedder());
     const missing: QueryEmbedderLoader = async () => {
       throw new ChunkpadError("MODEL_NOT_DOWNLOADED", "The embedding model other is not downloaded yet. Run `chunkpad embed` to download it.");
     };
@@ -202,8 +202,8 @@ describe("search with vectors", () => {
 
   it("stops with EMBEDDING_MISMATCH when the vectors came from another model", async () => {
     const store = openStore();
-    seed(store);
-    embedEverything(store, fakeEmbedder());
+    await seed(store);
+    await embedEverything(store, fakeEmbedder());
     const other: QueryEmbedderLoader = async () => fakeEmbedder(JSON.stringify({ provider: "local", model: "other", dtype: "fp32" }));
     const error = await search(store, "river", {}, other).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "EMBEDDING_MISMATCH" });
@@ -216,9 +216,9 @@ describe("search with vectors", () => {
 describe("filters and pins", () => {
   it("filters by document and by folder, and says when a document matches nothing", async () => {
     const store = openStore();
-    const { ref } = seed(store);
-    const other = store.upsertFolder("/other", "/other/_chunks").id;
-    store.syncDocument({ folderId: other, relativePath: "river.md", title: "river.md", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "Another river story.", meta: {} }] });
+    const { ref } = await seed(store);
+    const other = (await store.upsertFolder("/other", "/other/_chunks")).id;
+    await store.syncDocument({ folderId: other, relativePath: "river.md", title: "river.md", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "Another river story.", meta: {} }] });
 
     const both = await search(store, "river");
     expect(both.results.map((result) => result.folderId).sort()).toEqual([other, ref("notes.md", 1).split(":")[0]].sort());
@@ -234,7 +234,7 @@ describe("filters and pins", () => {
 
   it("puts a pinned document's chunks first at 100%, once each", async () => {
     const store = openStore();
-    const { ref } = seed(store);
+    const { ref } = await seed(store);
     const report = await search(store, "river heron", { pins: ["garden.md", "notes.md"] });
     expect(report.results.slice(0, 3).map((result) => [result.ref, result.relevancePercent, result.pinned])).toEqual([
       [ref("garden.md", 1), 100, true],

@@ -1,10 +1,11 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkRecord, ChunkRef, ScoredChunk } from "../../core/types.js";
-import { buildFtsConstraints, buildFtsQuery } from "../../search/normalize.js";
+import { formatKeywordQuery } from "../../core/keyword-query.js";
+import { buildKeywordQuery, buildTextConstraints } from "../../search/normalize.js";
 import { meaningText } from "../../search/query-parse.js";
 import { applyFilters, fuseRrf, fuseWeighted, limitResults, mergePinned, type FusedResult, type KeywordHit, type VectorHit } from "../../search/fuse.js";
-import type { MainStore } from "../../store/main-store.js";
-import type { SearchScope } from "../../store/store-types.js";
+import type { MainStore } from "../../store/index.js";
+import type { SearchScope } from "../../store/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import { resolvePinnedRefs, resolveScope } from "./search-scope.js";
 import { makeSnippet, snippetWords } from "../../search/snippet.js";
@@ -105,9 +106,9 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   checkOptions(query, limit, minScore, options.maxDistance);
 
   const notices: string[] = [];
-  const scope = resolveScope(store, { folders: options.folders ?? [], documents: options.documents ?? [], cwd: options.cwd }, notices);
+  const scope = await resolveScope(store, { folders: options.folders ?? [], documents: options.documents ?? [], cwd: options.cwd }, notices);
   const searchScope: SearchScope = { ...(scope.folderIds ? { folderIds: scope.folderIds } : {}), ...(scope.documentIds ? { documentIds: scope.documentIds } : {}) };
-  const pinnedRefs = resolvePinnedRefs(store, options.pins ?? [], scope.folderIds, notices);
+  const pinnedRefs = await resolvePinnedRefs(store, options.pins ?? [], scope.folderIds, notices);
 
   const requestedMode = options.mode ?? "auto";
   let mode: SearchMode = "keyword";
@@ -125,10 +126,11 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   let keywordQuery: string | null = null;
   let keywordHits: KeywordHit[] = [];
   if (mode !== "vector") {
-    const keyword = runKeywordStage(store, query, candidates, limit, searchScope);
+    const keyword = await runKeywordStage(store, query, candidates, limit, searchScope);
     keywordQuery = keyword.expression;
     for (const hit of keyword.hits) chunks.set(hit.chunk.ref, hit.chunk);
-    keywordHits = keyword.hits.map((hit) => ({ ref: hit.chunk.ref, bm25: hit.bm25, hasVector: hit.hasVector }));
+    // Fusion and --explain read bm25 (lower is better): the store's score is its negation.
+    keywordHits = keyword.hits.map((hit) => ({ ref: hit.chunk.ref, bm25: -hit.score, hasVector: hit.hasVector }));
     if (keyword.expression === null && mode === "keyword") {
       notices.push(`"${query}" has no words to search for by keyword (only common words or exclusions). Add a word that the documents contain.`);
     }
@@ -137,14 +139,14 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   const vectorHits: VectorHit[] = [];
   let coverage: SearchCoverage | null = null;
   if (mode !== "keyword" && readiness?.ready) {
-    coverage = coverageOf(store, searchScope, mode, notices);
+    coverage = await coverageOf(store, searchScope, mode, notices);
     const embedding = await readiness.embedder.embedQuery(meaningText(query));
     // The user's quoted phrases and -words hold here too, before the candidates are counted.
-    const text = buildFtsConstraints(query);
-    for (const hit of store.vectorSearch(embedding, { k: candidates, ...searchScope, text })) {
+    const text = buildTextConstraints(query);
+    for (const hit of await store.vectorSearch(embedding, { k: candidates, ...searchScope, text })) {
       chunks.set(hit.chunk.ref, hit.chunk);
       if (hit.stale) stale.add(hit.chunk.ref);
-      vectorHits.push({ ref: hit.chunk.ref, distance: hit.distance });
+      vectorHits.push({ ref: hit.chunk.ref, distance: 1 - hit.score });
     }
   }
 
@@ -160,9 +162,9 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   const ranked = mergePinned(limitResults(filtered, limit), pinnedRefs);
 
   const missing = ranked.map((row) => row.ref).filter((ref) => !chunks.has(ref));
-  for (const chunk of store.getChunks(missing)) chunks.set(chunk.ref, chunk);
+  for (const chunk of await store.getChunks(missing)) chunks.set(chunk.ref, chunk);
   const folderPaths = new Map<string, string | null>();
-  for (const chunk of chunks.values()) if (!folderPaths.has(chunk.folderId)) folderPaths.set(chunk.folderId, store.getFolder(chunk.folderId)?.rootPath ?? null);
+  for (const chunk of chunks.values()) if (!folderPaths.has(chunk.folderId)) folderPaths.set(chunk.folderId, (await store.getFolder(chunk.folderId))?.rootPath ?? null);
   const words = snippetWords(query);
   const results = ranked.flatMap((row) => {
     const chunk = chunks.get(row.ref);
@@ -172,8 +174,8 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
 }
 
 /** Counts the chunks with vectors, and says so when some have none. */
-function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, notices: string[]): SearchCoverage {
-  const { chunks, embedded } = store.embedCoverage(scope);
+async function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, notices: string[]): Promise<SearchCoverage> {
+  const { chunks, embedded } = await store.embedCoverage(scope);
   const keywordOnly = chunks - embedded;
   if (keywordOnly > 0) {
     const rest = keywordOnly === 1 ? "1 is" : `${keywordOnly} are`;
@@ -187,14 +189,16 @@ function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, noti
 }
 
 /** AND first; OR when AND finds fewer than the limit (skipped when both read the same). */
-function runKeywordStage(store: MainStore, query: string, candidates: number, limit: number, scope: SearchScope) {
-  const all = buildFtsQuery(query, { operator: "AND" });
+async function runKeywordStage(store: MainStore, query: string, candidates: number, limit: number, scope: SearchScope) {
+  const all = buildKeywordQuery(query, { match: "all" });
   if (all === null) return { expression: null, hits: [] };
-  const hits = store.keywordSearch(all, { limit: candidates, ...scope });
-  if (hits.length >= limit) return { expression: all, hits };
-  const any = buildFtsQuery(query, { operator: "OR" });
-  if (any === null || any === all) return { expression: all, hits };
-  return { expression: any, hits: store.keywordSearch(any, { limit: candidates, ...scope }) };
+  const hits = await store.keywordSearch(all, { limit: candidates, ...scope });
+  const allText = formatKeywordQuery(all);
+  if (hits.length >= limit) return { expression: allText, hits };
+  const any = buildKeywordQuery(query, { match: "any" });
+  const anyText = any === null ? null : formatKeywordQuery(any);
+  if (any === null || anyText === allText) return { expression: allText, hits };
+  return { expression: anyText, hits: await store.keywordSearch(any, { limit: candidates, ...scope }) };
 }
 
 function toResult(row: FusedResult, chunk: ChunkRecord, context: { words: string[]; folderPath: string | null; stale: boolean }): SearchResult {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describeError } from "../../core/errors.js";
 import { createSecretStore, SECRET_PROVIDERS, type SecretProvider } from "../../llm/index.js";
-import { salvageFolders } from "../../store/salvage.js";
+import { salvageFolders } from "../../store/index.js";
 import { folderRegistryPath, readFolderRegistry } from "../process/folder-registry.js";
 import { resolvePaths, type ChunkpadPaths } from "./paths.js";
 

@@ -28,7 +28,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
       const { io } = context;
       const chunkpad = context.chunkpad();
       const lines = createLineReader(io);
-      const conversationId = flags.continue ? chunkpad.getConversation(flags.continue).id : undefined;
+      const conversationId = flags.continue ? (await chunkpad.getConversation(flags.continue)).id : undefined;
       const session = chunkpad.startChat({
         ...answerOptionsOf(flags),
         ...downloadCallbacks(io, flags.yes === true, lines),
@@ -142,7 +142,7 @@ async function runCommand(view: ChatView, chunkpad: Chunkpad, session: ChatSessi
       return "ok";
     case "history":
       if (session.conversationId === null) io.stdout.write("Nothing in this conversation yet.\n");
-      else io.stdout.write(formatConversation(chunkpad.getConversation(session.conversationId)));
+      else io.stdout.write(formatConversation(await chunkpad.getConversation(session.conversationId)));
       return "ok";
     case "help":
       io.stdout.write(HELP);

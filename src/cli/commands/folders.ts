@@ -10,8 +10,8 @@ export function registerFolderCommands(program: Command, context: CliContext): v
     .command("folders")
     .description("List the folders you have added, with document and chunk counts")
     .option("--json", "print machine-readable output on stdout")
-    .action((flags: { json?: boolean }) => {
-      const folders = context.chunkpad().listFolders();
+    .action(async (flags: { json?: boolean }) => {
+      const folders = await context.chunkpad().listFolders();
       if (flags.json) return printJson(context.io, folders);
       if (folders.length === 0) {
         context.io.stdout.write('No folders yet. Add one with "chunkpad add <folder>".\n');
@@ -49,7 +49,7 @@ export function registerFolderCommands(program: Command, context: CliContext): v
     .option("--json", "print machine-readable output on stdout")
     .action(async (folder: string, flags: { json?: boolean; chunks?: boolean }) => {
       if (flags.chunks) {
-        const states = context.chunkpad().chunkStates(folder);
+        const states = await context.chunkpad().chunkStates(folder);
         if (flags.json) return printJson(context.io, states);
         context.io.stdout.write(formatChunkStates(states));
         return;

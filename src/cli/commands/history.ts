@@ -12,10 +12,10 @@ export function registerHistoryCommand(program: Command, context: CliContext): v
     .description("List past conversations, or show one with its messages and citations")
     .argument("[conversation]", "a conversation id (or its first characters) to show")
     .option("--json", "print machine-readable output on stdout")
-    .action((id: string | undefined, flags: { json?: boolean }) => {
+    .action(async (id: string | undefined, flags: { json?: boolean }) => {
       const chunkpad = context.chunkpad();
       if (id !== undefined) {
-        const conversation = chunkpad.getConversation(id);
+        const conversation = await chunkpad.getConversation(id);
         if (flags.json) return printJson(context.io, conversation);
         context.io.stdout.write(formatConversation(conversation));
         return;

@@ -19,8 +19,8 @@ export function registerReviewCommands(program: Command, context: CliContext): v
       .argument("<targets...>", 'a ref ({folder id}:{path}#{n}, or {path}#{n}), a source file or folder (inside an added folder, or absolute), or a glob ("reports/*.pdf", "**/*.docx")')
       .option("--folder <folder>", "look only in this added folder (repeatable)", collect, [])
       .option("--json", "print a machine-readable report on stdout")
-      .action((targets: string[], flags: ReviewFlags) => {
-        const report = context.chunkpad().setIncluded(targets, included, { folders: flags.folder });
+      .action(async (targets: string[], flags: ReviewFlags) => {
+        const report = await context.chunkpad().setIncluded(targets, included, { folders: flags.folder });
         for (const target of report.unmatched) {
           context.io.stderr.write(
             `chunkpad: nothing matches "${target}". Give a chunk ref (see "chunkpad chunks <folder> --chunks"), a source path inside an added folder, or a glob like "reports/*.pdf".\n`,

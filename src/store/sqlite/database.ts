@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
-import { ChunkpadError, isChunkpadError, describeError } from "../core/errors.js";
-import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from "../core/private-files.js";
+import { ChunkpadError, isChunkpadError, describeError } from "../../core/errors.js";
+import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from "../../core/private-files.js";
 
 export type SqliteDatabase = Database.Database;
 type SqliteError = InstanceType<typeof Database.SqliteError>;

@@ -1,12 +1,7 @@
 import type { SqliteDatabase } from "./database.js";
 
 /** Keys the app uses in `meta`; anything else is free-form. */
-export const META_KEYS = {
-  /** Everything that changes vectors: provider, model, dtype, prefixes, chunk settings. */
-  embeddingFingerprint: "embedding.fingerprint",
-  embeddingModel: "embedding.model",
-  embeddingDimensions: "embedding.dimensions",
-} as const;
+export { META_KEYS } from "../contract.js";
 
 export interface MetaStore {
   getMeta(key: string): string | null;

@@ -1,9 +1,17 @@
-import { ChunkpadError } from "../core/errors.js";
+import { ChunkpadError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
 import { isFtsQueryError } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
 import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
-import type { KeywordHit, KeywordSearchOptions, SearchScope } from "./store-types.js";
+import type { ChunkRecord, KeywordSearchOptions, SearchScope } from "../contract.js";
+
+/** A keyword hit as FTS5 ranks it; the store adapter turns bm25 into a higher-is-better score. */
+export interface FtsHit {
+  chunk: ChunkRecord;
+  /** FTS5 bm25 with column weights; lower (more negative) is better. */
+  bm25: number;
+  hasVector: boolean;
+}
 
 /** bm25 column weights: a hit in the document title counts twice a hit in the text. */
 const TITLE_WEIGHT = 2.0;
@@ -14,7 +22,7 @@ export interface KeywordStore {
    * FTS5 search over chunk titles and text, best first (bm25 ascending). `matchExpression` is
    * FTS5 query syntax; the search room builds it. Excluded chunks are never returned.
    */
-  keywordSearch(matchExpression: string, options: KeywordSearchOptions): KeywordHit[];
+  keywordSearch(matchExpression: string, options: KeywordSearchOptions): FtsHit[];
   /** How many included chunks match, for the AND-then-OR fallback. */
   countKeywordMatches(matchExpression: string, scope?: SearchScope): number;
 }

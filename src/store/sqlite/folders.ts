@@ -1,7 +1,7 @@
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import { sha256Hex } from "../core/chunk-ref.js";
-import type { FolderSettings, FolderStats, FolderSummary, StoredFolder } from "./store-types.js";
+import { sha256Hex } from "../../core/chunk-ref.js";
+import type { FolderSettings, FolderStats, FolderSummary, StoredFolder } from "../contract.js";
 
 /** Hex characters of the root path's hash used as a folder id: short enough to read in a ref. */
 const FOLDER_ID_LENGTH_CHARS = 8;

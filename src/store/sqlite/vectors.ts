@@ -1,12 +1,35 @@
-import { ChunkpadError } from "../core/errors.js";
-import type { ChunkRef } from "../core/types.js";
+import { ChunkpadError } from "../../core/errors.js";
+import type { ChunkRef } from "../../core/types.js";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
 import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
-import type { EmbedCoverage, EmbedStateRow, SearchScope, TextConstraints, UpsertVectorsResult, VectorHit, VectorInput, VectorSearchOptions } from "./store-types.js";
+import type { ChunkRecord, EmbedCoverage, EmbedStateRow, SearchScope, UpsertVectorsResult, VectorInput } from "../contract.js";
+
+/** FTS5 expressions a vector hit must satisfy (compiled from the query's phrases and -words). */
+export interface TextConstraints {
+  /** A hit must match this. */
+  required?: string | null;
+  /** A hit must not match this. */
+  excluded?: string | null;
+}
+
+export interface VectorSearchOptions extends SearchScope {
+  k: number;
+  /** Applied before k is counted, so k hits come back when that many qualify. */
+  text?: TextConstraints;
+}
+
+/** A vector hit as sqlite-vec ranks it; the store adapter turns the distance into a similarity score. */
+export interface VectorHit {
+  chunk: ChunkRecord;
+  /** Cosine distance, 0 (same direction) .. 2 (opposite). */
+  distance: number;
+  /** True when the chunk's text changed after its vector was made. */
+  stale: boolean;
+}
 
 /** sqlite-vec's largest k for one KNN query. */
 const MAX_KNN_K = 4096;

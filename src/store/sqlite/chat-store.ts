@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ChunkRef } from "../core/types.js";
+import type { ChunkRef } from "../../core/types.js";
 import type { SqliteDatabase } from "./database.js";
 import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
 import { CHAT_MIGRATIONS, runMigrations } from "./migrations.js";

@@ -1,6 +1,6 @@
-import { describeError } from "../core/errors.js";
+import { describeError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
-import type { IntegrityReport } from "./store-types.js";
+import type { IntegrityReport } from "../contract.js";
 
 export interface IntegrityStore {
   /** PRAGMA integrity_check, foreign keys, and the FTS index against the chunks it mirrors. */

@@ -3,11 +3,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { isChunkpadError } from "../core/errors.js";
+import { isChunkpadError } from "../../core/errors.js";
 import { openDatabase } from "./database.js";
 import type { Migration } from "./migrations.js";
 import { MAIN_MIGRATIONS, runMigrations, schemaVersion } from "./migrations.js";
-import { openMainStore } from "./main-store.js";
+import { openSqliteMainStore } from "./main-store.js";
 import { openChatStore } from "./chat-store.js";
 
 const directories: string[] = [];
@@ -95,7 +95,7 @@ describe("runMigrations", () => {
 describe("opening the real databases", () => {
   it("creates the main schema with its parent folders, at the newest version", () => {
     const file = databasePath();
-    const store = openMainStore({ path: file, loadVectorExtension: false });
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
     expect(store.migration).toEqual({ applied: MAIN_MIGRATIONS.map((migration) => migration.version), version: MAIN_MIGRATIONS.length });
     store.close();
 
@@ -108,7 +108,7 @@ describe("opening the real databases", () => {
     expect(tables).toEqual(expect.arrayContaining(["chunks_after_insert", "chunks_after_update", "chunks_after_delete"]));
     raw.close();
 
-    const reopened = openMainStore({ path: file, loadVectorExtension: false });
+    const reopened = openSqliteMainStore({ path: file, loadVectorExtension: false });
     expect(reopened.migration.applied).toEqual([]);
     reopened.close();
   });
@@ -129,7 +129,7 @@ describe("opening the real databases", () => {
     `);
     db.close();
 
-    const store = openMainStore({ path: file, loadVectorExtension: false });
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
     expect(store.migration.applied).toEqual(MAIN_MIGRATIONS.slice(1).map((migration) => migration.version));
     expect(store.listExcludedRefs()).toEqual(["f:a.md#1"]);
     expect(store.getFolder("f")?.newChunksIncluded).toBe(true);
@@ -144,7 +144,7 @@ describe("opening the real databases", () => {
 
   it("refuses a main or chat database from the future with SCHEMA_TOO_NEW", () => {
     for (const open of [
-      (file: string) => openMainStore({ path: file, loadVectorExtension: false }),
+      (file: string) => openSqliteMainStore({ path: file, loadVectorExtension: false }),
       (file: string) => openChatStore({ path: file }),
     ]) {
       const file = databasePath();
@@ -160,6 +160,6 @@ describe("opening the real databases", () => {
     const file = databasePath();
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, "this is a text file, not SQLite ".repeat(200));
-    expect(() => openMainStore({ path: file, loadVectorExtension: false })).toThrow(expect.objectContaining({ code: "DATABASE_ERROR" }));
+    expect(() => openSqliteMainStore({ path: file, loadVectorExtension: false })).toThrow(expect.objectContaining({ code: "DATABASE_ERROR" }));
   });
 });

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { openMainStore } from "./main-store.js";
+import { openSqliteMainStore } from "./main-store.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -19,7 +19,7 @@ function databaseFile(): string {
 describe("sharing the database with another process", () => {
   it("says another process holds the database instead of failing with SQLITE_BUSY", () => {
     const file = databaseFile();
-    const store = openMainStore({ path: file, loadVectorExtension: false, busyTimeoutMs: 20 });
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false, busyTimeoutMs: 20 });
     cleanups.push(() => store.close());
     const other = new Database(file);
     other.exec("BEGIN IMMEDIATE");
@@ -42,8 +42,8 @@ describe("sharing the database with another process", () => {
 
   it("sees what another connection committed", () => {
     const file = databaseFile();
-    const writer = openMainStore({ path: file, loadVectorExtension: false });
-    const reader = openMainStore({ path: file, loadVectorExtension: false });
+    const writer = openSqliteMainStore({ path: file, loadVectorExtension: false });
+    const reader = openSqliteMainStore({ path: file, loadVectorExtension: false });
     cleanups.push(() => writer.close(), () => reader.close());
     const folder = writer.upsertFolder("/docs", "/docs/_chunks");
     writer.syncDocument({ folderId: folder.id, relativePath: "a.md", title: "A", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "shared words", meta: {} }] });
@@ -54,7 +54,7 @@ describe("sharing the database with another process", () => {
 describe("integrityCheck", () => {
   it("passes on a healthy database and names a keyword index that drifted, which a rebuild fixes", () => {
     const file = databaseFile();
-    const store = openMainStore({ path: file, loadVectorExtension: false });
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
     cleanups.push(() => store.close());
     const folder = store.upsertFolder("/docs", "/docs/_chunks");
     store.syncDocument({ folderId: folder.id, relativePath: "a.md", title: "A", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "original words", meta: {} }] });
@@ -77,7 +77,7 @@ describe("integrityCheck", () => {
 
 describe("meta", () => {
   it("stores, replaces and deletes values", () => {
-    const store = openMainStore({ path: databaseFile(), loadVectorExtension: false });
+    const store = openSqliteMainStore({ path: databaseFile(), loadVectorExtension: false });
     cleanups.push(() => store.close());
     expect(store.getMeta("embedding.fingerprint")).toBeNull();
     store.setMeta("embedding.fingerprint", "a");

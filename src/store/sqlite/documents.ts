@@ -1,13 +1,13 @@
 import * as path from "node:path";
-import { ChunkpadError } from "../core/errors.js";
-import type { DocumentRecord } from "../core/types.js";
+import { ChunkpadError } from "../../core/errors.js";
+import type { DocumentRecord } from "../../core/types.js";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
 import { CHUNK_META_COLUMN_NAMES, metaColumns, type ChunkMetaColumns } from "./chunk-rows.js";
-import { chunkRef, embedTextHash, sha256Hex } from "../core/chunk-ref.js";
+import { chunkRef, embedTextHash, sha256Hex } from "../../core/chunk-ref.js";
 import { carryReviewDecisions } from "./review-carry.js";
 import { folderNotIndexed } from "./sources.js";
-import type { SyncDocumentInput, SyncDocumentResult } from "./store-types.js";
+import type { SyncDocumentInput, SyncDocumentResult } from "../contract.js";
 
 /** Hex characters of the document id (a hash of folder id and relative path). */
 const DOCUMENT_ID_LENGTH_CHARS = 16;

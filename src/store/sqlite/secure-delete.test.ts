@@ -2,9 +2,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChunkDraft } from "../core/types.js";
+import type { ChunkDraft } from "../../core/types.js";
 import { openChatStore } from "./chat-store.js";
-import { openMainStore } from "./main-store.js";
+import { openSqliteMainStore } from "./main-store.js";
 
 /** A word no other text in these tests contains, so finding it in the files means the text is still there. */
 const SECRET_WORD = "zanzibarquokka";
@@ -46,7 +46,7 @@ function novel(word: string, chunks: number): ChunkDraft[] {
 
 function storeWithTwoFolders() {
   const file = path.join(temporaryDirectory(), "data", "chunkpad.db");
-  const store = openMainStore({ path: file, loadVectorExtension: false });
+  const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
   cleanups.push(() => store.close());
   const secret = store.upsertFolder("/secret", "/secret/_chunks");
   const kept = store.upsertFolder("/kept", "/kept/_chunks");
@@ -113,7 +113,7 @@ describe("database file permissions", () => {
     const previous = process.umask(0o022);
     try {
       const fresh = path.join(root, "fresh", "chunkpad.db");
-      const store = openMainStore({ path: fresh, loadVectorExtension: false });
+      const store = openSqliteMainStore({ path: fresh, loadVectorExtension: false });
       cleanups.push(() => store.close());
       store.upsertFolder("/docs", "/docs/_chunks");
       const mode = (target: string) => (fs.statSync(target).mode & 0o777).toString(8);

@@ -1,7 +1,7 @@
-import type { ChunkRef } from "../core/types.js";
+import type { ChunkRef } from "../../core/types.js";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import type { SetIncludedResult } from "./store-types.js";
+import type { SetIncludedResult } from "../contract.js";
 
 export interface ReviewStore {
   /** Includes or excludes chunks. Excluded chunks are never returned by any search. */

@@ -3,19 +3,19 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChunkDraft } from "../core/types.js";
-import type { MainStore } from "./main-store.js";
-import { openMainStore } from "./main-store.js";
+import type { ChunkDraft } from "../../core/types.js";
+import type { SqliteMainStore } from "./main-store.js";
+import { openSqliteMainStore } from "./main-store.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
-function setup(): { store: MainStore; file: string; raw: Database.Database } {
+function setup(): { store: SqliteMainStore; file: string; raw: Database.Database } {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-documents-"));
   const file = path.join(directory, "chunkpad.db");
-  const store = openMainStore({ path: file, loadVectorExtension: false });
+  const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
   // A second connection sees what another process would: the committed tables.
   const raw = new Database(file, { readonly: true });
   cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }), () => store.close(), () => raw.close());
@@ -30,7 +30,7 @@ function ftsRowids(raw: Database.Database, term: string): number[] {
   return (raw.prepare("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid").pluck().all(term) as number[]);
 }
 
-function syncReport(store: MainStore, folderId: string, chunks: ChunkDraft[], relativePath = "notes/report.pdf", title = "Quarterly report") {
+function syncReport(store: SqliteMainStore, folderId: string, chunks: ChunkDraft[], relativePath = "notes/report.pdf", title = "Quarterly report") {
   return store.syncDocument({ folderId, relativePath, title, documentType: "pdf", fileSize: 1234, pageCount: chunks.length, chunks });
 }
 

@@ -2,10 +2,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MainStore } from "./main-store.js";
-import { openMainStore } from "./main-store.js";
+import type { SqliteMainStore } from "./main-store.js";
+import { openSqliteMainStore } from "./main-store.js";
 
-let store: MainStore;
+let store: SqliteMainStore;
 let directory: string;
 let gardenId: string;
 let kitchenId: string;
@@ -13,7 +13,7 @@ let tomatoDocumentId: string;
 
 beforeAll(() => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-keyword-"));
-  store = openMainStore({ path: path.join(directory, "chunkpad.db"), loadVectorExtension: false });
+  store = openSqliteMainStore({ path: path.join(directory, "chunkpad.db"), loadVectorExtension: false });
   gardenId = store.upsertFolder("/garden", "/garden/_chunks").id;
   kitchenId = store.upsertFolder("/kitchen", "/kitchen/_chunks").id;
   const add = (folderId: string, relativePath: string, title: string, contents: string[]) =>

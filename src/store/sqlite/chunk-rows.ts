@@ -1,5 +1,5 @@
-import type { ChunkMeta, ChunkRecord } from "../core/types.js";
-import type { SearchScope } from "./store-types.js";
+import type { ChunkMeta, ChunkRecord } from "../../core/types.js";
+import type { SearchScope } from "../contract.js";
 
 /** Columns for a ChunkRecord; use with CHUNK_FROM. */
 export const CHUNK_COLUMNS = `

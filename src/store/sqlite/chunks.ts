@@ -1,8 +1,8 @@
-import type { ChunkRecord, ChunkRef } from "../core/types.js";
+import type { ChunkRecord, ChunkRef } from "../../core/types.js";
 import type { SqliteDatabase } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
 import { CHUNK_COLUMNS, CHUNK_FROM, toChunkRecord } from "./chunk-rows.js";
-import type { ChunkFilter } from "./store-types.js";
+import type { ChunkFilter } from "../contract.js";
 
 export interface ChunkStore {
   /** Chunks in folder, path and chunk order, each with its review state. */

@@ -1,7 +1,7 @@
-import { ChunkpadError } from "../core/errors.js";
+import { ChunkpadError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import { embedTextHash } from "../core/chunk-ref.js";
+import { embedTextHash } from "../../core/chunk-ref.js";
 
 /** One schema step. Migrations only add or reshape; they never drop user data. */
 export interface Migration {

@@ -24,7 +24,7 @@ import { createSourceStore } from "./sources.js";
 import type { VectorStore } from "./vectors.js";
 import { createVectorStore } from "./vectors.js";
 
-export interface OpenMainStoreOptions {
+export interface OpenSqliteMainStoreOptions {
   /** Path of chunkpad.db (or ":memory:"); parent folders are created. */
   path: string;
   /** Set false to open without sqlite-vec (keyword features only). */
@@ -37,7 +37,7 @@ export interface OpenMainStoreOptions {
 }
 
 /** The main database: folders, sources, documents, chunks, keyword index, review state, vectors. */
-export interface MainStore
+export interface SqliteMainStore
   extends FolderStore, SourceStore, DocumentStore, ChunkStore, ReviewStore, KeywordStore, Omit<VectorStore, "removeVectorRows">, MetaStore, IntegrityStore {
   readonly path: string;
   /** Migrations applied when this store was opened. */
@@ -45,13 +45,13 @@ export interface MainStore
   close(): void;
 }
 
-export function openMainStore({
+export function openSqliteMainStore({
   path,
   loadVectorExtension = true,
   vectorLoader,
   busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
   now = () => new Date(),
-}: OpenMainStoreOptions): MainStore {
+}: OpenSqliteMainStoreOptions): SqliteMainStore {
   const db = openDatabase({ path, busyTimeoutMs });
   try {
     const support = loadVectorSupport(db, loadVectorExtension, vectorLoader);
@@ -69,7 +69,7 @@ const FTS_TABLE = "chunks_fts";
 function composeMainStore(
   db: SqliteDatabase,
   { path, migration, now, vectors }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore },
-): MainStore {
+): SqliteMainStore {
   const { removeVectorRows, ...vectorApi } = vectors;
   const dependencies = { db, now, removeVectorRows };
   const folders = createFolderStore(dependencies);
@@ -82,7 +82,7 @@ function composeMainStore(
     checkpointDeletedContent(db);
     purgePending = false;
   };
-  const api: MainStore = {
+  const api: SqliteMainStore = {
     ...folders,
     ...createSourceStore(db),
     ...documents,

@@ -3,9 +3,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { embedTextHash } from "../core/chunk-ref.js";
-import type { MainStore, OpenMainStoreOptions } from "./main-store.js";
-import { openMainStore } from "./main-store.js";
+import { embedTextHash } from "../../core/chunk-ref.js";
+import type { SqliteMainStore, OpenSqliteMainStoreOptions } from "./main-store.js";
+import { openSqliteMainStore } from "./main-store.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -18,14 +18,14 @@ function databaseFile(): string {
   return path.join(directory, "chunkpad.db");
 }
 
-function open(file: string, options: Partial<OpenMainStoreOptions> = {}): MainStore {
-  const store = openMainStore({ path: file, ...options });
+function open(file: string, options: Partial<OpenSqliteMainStoreOptions> = {}): SqliteMainStore {
+  const store = openSqliteMainStore({ path: file, ...options });
   cleanups.push(() => store.close());
   return store;
 }
 
 /** A folder "/zoo" with animals.md (4 chunks) and plants.md (1 chunk). */
-function seed(store: MainStore): { folderId: string; ref: (n: number, file?: string) => string } {
+function seed(store: SqliteMainStore): { folderId: string; ref: (n: number, file?: string) => string } {
   const folderId = store.upsertFolder("/zoo", "/zoo/_chunks").id;
   const add = (relativePath: string, contents: string[]) =>
     store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: contents.map((content) => ({ content, meta: {} })) });
@@ -36,7 +36,7 @@ function seed(store: MainStore): { folderId: string; ref: (n: number, file?: str
 
 const vector = (...values: number[]) => new Float32Array(values);
 
-function embedAll(store: MainStore, vectors: Record<string, Float32Array>): void {
+function embedAll(store: SqliteMainStore, vectors: Record<string, Float32Array>): void {
   const chunks = store.getChunks(Object.keys(vectors));
   store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[chunk.ref] as Float32Array })), "model-a");
 }
@@ -227,12 +227,12 @@ describe("without sqlite-vec", () => {
 
   it("keeps the database consistent when chunks are deleted while vectors are off", () => {
     const file = databaseFile();
-    const withVectors = openMainStore({ path: file });
+    const withVectors = openSqliteMainStore({ path: file });
     const { ref, folderId } = seed(withVectors);
     embedAll(withVectors, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0, 1) });
     withVectors.close();
 
-    const keywordOnly = openMainStore({ path: file, loadVectorExtension: false });
+    const keywordOnly = openSqliteMainStore({ path: file, loadVectorExtension: false });
     expect(keywordOnly.deleteDocument(folderId, "animals.md")).toBe(true);
     expect(keywordOnly.vectorCount()).toBe(0);
     keywordOnly.close();

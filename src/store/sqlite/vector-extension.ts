@@ -1,5 +1,5 @@
 import * as sqliteVec from "sqlite-vec";
-import { ChunkpadError, describeError } from "../core/errors.js";
+import { ChunkpadError, describeError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
 
 /** Loads the sqlite-vec extension into a connection; throws when it cannot. */

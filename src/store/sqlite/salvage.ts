@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
-import { describeError } from "../core/errors.js";
+import { describeError } from "../../core/errors.js";
 
 export interface SalvagedFolder {
   rootPath: string;

@@ -1,6 +1,6 @@
-import { ChunkpadError } from "../core/errors.js";
+import { ChunkpadError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
-import type { SourceRecord, SourceStatus } from "./store-types.js";
+import type { SourceRecord, SourceStatus } from "../contract.js";
 
 interface SourceRow {
   folder_id: string;

@@ -1,0 +1,51 @@
+/**
+ * A keyword query in neutral form: what the search room understood from what the user typed,
+ * before any backend turns it into its own full-text syntax (FTS5 MATCH, a PostgreSQL tsquery).
+ */
+
+/** One searched word, lower-case and folded; `prefix` also matches longer words that start with it. */
+export interface KeywordTerm {
+  word: string;
+  prefix: boolean;
+}
+
+export interface KeywordQuery {
+  /** Loose words: every one must match ("all"), or at least one ("any", the fallback). */
+  terms: KeywordTerm[];
+  match: "all" | "any";
+  /** Phrases (words in order) a hit must contain whatever `match` says. */
+  phrases: string[][];
+  /** Words or phrases a hit must not contain; exact words, never prefixes ("-cat" keeps "category"). */
+  exclude: string[][];
+}
+
+/** What every hit must satisfy whatever the search mode (vector hits too): the quoted phrases and the exclusions. */
+export interface TextConstraints {
+  phrases: string[][];
+  exclude: string[][];
+}
+
+/** A word or phrase as a quoted literal, inner quotes doubled: the tokenizer sees only words. */
+export function quoteWords(words: readonly string[]): string {
+  return `"${words.join(" ").replaceAll('"', '""')}"`;
+}
+
+/**
+ * The query in Chunkpad's search syntax, as shown to users (`keyword query: "river"* AND "heron"`):
+ * every word a quoted literal, `*` for a prefix, AND / OR / NOT, parentheses where NOT or a
+ * loosened OR needs them. Null when nothing would be searched (no terms and no phrases).
+ */
+export function formatKeywordQuery(query: KeywordQuery): string | null {
+  const terms = query.terms.map((term) => `${quoteWords([term.word])}${term.prefix ? "*" : ""}`);
+  const phrases = query.phrases.map(quoteWords);
+  // A quoted phrase is a must even when the loose words are loosened to "any".
+  const loose = terms.length > 1 && query.match === "any" && phrases.length > 0 ? [`(${terms.join(" OR ")})`] : terms;
+  const operator = phrases.length > 0 || query.match === "all" ? "AND" : "OR";
+  const included = [...loose, ...phrases];
+  if (included.length === 0) return null;
+  let expression = included.join(` ${operator} `);
+  if (query.exclude.length === 0) return expression;
+  // NOT binds tighter than AND and OR: group the included part before excluding.
+  if (included.length > 1) expression = `(${expression})`;
+  return [expression, ...query.exclude.map(quoteWords)].join(" NOT ");
+}

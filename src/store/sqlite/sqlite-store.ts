@@ -1,0 +1,86 @@
+import type { KeywordHit, MainStore, VectorHit } from "../contract.js";
+import { toConstraintExpressions, toMatchExpression } from "./fts-query.js";
+import { openSqliteMainStore, type OpenSqliteMainStoreOptions, type SqliteMainStore } from "./main-store.js";
+
+export type OpenMainStoreOptions = OpenSqliteMainStoreOptions;
+
+/**
+ * The main store on SQLite (better-sqlite3 + FTS5 + sqlite-vec, one file): the backend-neutral,
+ * async contract over the synchronous engine. better-sqlite3 is synchronous and fast; the
+ * promises cost a microtask per call and let a server backend implement the same contract
+ * (docs/decisions/020-store-contract.md). Neutral queries are compiled to FTS5 here, and FTS5's
+ * bm25 (lower is better) and sqlite-vec's cosine distance become higher-is-better scores.
+ */
+export function openMainStore(options: OpenMainStoreOptions): MainStore {
+  return toContract(openSqliteMainStore(options));
+}
+
+function toContract(engine: SqliteMainStore): MainStore {
+  const call =
+    <Arguments extends unknown[], Result>(method: (...args: Arguments) => Result) =>
+    async (...args: Arguments): Promise<Result> =>
+      method(...args);
+  return {
+    path: engine.path,
+    get vectorAvailable() {
+      return engine.vectorAvailable;
+    },
+    get vectorUnavailableReason() {
+      return engine.vectorUnavailableReason;
+    },
+    upsertFolder: call(engine.upsertFolder),
+    getFolder: call(engine.getFolder),
+    getFolderByPath: call(engine.getFolderByPath),
+    listFolders: call(engine.listFolders),
+    updateFolderStats: call(engine.updateFolderStats),
+    getFolderSettings: call(engine.getFolderSettings),
+    setFolderSettings: call(engine.setFolderSettings),
+    setNewChunksIncluded: call(engine.setNewChunksIncluded),
+    removeFolder: call(engine.removeFolder),
+    listSources: call(engine.listSources),
+    getSource: call(engine.getSource),
+    upsertSource: call(engine.upsertSource),
+    deleteSource: call(engine.deleteSource),
+    syncDocument: call(engine.syncDocument),
+    deleteDocument: call(engine.deleteDocument),
+    getDocument: call(engine.getDocument),
+    getDocumentByPath: call(engine.getDocumentByPath),
+    listDocuments: call(engine.listDocuments),
+    findDocuments: call(engine.findDocuments),
+    listChunks: call(engine.listChunks),
+    getChunk: call(engine.getChunk),
+    getChunks: call(engine.getChunks),
+    setIncluded: call(engine.setIncluded),
+    listExcludedRefs: call(engine.listExcludedRefs),
+    async keywordSearch(query, options): Promise<KeywordHit[]> {
+      // A query with nothing to match finds nothing rather than reaching FTS5.
+      const expression = toMatchExpression(query);
+      if (expression === null) return [];
+      // bm25 is negative for a match, lower is better: its negation is a relevance above 0.
+      return engine.keywordSearch(expression, options).map(({ chunk, bm25, hasVector }) => ({ chunk, score: -bm25, hasVector }));
+    },
+    async countKeywordMatches(query, scope) {
+      const expression = toMatchExpression(query);
+      return expression === null ? 0 : engine.countKeywordMatches(expression, scope);
+    },
+    ensureVectorTable: call(engine.ensureVectorTable),
+    vectorDimensions: call(engine.vectorDimensions),
+    upsertVectors: call(engine.upsertVectors),
+    deleteVectors: call(engine.deleteVectors),
+    async vectorSearch(embedding, { text, ...options }): Promise<VectorHit[]> {
+      const constraints = toConstraintExpressions(text);
+      const hits = engine.vectorSearch(embedding, constraints.required || constraints.excluded ? { ...options, text: constraints } : options);
+      return hits.map(({ chunk, distance, stale }) => ({ chunk, score: 1 - distance, stale }));
+    },
+    embedCoverage: call(engine.embedCoverage),
+    embedState: call(engine.embedState),
+    dropAllVectors: call(engine.dropAllVectors),
+    vectorCount: call(engine.vectorCount),
+    getMeta: call(engine.getMeta),
+    setMeta: call(engine.setMeta),
+    deleteMeta: call(engine.deleteMeta),
+    integrityCheck: call(engine.integrityCheck),
+    rebuildKeywordIndex: call(engine.rebuildKeywordIndex),
+    close: call(engine.close),
+  };
+}
