@@ -32,10 +32,16 @@ const roomRules = Object.entries(MAY_IMPORT).map(([room, allowed]) => {
     ignores: ["src/**/*.test.ts"],
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [{
-          group: forbidden.flatMap((other) => [`**/${other}/*`, `../${other}`, `../../${other}`]),
-          message: `${room}/ may import only ${allowed.length ? allowed.join(", ") : "no other room"} (imports point one way: faces → app → domain rooms → core).`,
-        }],
+        patterns: [
+          {
+            group: forbidden.flatMap((other) => [`**/${other}/*`, `../${other}`, `../../${other}`]),
+            message: `${room}/ may import only ${allowed.length ? allowed.join(", ") : "no other room"} (imports point one way: faces → app → domain rooms → core).`,
+          },
+          ...(room === "store" ? [] : [{
+            group: ["**/store/*", "!**/store/index.js"],
+            message: "Use the store through its contract: import from store/index.js, never its implementation.",
+          }]),
+        ],
       }],
     },
   };
@@ -45,6 +51,16 @@ export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "web/dist/**", "coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // The store and most of the core are async: a promise nobody awaits is a write that may not
+    // have happened, or an error nobody sees. These rules need type information.
+    files: ["src/**/*.ts", "test/**/*.ts", "bench/**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+    },
+  },
   {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

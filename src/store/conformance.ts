@@ -1,0 +1,291 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { embedTextHash } from "../core/chunk-ref.js";
+import type { KeywordQuery } from "../core/keyword-query.js";
+import type { MainStore } from "./contract.js";
+
+/**
+ * The behaviour every main-store backend must have, as one suite any backend runs against its
+ * own factory (in the spirit of hono's shared router cases):
+ *
+ *   runStoreSuite({ name: "sqlite", open: () => openMainStore({ path: tempFile() }) });
+ *
+ * `open` gives a new, empty store for each test. Everything goes through the async contract;
+ * nothing here knows SQL, FTS5 or sqlite-vec. Excluded from the build (a test helper).
+ */
+export interface StoreSuiteOptions {
+  name: string;
+  open: () => MainStore | Promise<MainStore>;
+}
+
+const words = (...terms: string[]): KeywordQuery => ({ terms: terms.map((word) => ({ word, prefix: false })), match: "all", phrases: [], exclude: [] });
+const vector = (...values: number[]) => new Float32Array(values);
+
+export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
+  describe(`store contract: ${name}`, () => {
+    const opened: MainStore[] = [];
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+    });
+
+    async function fresh(): Promise<MainStore> {
+      const store = await open();
+      opened.push(store);
+      return store;
+    }
+
+    /** A folder "/zoo" with animals.md (four chunks) and plants.md (one chunk). */
+    async function seeded() {
+      const store = await fresh();
+      const folder = await store.upsertFolder("/zoo", "/zoo/_chunks");
+      const add = (relativePath: string, contents: string[], title = relativePath) =>
+        store.syncDocument({ folderId: folder.id, relativePath, title, documentType: "md", fileSize: 10, pageCount: null, chunks: contents.map((content) => ({ content, meta: {} })) });
+      await add("animals.md", ["The cat sleeps on the warm sofa.", "A dog runs in the park.", "The eel swims in the river.", "A fox hunts at night near the river."]);
+      await add("plants.md", ["The fern grows in the shade."], "Ferns");
+      const ref = (n: number, file = "animals.md") => `${folder.id}:${file}#${n}`;
+      return { store, folder, add, ref };
+    }
+
+    async function embed(store: MainStore, vectors: Record<string, Float32Array>, fingerprint = "model-a") {
+      const chunks = await store.getChunks(Object.keys(vectors));
+      return store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[chunk.ref] as Float32Array })), fingerprint);
+    }
+
+    describe("folders and documents", () => {
+      it("adds a folder once, finds it by id and path, and lists it with live counts", async () => {
+        const { store, folder } = await seeded();
+        expect((await store.upsertFolder("/zoo", "/zoo/_chunks")).id).toBe(folder.id);
+        expect((await store.getFolder(folder.id))?.rootPath).toBe("/zoo");
+        expect((await store.getFolderByPath("/zoo"))?.id).toBe(folder.id);
+        expect(await store.getFolderByPath("/elsewhere")).toBeNull();
+        const [summary] = await store.listFolders();
+        expect(summary).toMatchObject({ id: folder.id, documentCount: 2, storedChunkCount: 5, includedChunkCount: 5, embeddedChunkCount: 0 });
+      });
+
+      it("keeps per-folder settings and the review default for new text", async () => {
+        const { store, folder } = await seeded();
+        expect(await store.getFolderSettings(folder.id)).toBeNull();
+        await store.setFolderSettings(folder.id, { chunkSizeTokens: 200 });
+        expect(await store.getFolderSettings(folder.id)).toEqual({ chunkSizeTokens: 200 });
+        await store.setNewChunksIncluded(folder.id, false);
+        expect((await store.getFolder(folder.id))?.newChunksIncluded).toBe(false);
+      });
+
+      it("syncs a document's chunks: unchanged chunks stay, changed ones are reported, extra ones removed", async () => {
+        const { store, add, ref } = await seeded();
+        const result = await add("animals.md", ["The cat sleeps on the warm sofa.", "A dog sleeps all day."]);
+        expect(result).toMatchObject({ added: 0, updated: 1, removed: 2, unchanged: 1 });
+        expect(result.changedRefs).toEqual([ref(2)]);
+        expect(result.removedRefs.sort()).toEqual([ref(3), ref(4)]);
+        expect((await store.listChunks({ relativePath: "animals.md" })).map((chunk) => chunk.content)).toEqual(["The cat sleeps on the warm sofa.", "A dog sleeps all day."]);
+      });
+
+      it("reads documents and chunks by id, path, ref and filter, in order", async () => {
+        const { store, folder, ref } = await seeded();
+        const document = await store.getDocumentByPath(folder.id, "plants.md");
+        expect(document?.title).toBe("Ferns");
+        expect((await store.getDocument(document?.id ?? ""))?.relativePath).toBe("plants.md");
+        expect((await store.listDocuments(folder.id)).map((item) => item.relativePath).sort()).toEqual(["animals.md", "plants.md"]);
+        expect((await store.findDocuments("fern")).map((item) => item.relativePath)).toEqual(["plants.md"]);
+        expect((await store.getChunk(ref(3)))?.content).toContain("eel");
+        expect((await store.getChunks([ref(4), "nope:x#1", ref(1)])).map((chunk) => chunk.ordinal)).toEqual([4, 1]);
+        expect(await store.listChunks({ documentId: document?.id ?? "" })).toHaveLength(1);
+      });
+
+      it("remembers sources for the incremental run", async () => {
+        const { store, folder } = await seeded();
+        const source = { folderId: folder.id, relativePath: "animals.md", size: 10, mtimeMs: 1, sourceHash: "h", chunkFileHash: null, syncedChunkFileHash: null, status: "processed" as const, errorCode: null, errorMessage: null, processedAt: new Date(0).toISOString() };
+        await store.upsertSource(source);
+        expect(await store.getSource(folder.id, "animals.md")).toMatchObject({ sourceHash: "h", status: "processed" });
+        expect(await store.listSources(folder.id)).toHaveLength(1);
+        expect(await store.deleteSource(folder.id, "animals.md")).toBe(true);
+        expect(await store.getSource(folder.id, "animals.md")).toBeNull();
+      });
+    });
+
+    describe("review state", () => {
+      it("excludes and includes by ref, counting only real changes, and reports unknown refs", async () => {
+        const { store, ref } = await seeded();
+        expect(await store.setIncluded([ref(2), "nope:x#1"], false)).toEqual({ changed: 1, missingRefs: ["nope:x#1"] });
+        expect((await store.setIncluded([ref(2)], false)).changed).toBe(0);
+        expect(await store.listExcludedRefs()).toEqual([ref(2)]);
+        expect((await store.getChunk(ref(2)))?.included).toBe(false);
+        expect((await store.setIncluded([ref(2)], true)).changed).toBe(1);
+        expect(await store.listExcludedRefs()).toEqual([]);
+      });
+
+      it("lets a decision follow its text when a paragraph is inserted before it", async () => {
+        const { store, add, ref } = await seeded();
+        await store.setIncluded([ref(3)], false);
+        await add("animals.md", ["A new first paragraph about owls.", "The cat sleeps on the warm sofa.", "A dog runs in the park.", "The eel swims in the river.", "A fox hunts at night near the river."]);
+        expect(await store.listExcludedRefs()).toEqual([ref(4)]);
+        expect((await store.getChunk(ref(4)))?.content).toContain("eel");
+      });
+
+      it("gives new text the folder's default", async () => {
+        const { store, folder, add, ref } = await seeded();
+        await store.setNewChunksIncluded(folder.id, false);
+        await add("birds.md", ["The heron waits by the river."]);
+        expect(await store.listExcludedRefs(folder.id)).toEqual([ref(1, "birds.md")]);
+      });
+    });
+
+    describe("keyword search", () => {
+      it("ranks matches best first with higher-is-better scores", async () => {
+        const { store } = await seeded();
+        const hits = await store.keywordSearch(words("river"), { limit: 10 });
+        expect(hits.map((hit) => hit.chunk.content).sort()).toEqual(["A fox hunts at night near the river.", "The eel swims in the river."]);
+        expect(hits.every((hit) => hit.score > 0)).toBe(true);
+        for (let index = 1; index < hits.length; index += 1) expect((hits[index - 1] as { score: number }).score).toBeGreaterThanOrEqual((hits[index] as { score: number }).score);
+        expect(await store.countKeywordMatches(words("river"))).toBe(2);
+      });
+
+      it("matches prefixes, requires all words or any, and holds phrases and exclusions", async () => {
+        const { store } = await seeded();
+        const prefix: KeywordQuery = { terms: [{ word: "hun", prefix: true }], match: "all", phrases: [], exclude: [] };
+        expect((await store.keywordSearch(prefix, { limit: 10 })).map((hit) => hit.chunk.ordinal)).toEqual([4]);
+        expect(await store.keywordSearch(words("cat", "river"), { limit: 10 })).toEqual([]);
+        expect(await store.keywordSearch({ ...words("cat", "river"), match: "any" }, { limit: 10 })).toHaveLength(3);
+        const phrase: KeywordQuery = { terms: [], match: "all", phrases: [["near", "the", "river"]], exclude: [] };
+        expect((await store.keywordSearch(phrase, { limit: 10 })).map((hit) => hit.chunk.ordinal)).toEqual([4]);
+        const excluding: KeywordQuery = { ...words("river"), exclude: [["fox"]] };
+        expect((await store.keywordSearch(excluding, { limit: 10 })).map((hit) => hit.chunk.ordinal)).toEqual([3]);
+      });
+
+      it("treats operators and syntax in words as plain words", async () => {
+        const { store } = await seeded();
+        for (const word of ["AND", "OR", 'title:"x"', "*", "^", ")"]) {
+          await expect(store.keywordSearch(words(word), { limit: 10 })).resolves.toEqual([]);
+        }
+        // An operator's name is the word itself: "near" is in one chunk.
+        expect((await store.keywordSearch(words("NEAR("), { limit: 10 })).map((hit) => hit.chunk.ordinal)).toEqual([4]);
+      });
+
+      it("never returns excluded chunks, and filters by folder and document", async () => {
+        const { store, folder, ref } = await seeded();
+        await store.setIncluded([ref(3)], false);
+        expect((await store.keywordSearch(words("river"), { limit: 10 })).map((hit) => hit.chunk.ref)).toEqual([ref(4)]);
+        expect(await store.countKeywordMatches(words("river"))).toBe(1);
+        const plants = await store.getDocumentByPath(folder.id, "plants.md");
+        expect(await store.keywordSearch(words("river"), { limit: 10, documentIds: [plants?.id ?? ""] })).toEqual([]);
+        expect(await store.keywordSearch(words("river"), { limit: 10, folderIds: [] })).toEqual([]);
+        expect(await store.keywordSearch(words("river"), { limit: 10, folderIds: [folder.id] })).toHaveLength(1);
+      });
+
+      it("finds the title's words too", async () => {
+        const { store } = await seeded();
+        expect((await store.keywordSearch(words("ferns"), { limit: 10 })).map((hit) => hit.chunk.relativePath)).toEqual(["plants.md"]);
+      });
+    });
+
+    describe("vectors", () => {
+      it("stores vectors and finds the nearest included chunks first, with similarity scores", async () => {
+        const { store, ref } = await seeded();
+        if (!store.vectorAvailable) return;
+        await store.ensureVectorTable(4);
+        expect(await store.vectorDimensions()).toBe(4);
+        await embed(store, { [ref(1)]: vector(1, 0, 0, 0), [ref(2)]: vector(0.8, 0.6, 0, 0), [ref(3)]: vector(0, 1, 0, 0), [ref(4)]: vector(-1, 0, 0, 0) });
+        const hits = await store.vectorSearch(vector(2, 0, 0, 0), { k: 3 });
+        expect(hits.map((hit) => hit.chunk.ref)).toEqual([ref(1), ref(2), ref(3)]);
+        expect(hits.map((hit) => hit.score)).toEqual([expect.closeTo(1, 5), expect.closeTo(0.8, 5), expect.closeTo(0, 5)]);
+        expect(await store.vectorCount()).toBe(4);
+        expect(await store.embedCoverage()).toEqual({ chunks: 5, embedded: 4 });
+      });
+
+      it("returns k hits when enough qualify although nearer ones are excluded, filtered or fail the text constraints", async () => {
+        const { store, folder, ref } = await seeded();
+        if (!store.vectorAvailable) return;
+        await store.ensureVectorTable(2);
+        await embed(store, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0.9, 0.1), [ref(3)]: vector(0.5, 0.5), [ref(4)]: vector(0, 1), [ref(1, "plants.md")]: vector(0.95, 0.05) });
+        await store.setIncluded([ref(1)], false);
+        expect((await store.vectorSearch(vector(1, 0), { k: 2 })).map((hit) => hit.chunk.ref)).toEqual([ref(1, "plants.md"), ref(2)]);
+        const animals = await store.getDocumentByPath(folder.id, "animals.md");
+        expect((await store.vectorSearch(vector(1, 0), { k: 2, documentIds: [animals?.id ?? ""] })).map((hit) => hit.chunk.ref)).toEqual([ref(2), ref(3)]);
+        const riverOnly = await store.vectorSearch(vector(1, 0), { k: 2, text: { phrases: [["river"]], exclude: [] } });
+        expect(riverOnly.map((hit) => hit.chunk.ref)).toEqual([ref(3), ref(4)]);
+        const noFox = await store.vectorSearch(vector(0, 1), { k: 1, text: { phrases: [], exclude: [["fox"]] } });
+        expect(noFox.map((hit) => hit.chunk.ref)).toEqual([ref(3)]);
+      });
+
+      it("marks a vector stale when its chunk's text changes, and reports the embed state", async () => {
+        const { store, add, ref } = await seeded();
+        if (!store.vectorAvailable) return;
+        await store.ensureVectorTable(2);
+        await embed(store, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0, 1) });
+        await add("animals.md", ["The cat sleeps on the warm sofa.", "A dog sleeps all day.", "The eel swims in the river.", "A fox hunts at night near the river."]);
+        const hits = await store.vectorSearch(vector(0, 1), { k: 2 });
+        expect(hits.find((hit) => hit.chunk.ref === ref(2))?.stale).toBe(true);
+        expect(hits.find((hit) => hit.chunk.ref === ref(1))?.stale).toBe(false);
+        const state = await store.embedState();
+        const second = state.find((row) => row.ref === ref(2));
+        expect(second?.embeddedHash).not.toBe(second?.embedHash);
+        expect(state.find((row) => row.ref === ref(3))?.embeddedHash).toBeNull();
+      });
+
+      it("refuses vectors of another size, skips refs that are gone, deletes and drops vectors", async () => {
+        const { store, ref } = await seeded();
+        if (!store.vectorAvailable) return;
+        await store.ensureVectorTable(2);
+        await expect(store.ensureVectorTable(3)).rejects.toMatchObject({ code: "EMBEDDING_MISMATCH" });
+        const written = await store.upsertVectors([{ ref: "nope:x#1", embedHash: "h", embedding: vector(1, 0) }], "model-a");
+        expect(written).toEqual({ written: 0, missingRefs: ["nope:x#1"] });
+        await embed(store, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0, 1) });
+        expect(await store.deleteVectors([ref(1)])).toBe(1);
+        expect(await store.vectorCount()).toBe(1);
+        await store.dropAllVectors();
+        expect(await store.vectorCount()).toBe(0);
+      });
+    });
+
+    describe("deletes", () => {
+      it("deletes a document with its chunks, vectors and review state", async () => {
+        const { store, folder, ref } = await seeded();
+        if (store.vectorAvailable) {
+          await store.ensureVectorTable(2);
+          await embed(store, { [ref(1)]: vector(1, 0) });
+        }
+        await store.setIncluded([ref(2)], false);
+        expect(await store.deleteDocument(folder.id, "animals.md")).toBe(true);
+        expect(await store.deleteDocument(folder.id, "animals.md")).toBe(false);
+        expect(await store.getChunk(ref(1))).toBeNull();
+        expect(await store.listExcludedRefs()).toEqual([]);
+        expect(await store.vectorCount()).toBe(0);
+        expect(await store.keywordSearch(words("river"), { limit: 10 })).toEqual([]);
+      });
+
+      it("removes a folder with everything in it, leaving other folders alone", async () => {
+        const { store, folder, ref } = await seeded();
+        const other = await store.upsertFolder("/garden", "/garden/_chunks");
+        await store.syncDocument({ folderId: other.id, relativePath: "roses.md", title: "Roses", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "Roses by the river.", meta: {} }] });
+        if (store.vectorAvailable) {
+          await store.ensureVectorTable(2);
+          await embed(store, { [ref(1)]: vector(1, 0) });
+        }
+        expect(await store.removeFolder(folder.id)).toBe(true);
+        expect(await store.getFolder(folder.id)).toBeNull();
+        expect(await store.listChunks({ folderId: folder.id })).toEqual([]);
+        expect(await store.vectorCount()).toBe(0);
+        expect((await store.keywordSearch(words("river"), { limit: 10 })).map((hit) => hit.chunk.relativePath)).toEqual(["roses.md"]);
+        expect((await store.listFolders()).map((item) => item.rootPath)).toEqual(["/garden"]);
+      });
+    });
+
+    describe("meta and integrity", () => {
+      it("keeps meta values", async () => {
+        const store = await fresh();
+        expect(await store.getMeta("x")).toBeNull();
+        await store.setMeta("x", "1");
+        expect(await store.getMeta("x")).toBe("1");
+        expect(await store.deleteMeta("x")).toBe(true);
+        expect(await store.getMeta("x")).toBeNull();
+      });
+
+      it("reports a consistent store as ok, also after the keyword index is rebuilt", async () => {
+        const { store } = await seeded();
+        expect(await store.integrityCheck()).toEqual({ ok: true, problems: [] });
+        await store.rebuildKeywordIndex();
+        expect(await store.integrityCheck()).toEqual({ ok: true, problems: [] });
+        expect(await store.keywordSearch(words("river"), { limit: 10 })).toHaveLength(2);
+      });
+    });
+  });
+}
