@@ -20,7 +20,7 @@ const MAY_IMPORT = {
   store: ["core"],
   search: ["core"],
   llm: ["core", "hub"],
-  rag: ["core", "search", "llm"],
+  rag: ["core", "chunking", "search", "llm"],
   app: ROOMS.filter((room) => room !== "app"),
 };
 

@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/main.js";
+// `chunkpad --version` answers before anything else loads: scripts and shells call it often.
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  const { readFileSync } = await import("node:fs");
+  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.exit(0);
+}
+const { main } = await import("../dist/cli/main.js");
 
 // A reader that stops early (`chunkpad search ... | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -9,4 +16,4 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(argv);

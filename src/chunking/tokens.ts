@@ -1,4 +1,5 @@
-import { countTokens as countCl100k, decode as decodeCl100k, encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { createRequire } from "node:module";
+import type * as Cl100kModule from "gpt-tokenizer/encoding/cl100k_base";
 import { segmentText } from "./segment.js";
 
 /**
@@ -6,6 +7,18 @@ import { segmentText } from "./segment.js";
  * counted as ordinary text (the tokenizer would otherwise throw on them).
  */
 const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+type Cl100k = typeof Cl100kModule;
+let cl100k: Cl100k | undefined;
+
+/**
+ * The tokenizer's tables take about 0.1 s to load: loaded (synchronously, from the package's
+ * CommonJS build) the first time a text is counted, so commands that never count tokens
+ * (search, folders, --version) do not pay for it.
+ */
+function tokenizer(): Cl100k {
+  return (cl100k ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/cl100k_base") as Cl100k);
+}
 
 /**
  * Byte-pair merging is quadratic in the length of one pre-token, and a run of text with no
@@ -17,7 +30,7 @@ export const LONG_RUN_CHARS = 2000;
 const LONG_RUN = new RegExp(`\\S{${LONG_RUN_CHARS + 1},}`, "g");
 
 function countExact(text: string): number {
-  return text.length === 0 ? 0 : countCl100k(text, AS_PLAIN_TEXT);
+  return text.length === 0 ? 0 : tokenizer().countTokens(text, AS_PLAIN_TEXT);
 }
 
 /** Cuts at most LONG_RUN_CHARS long, never between the halves of a surrogate pair. */
@@ -47,11 +60,11 @@ export function countTokens(text: string): number {
 }
 
 export function encodeTokens(text: string): number[] {
-  return encodeCl100k(text, AS_PLAIN_TEXT);
+  return tokenizer().encode(text, AS_PLAIN_TEXT);
 }
 
 export function decodeTokens(tokens: readonly number[]): string {
-  return decodeCl100k(tokens);
+  return tokenizer().decode(tokens);
 }
 
 /** A piece of a larger text: [start, end) offsets into it and its own token count. */

@@ -1,23 +1,11 @@
+import fs from "node:fs";
 import { Command, CommanderError } from "commander";
 import { isChunkpadError, openChunkpad, redactSecrets, secretsInEnvironment, type Chunkpad } from "../index.js";
-import { registerConfigCommand } from "./commands/config.js";
-import { registerFolderCommands } from "./commands/folders.js";
-import { registerProcessCommands } from "./commands/process.js";
-import { registerSearchCommand } from "./commands/search.js";
-import { registerReviewCommands } from "./commands/review.js";
-import { registerEmbedCommand } from "./commands/embed.js";
-import { registerModelCommands } from "./commands/model.js";
-import { registerEvalCommand } from "./commands/eval.js";
-import { registerAskCommand } from "./commands/ask.js";
-import { registerChatCommand } from "./commands/chat.js";
-import { registerHistoryCommand } from "./commands/history.js";
-import { registerProvidersCommand } from "./commands/providers.js";
-import { registerKeysCommands } from "./commands/keys.js";
-import { registerResetCommand } from "./commands/reset.js";
 import type { CliContext } from "./context.js";
 import { exitCodeFor, type CliIo, defaultIo } from "./shared/io.js";
 
-const VERSION = "0.1.0";
+/** The package version: one place (package.json), read when the CLI starts. */
+const VERSION = (JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 /** Values given with --password, so no error message repeats them. */
 function passwordArguments(argv: readonly string[]): string[] {
@@ -25,6 +13,37 @@ function passwordArguments(argv: readonly string[]): string[] {
     if (argument.startsWith("--password=")) return [argument.slice("--password=".length)];
     return argument === "--password" && argv[index + 1] !== undefined ? [argv[index + 1] as string] : [];
   });
+}
+
+type Register = (program: Command, context: CliContext) => void;
+
+/**
+ * Each command's module with the verbs it defines, in help order. A run loads only the module
+ * of its verb (a keyword search never loads the code of embed, ask or chat); help, no verb or an
+ * unknown verb load them all, so the overview and "did you mean" stay complete.
+ */
+export const COMMANDS: ReadonlyArray<{ verbs: readonly string[]; load: () => Promise<Register> }> = [
+  { verbs: ["add", "process", "resolve"], load: async () => (await import("./commands/process.js")).registerProcessCommands },
+  { verbs: ["folders", "chunks", "remove"], load: async () => (await import("./commands/folders.js")).registerFolderCommands },
+  { verbs: ["config"], load: async () => (await import("./commands/config.js")).registerConfigCommand },
+  { verbs: ["search"], load: async () => (await import("./commands/search.js")).registerSearchCommand },
+  { verbs: ["include", "exclude"], load: async () => (await import("./commands/review.js")).registerReviewCommands },
+  { verbs: ["embed"], load: async () => (await import("./commands/embed.js")).registerEmbedCommand },
+  { verbs: ["model"], load: async () => (await import("./commands/model.js")).registerModelCommands },
+  { verbs: ["eval"], load: async () => (await import("./commands/eval.js")).registerEvalCommand },
+  { verbs: ["ask"], load: async () => (await import("./commands/ask.js")).registerAskCommand },
+  { verbs: ["chat"], load: async () => (await import("./commands/chat.js")).registerChatCommand },
+  { verbs: ["history"], load: async () => (await import("./commands/history.js")).registerHistoryCommand },
+  { verbs: ["providers"], load: async () => (await import("./commands/providers.js")).registerProvidersCommand },
+  { verbs: ["keys"], load: async () => (await import("./commands/keys.js")).registerKeysCommands },
+  { verbs: ["reset"], load: async () => (await import("./commands/reset.js")).registerResetCommand },
+];
+
+async function registerCommands(program: Command, context: CliContext, argv: readonly string[]): Promise<void> {
+  // The program itself has only --help and --version, so the first word that is not a flag is the verb.
+  const verb = argv.find((argument) => !argument.startsWith("-"));
+  const own = COMMANDS.find((entry) => verb !== undefined && entry.verbs.includes(verb));
+  for (const entry of own ? [own] : COMMANDS) (await entry.load())(program, context);
 }
 
 /** Runs the CLI and returns the process exit code. */
@@ -40,20 +59,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
 
-  registerProcessCommands(program, context);
-  registerFolderCommands(program, context);
-  registerConfigCommand(program, context);
-  registerSearchCommand(program, context);
-  registerReviewCommands(program, context);
-  registerEmbedCommand(program, context);
-  registerModelCommands(program, context);
-  registerEvalCommand(program, context);
-  registerAskCommand(program, context);
-  registerChatCommand(program, context);
-  registerHistoryCommand(program, context);
-  registerProvidersCommand(program, context);
-  registerKeysCommands(program, context);
-  registerResetCommand(program, context);
+  await registerCommands(program, context, argv);
 
   try {
     await program.parseAsync(argv, { from: "user" });

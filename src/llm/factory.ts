@@ -1,10 +1,8 @@
 import { ChunkpadError } from "../core/errors.js";
-import type { LlmClient, ModelStatus } from "../core/types.js";
-import { createAnthropicClient } from "./anthropic.js";
+import type { ChatMessage, ChatOptions, ChatResult, ChatStreamPart, LlmClient, ModelStatus } from "../core/types.js";
 import { createLlamaCppClient } from "./llama-cpp.js";
 import { DEFAULT_LOCAL_LLM, localLlmStatus } from "./local-model.js";
 import { createOllamaClient } from "./ollama.js";
-import { createOpenAiClient } from "./openai.js";
 import type { RetryPolicy } from "./stream-runner.js";
 
 /** Picks the provider by name: adding one is one file and one line in PROVIDERS. */
@@ -45,16 +43,37 @@ export interface LlmConfig {
 type ProviderFactory = (config: LlmConfig, model: string) => LlmClient;
 
 const PROVIDERS: Record<LlmProviderName, ProviderFactory> = {
+  // The SDKs take a quarter of a second to load: only a question that uses one loads it.
   anthropic: (config, model) =>
-    createAnthropicClient({ model, apiKey: config.apiKey, baseURL: config.baseURL, fetch: config.fetch, env: config.env, retry: config.retry }),
+    lazyClient("anthropic", model, async () =>
+      (await import("./anthropic.js")).createAnthropicClient({ model, apiKey: config.apiKey, baseURL: config.baseURL, fetch: config.fetch, env: config.env, retry: config.retry }),
+    ),
   openai: (config, model) =>
-    createOpenAiClient({ model, apiKey: config.apiKey, baseURL: config.baseURL, fetch: config.fetch, env: config.env, retry: config.retry }),
+    lazyClient("openai", model, async () =>
+      (await import("./openai.js")).createOpenAiClient({ model, apiKey: config.apiKey, baseURL: config.baseURL, fetch: config.fetch, env: config.env, retry: config.retry }),
+    ),
   ollama: (config, model) => createOllamaClient({ model, host: config.host, fetch: config.fetch, env: config.env, retry: config.retry }),
   // The local client does not download: call ensureLocalLlm (with the user's consent) first,
   // otherwise the first question reports MODEL_NOT_DOWNLOADED.
   local: (config, model) =>
     createLlamaCppClient({ model, modelPath: localLlmStatus(config.cacheDir, model).path, onStatus: config.onStatus, onLog: config.onLog }),
 };
+
+/** A client whose provider module is imported on the first call. */
+function lazyClient(provider: string, model: string, load: () => Promise<LlmClient>): LlmClient {
+  let loaded: Promise<LlmClient> | undefined;
+  const client = () => (loaded ??= load());
+  return {
+    provider,
+    model,
+    async chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult> {
+      return (await client()).chat(messages, options);
+    },
+    async *chatStream(messages: ChatMessage[], options?: ChatOptions): AsyncIterable<ChatStreamPart> {
+      yield* (await client()).chatStream(messages, options);
+    },
+  };
+}
 
 export function createLlmClient(config: LlmConfig): LlmClient {
   const factory = PROVIDERS[config.provider];

@@ -1,8 +1,8 @@
 // The LLM room: one LlmClient interface (src/core/types.ts), one file per provider, a factory,
 // API keys, and the local model's download with consent.
 export { createLlmClient, chooseProvider, modelFor, DEFAULT_LLM_MODELS, LLM_PROVIDER_NAMES, type LlmConfig, type LlmProviderName } from "./factory.js";
-export { createAnthropicClient, type AnthropicClientOptions } from "./anthropic.js";
-export { createOpenAiClient, type OpenAiClientOptions } from "./openai.js";
+export type { AnthropicClientOptions } from "./anthropic.js";
+export type { OpenAiClientOptions } from "./openai.js";
 export { createOllamaClient, listOllamaModels, resolveOllamaHost, OLLAMA_DEFAULT_HOST, type OllamaClientOptions, type OllamaModel } from "./ollama.js";
 export { createLlamaCppClient, type LlamaCppClientOptions, type LocalLlmClient } from "./llama-cpp.js";
 export {

@@ -1,4 +1,4 @@
-import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
+import { countTokens } from "../chunking/tokens.js";
 import type { ChunkRef, ScoredChunk } from "../core/types.js";
 import { neutralizeCitations } from "./citations.js";
 
@@ -36,11 +36,9 @@ export interface ContextOptions {
 
 export const DEFAULT_CONTEXT_BUDGET_TOKENS = 6_000;
 
-/** Text like "<|endoftext|>" in a document is plain text here, not a special token. */
-const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
+/** cl100k tokens, with text like "<|endoftext|>" counted as plain text. */
 export function countContextTokens(text: string): number {
-  return text.length === 0 ? 0 : countCl100k(text, AS_PLAIN_TEXT);
+  return countTokens(text);
 }
 
 /** "page 3", "pages 3–4", "slide 2", "sheet Budget": where in the source, for people. */

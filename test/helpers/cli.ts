@@ -19,9 +19,9 @@ export function cliEnv(home: string, env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv
 }
 
 /** Runs the real CLI (bin/chunkpad.js over the built dist/) in a child process. */
-export function runCli(args: string[], options: { home: string; input?: string; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<CliResult> {
+export function runCli(args: string[], options: { home: string; input?: string; env?: NodeJS.ProcessEnv; cwd?: string; nodeArgs?: string[] }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       env: cliEnv(options.home, options.env),
       stdio: ["pipe", "pipe", "pipe"],

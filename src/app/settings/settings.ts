@@ -1,4 +1,15 @@
-import { z } from "zod";
+import { createRequire } from "node:module";
+import type * as Zod from "zod";
+
+/**
+ * zod takes about 70 ms to load, a quarter of a keyword search's start: it is loaded the first
+ * time a value is checked (a config file, a flag or an environment variable sets one), not when
+ * every setting is at its default.
+ */
+let loadedZod: typeof Zod | undefined;
+function zod(): typeof Zod.z {
+  return (loadedZod ??= createRequire(import.meta.url)("zod") as typeof Zod).z;
+}
 import { ChunkpadError } from "../../core/errors.js";
 import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "../../core/types.js";
 import { DEFAULT_HUB_URL } from "../../hub/index.js";
@@ -106,20 +117,23 @@ export function describeKind(kind: SettingKind): string {
   }
 }
 
-const httpUrl = z
-  .string()
-  .trim()
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
-    } catch {
-      return false;
-    }
-  })
-  .transform((value) => value.replace(/\/+$/, ""));
+function httpUrl() {
+  return zod()
+    .string()
+    .trim()
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+      } catch {
+        return false;
+      }
+    })
+    .transform((value) => value.replace(/\/+$/, ""));
+}
 
-function schemaFor(kind: SettingKind): z.ZodType<string | number> {
+function schemaFor(kind: SettingKind): Zod.ZodType<string | number> {
+  const z = zod();
   switch (kind.type) {
     case "integer":
       return z.number().int().min(kind.min).max(kind.max);
@@ -130,7 +144,7 @@ function schemaFor(kind: SettingKind): z.ZodType<string | number> {
     case "text":
       return kind.allowEmpty ? z.string() : z.string().trim().min(1);
     case "url":
-      return httpUrl;
+      return httpUrl();
     case "ollama-host":
       // Ollama's own forms (host, host:port, :port, a URL), stored as the URL they mean.
       return z
@@ -140,7 +154,7 @@ function schemaFor(kind: SettingKind): z.ZodType<string | number> {
         .transform((value, context) => {
           try {
             const url = resolveOllamaHost(value, {});
-            if (httpUrl.safeParse(url).success) return url;
+            if (httpUrl().safeParse(url).success) return url;
           } catch {
             // reported below
           }
