@@ -1,5 +1,4 @@
-export { discoverChunkFiles, readChunkFile, removeChunkFile, writeChunkFile } from "./discover.js";
-export type { ChunkFileContents, ChunkFileInfo, WrittenChunkFile } from "./discover.js";
+export { readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "./safe-files.js";
 export { normalizeChunkContent, parseChunkFile, readChunkFileText, renderChunkFile } from "./format.js";
 export type { ChunkFileHeader, ParsedChunkFile } from "./format.js";
 export { hashBytes, hashText } from "./hash.js";

@@ -3,7 +3,6 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileDurably } from "../core/durable-write.js";
 import { ChunkpadError } from "../core/errors.js";
-import { removeChunkFileIn } from "./discover.js";
 
 /**
  * Reading, writing and deleting chunk files without ever following a symbolic link inside the
@@ -71,4 +70,29 @@ export async function writeChunkFileSafely(chunksRootPath: string, filePath: str
 export async function removeChunkFileSafely(chunksRootPath: string, filePath: string): Promise<boolean> {
   await assertNoLinks(chunksRootPath, filePath);
   return removeChunkFileIn(chunksRootPath, filePath);
+}
+
+/**
+ * Deletes a chunk file and then the directories inside _chunks/ it leaves empty (never
+ * _chunks/ itself; undefined: prune nothing). Returns false when there was no such file.
+ */
+async function removeChunkFileIn(chunksRootPath: string | undefined, filePath: string): Promise<boolean> {
+  try {
+    await fs.unlink(filePath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") return false;
+    throw error;
+  }
+  if (chunksRootPath === undefined) return true;
+  const chunksRoot = path.resolve(chunksRootPath);
+  let directory = path.dirname(path.resolve(filePath));
+  while (directory !== chunksRoot && directory.startsWith(chunksRoot + path.sep)) {
+    try {
+      await fs.rmdir(directory);
+    } catch {
+      break; // not empty (or not ours to remove): stop pruning
+    }
+    directory = path.dirname(directory);
+  }
+  return true;
 }

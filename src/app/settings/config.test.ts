@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultConfig, isLegacyFullFile, loadConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue } from "./config.js";
+import { defaultConfig, effectiveConfig, isLegacyFullFile, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue } from "./config.js";
 
 const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-config-"));
 
@@ -15,15 +15,20 @@ const LEGACY_FULL_FILE = {
   generation: { mode: "normal", minSimilarity: 0.25, models: {} },
 };
 
+/** What every command reads: the settings of this file, resolved (no flags, no environment unless given). */
+function loadTestConfig(configPath: string, env: Record<string, string | undefined> = {}) {
+  return effectiveConfig(loadSettings({ configPath, env }));
+}
+
 describe("the config file keeps only what the user set", () => {
   it("writes one key for one `config set`, and is the defaults when missing", () => {
     const file = path.join(temp(), "nested", "config.json");
-    expect(loadConfig(file)).toEqual(defaultConfig());
+    expect(loadTestConfig(file)).toEqual(defaultConfig());
     saveConfig(file, setConfigValue(readConfigFile(file), "chunking.chunkSizeTokens", "300"));
     expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ chunking: { chunkSizeTokens: 300 } });
     saveConfig(file, setConfigValue(readConfigFile(file), "generation.models.ollama", "qwen2.5:7b"));
     expect(readConfigFile(file)).toEqual({ chunking: { chunkSizeTokens: 300 }, generation: { models: { ollama: "qwen2.5:7b" } } });
-    expect(loadConfig(file).chunking.chunkSizeTokens).toBe(300);
+    expect(loadTestConfig(file).chunking.chunkSizeTokens).toBe(300);
   });
 
   it("unset removes the key and its empty section", () => {
@@ -56,7 +61,7 @@ describe("the config file keeps only what the user set", () => {
   it("lets set and unset repair a file with a bad value, keeping the other settings", () => {
     const file = path.join(temp(), "config.json");
     fs.writeFileSync(file, JSON.stringify({ search: { limit: "ten", fusion: "rrf" }, bogus: { key: 1 } }));
-    expect(() => loadConfig(file)).toThrow(/unknown key "bogus\.key".*chunkpad config unset bogus\.key/);
+    expect(() => loadTestConfig(file)).toThrow(/unknown key "bogus\.key".*chunkpad config unset bogus\.key/);
     const loaded = loadSettings({ configPath: file, env: {} });
     expect(loaded.settings.find((row) => row.key === "search.limit")?.problem).toMatch(/bad value for search\.limit: "ten" is not a whole number/);
     const repaired = unsetConfigValue(setConfigValue(readConfigFile(file), "search.limit", "5"), "bogus.key");
@@ -66,7 +71,7 @@ describe("the config file keeps only what the user set", () => {
   it("explains a file that is not JSON", () => {
     const file = path.join(temp(), "config.json");
     fs.writeFileSync(file, "{ not json");
-    expect(() => loadConfig(file)).toThrow(/not valid JSON/);
+    expect(() => loadTestConfig(file)).toThrow(/not valid JSON/);
   });
 
   it("reads a full file from an older version as if only its non-default values were set, and writes it back sparse", () => {

@@ -86,10 +86,6 @@ export function effectiveConfig(loaded: LoadedSettings): ChunkpadConfig {
   return settingsToConfig(loaded.settings);
 }
 
-export function loadConfig(configPath: string, env: Record<string, string | undefined> = {}): ChunkpadConfig {
-  return effectiveConfig(loadSettings({ configPath, env }));
-}
-
 /**
  * Sets one key from the string the user typed. Only that key is checked and written, so a
  * bad value elsewhere in the file does not block its repair, and no default is written.
