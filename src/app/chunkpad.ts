@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
-import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
+import type { ChunkingOptions, DocumentRecord, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { openMainStore, type MainStore } from "../store/index.js";
 import type { FolderSummary } from "../store/index.js";
@@ -21,6 +21,7 @@ import { createAnswerService, type AnswerService } from "./answer/ask-service.js
 import { createEmbedService, type EmbedService } from "./embed/embed-service.js";
 import type { EmbedOptions, EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
+import { readChunk, readDocument, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
 export interface OpenChunkpadOptions {
@@ -48,6 +49,12 @@ export interface Chunkpad {
    */
   resolveConflict(filePath: string, choice: ConflictChoice, options?: AddFolderOptions): Promise<{ relativePath: string; resolved: boolean; report: ProcessReport }>;
   listFolders(): Promise<FolderSummary[]>;
+  /** Documents of every added folder (or of the folder with this id), in path order. */
+  listDocuments(folderId?: string): Promise<DocumentRecord[]>;
+  /** One chunk by its reference, with up to `neighbours` chunks before and after it in its document. */
+  readChunk(ref: string, options?: { neighbours?: number }): Promise<ChunkWithNeighbours>;
+  /** A document's text (all of it, or the chunks on the pages asked for), by id, path or name. */
+  readDocument(request: DocumentRequest): Promise<DocumentText>;
   /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
   removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean } & FolderLockOptions): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
   chunkTree(folderPath: string): Promise<ChunkTreeReport>;
@@ -224,6 +231,11 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     async listFolders() {
       return await getStore().listFolders();
     },
+    async listDocuments(folderId) {
+      return (await getStore().listDocuments(folderId)).sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
+    },
+    readChunk: (ref, readOptions = {}) => readChunk(getStore(), ref, readOptions.neighbours),
+    readDocument: (request) => readDocument(getStore(), request),
     async removeFolder(folderPath, removeOptions = {}) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);

@@ -5,6 +5,8 @@ import type { CliIo } from "./shared/io.js";
 
 export interface CliContext {
   io: CliIo;
+  /** The package version (package.json). */
+  version: string;
   /** Set by a command whose run completed with problems worth a non-zero exit. */
   exitCode: number;
   /** Opens Chunkpad on first use, so `--help` never touches the disk. */

@@ -37,6 +37,7 @@ export const COMMANDS: ReadonlyArray<{ verbs: readonly string[]; load: () => Pro
   { verbs: ["providers"], load: async () => (await import("./commands/providers.js")).registerProvidersCommand },
   { verbs: ["keys"], load: async () => (await import("./commands/keys.js")).registerKeysCommands },
   { verbs: ["reset"], load: async () => (await import("./commands/reset.js")).registerResetCommand },
+  { verbs: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcpCommand },
 ];
 
 async function registerCommands(program: Command, context: CliContext, argv: readonly string[]): Promise<void> {
@@ -49,7 +50,7 @@ async function registerCommands(program: Command, context: CliContext, argv: rea
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   let opened: Chunkpad | undefined;
-  const context: CliContext = { io, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env })) };
+  const context: CliContext = { io, version: VERSION, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env })) };
 
   const program = new Command()
     .name("chunkpad")
