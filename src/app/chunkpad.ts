@@ -21,6 +21,7 @@ import { createAnswerService, type AnswerService } from "./answer/ask-service.js
 import { createEmbedService, type EmbedService } from "./embed/embed-service.js";
 import type { EmbedOptions, EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
+import { syncFolders, type SyncOptions, type SyncReport } from "./sync/sync.js";
 import { readChunk, readDocument, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
@@ -74,6 +75,8 @@ export interface Chunkpad {
   chunkStates(folderPath: string, relativePath?: string): Promise<ChunkState[]>;
   /** Step 2: embeds included chunks that are new or changed, removes vectors of excluded ones; downloads the model only with consent. */
   embed(options?: EmbedOptions & FolderLockOptions): Promise<EmbedReport>;
+  /** Brings one added folder (or all) up to date: processes what changed, and embeds it where the folder has vectors (or `embed` asks). */
+  sync(folder?: string, options?: SyncOptions): Promise<SyncReport>;
   /** The embedding model's state from files alone (never downloads or loads). */
   modelStatus: EmbedService["modelStatus"];
   /** Downloads the embedding model after consent. */
@@ -287,6 +290,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         { ...pickLockOptions(embedOptions), purpose: "embedding" },
         () => embedService.embed(embedOptions),
       ),
+    sync: (folder, syncOptions) =>
+      syncFolders({ store: getStore(), processFolder: (folderPath, processOptions) => facade.processFolder(folderPath, processOptions), embed: (embedOptions) => facade.embed(embedOptions) }, folder, syncOptions),
     modelStatus: (request) => embedService.modelStatus(request),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),

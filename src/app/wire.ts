@@ -13,6 +13,7 @@ import type { EmbedProgress, EmbedReport } from "./embed/embed-selected.js";
 import type { ProcessProgress, ProcessReport } from "./process/process-folder.js";
 import type { ReviewReport } from "./review/review.js";
 import type { SearchMode, SearchReport, SearchResult } from "./search/search.js";
+import type { SyncReport } from "./sync/sync.js";
 import type { DownloadProgress } from "../hub/download.js";
 import { describeError, errorOutcome, type ErrorCode } from "../core/errors.js";
 
@@ -21,6 +22,7 @@ export const WIRE_SCHEMAS = {
   process: "chunkpad.process/1",
   embed: "chunkpad.embed/1",
   review: "chunkpad.review/1",
+  sync: "chunkpad.sync/1",
   answer: "chunkpad.answer/1",
   error: "chunkpad.error/1",
 } as const;
@@ -85,6 +87,7 @@ export type SearchJson = Tagged<typeof WIRE_SCHEMAS.search, SearchReport>;
 export type ProcessJson = Tagged<typeof WIRE_SCHEMAS.process, ProcessReport>;
 export type EmbedJson = Tagged<typeof WIRE_SCHEMAS.embed, EmbedReport>;
 export type ReviewJson = Tagged<typeof WIRE_SCHEMAS.review, ReviewReport>;
+export type SyncJson = Tagged<typeof WIRE_SCHEMAS.sync, SyncReport>;
 
 function tagged<Schema extends string, Report>(schema: Schema, report: Report): Tagged<Schema, Report> {
   return { schema, ...(toPlainJson(report) as object) } as Tagged<Schema, Report>;
@@ -94,6 +97,7 @@ export const toSearchJson = (report: SearchReport): SearchJson => tagged(WIRE_SC
 export const toProcessJson = (report: ProcessReport): ProcessJson => tagged(WIRE_SCHEMAS.process, report);
 export const toEmbedJson = (report: EmbedReport): EmbedJson => tagged(WIRE_SCHEMAS.embed, report);
 export const toReviewJson = (report: ReviewReport): ReviewJson => tagged(WIRE_SCHEMAS.review, report);
+export const toSyncJson = (report: SyncReport): SyncJson => tagged(WIRE_SCHEMAS.sync, report);
 
 // ---------------------------------------------------------------------------------------------
 // Ask: one answer as a document (`ask --json`), or as a stream of events (SSE, `ask --ndjson`)

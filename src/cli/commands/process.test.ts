@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProcessReport } from "../../index.js";
-import { formatReport } from "./process.js";
+import { formatProcessReport } from "../shared/render.js";
 
 function reportWith(processed: ProcessReport["processed"]): ProcessReport {
   return {
@@ -11,7 +11,7 @@ function reportWith(processed: ProcessReport["processed"]): ProcessReport {
 
 describe("formatReport", () => {
   it("says 1 page, 1 slide and 1 sheet, not 1 pages", () => {
-    const text = formatReport(reportWith([
+    const text = formatProcessReport(reportWith([
       { path: "a.pdf", format: "pdf", chunks: 1, pages: 1, warnings: [] },
       { path: "b.pptx", format: "pptx", chunks: 1, pages: 1, warnings: [] },
       { path: "c.xlsx", format: "xlsx", chunks: 2, pages: 1, warnings: [] },
@@ -25,7 +25,7 @@ describe("formatReport", () => {
 
   it("shows each file's warnings under it, so a garbled page is not silent", () => {
     const warning = "pages 2, 3: the text is garbage (it is full of undecodable bytes); only its readable parts were indexed";
-    const text = formatReport(reportWith([{ path: "paper.pdf", format: "pdf", chunks: 4, pages: 23, warnings: [warning] }]));
+    const text = formatProcessReport(reportWith([{ path: "paper.pdf", format: "pdf", chunks: 4, pages: 23, warnings: [warning] }]));
     expect(text).toContain(`+ paper.pdf (pdf, 23 pages): 4 chunks\n    note: ${warning}`);
   });
 });

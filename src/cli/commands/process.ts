@@ -2,12 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { ChunkpadError, type AddFolderOptions, type ConflictChoice, describePageRuns, type ProcessReport, toProcessJson } from "../../index.js";
+import { ChunkpadError, type AddFolderOptions, type ConflictChoice, type ProcessReport, toProcessJson } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
 import { EXIT_FILES_FAILED, expandHome, parseIntegerOption, plural, printJson, readStdin } from "../shared/io.js";
 import { askYesNo, canPrompt } from "../shared/prompt.js";
 import { createProgressBar, type ProgressBar } from "../shared/progress.js";
+import { formatProcessReport } from "../shared/render.js";
 
 interface ProcessFlags {
   force?: boolean;
@@ -127,7 +128,7 @@ async function withProgress<T>(context: CliContext, json: boolean | undefined, r
 
 function printReport(context: CliContext, report: ProcessReport, json: boolean | undefined): void {
   if (json) printJson(context.io, toProcessJson(report));
-  else context.io.stdout.write(formatReport(report));
+  else context.io.stdout.write(formatProcessReport(report));
   if (report.failed.length > 0) {
     context.exitCode = EXIT_FILES_FAILED;
     if (!json) context.io.stderr.write(`chunkpad: ${plural(report.failed.length, "file")} failed (listed with ✗ above); exit code ${EXIT_FILES_FAILED}.\n`);
@@ -159,40 +160,4 @@ async function confirmBroadFolder(context: CliContext, folder: string, yes: bool
 function parseNewChunks(value: string): "included" | "excluded" {
   if (value === "included" || value === "excluded") return value;
   throw new InvalidArgumentError(`--new-chunks takes "included" or "excluded", not "${value}"`);
-}
-
-export function formatReport(report: ProcessReport): string {
-  const lines: string[] = [];
-  const seconds = (report.durationMs / 1000).toFixed(1);
-  lines.push(`${report.folder.rootPath} → ${report.folder.chunksRootPath}`);
-  if (report.chunksInDataDir) lines.push("  note: the folder is read-only, so its chunk files are kept in Chunkpad's data folder (above), not in the folder itself");
-  lines.push(
-    `  processed ${report.processed.length}, unchanged ${report.unchanged.length}, edits taken in ${report.editsSynced.length}, ` +
-      `skipped ${report.skipped.length}, failed ${report.failed.length}, conflicts ${report.conflicts.length}, removed ${report.removed.length}; ` +
-      `${plural(report.chunksWritten, "chunk")} written in ${seconds} s`,
-  );
-  for (const file of report.processed) {
-    const unit = file.format === "pptx" || file.format === "ppt" || file.format === "odp" ? "slide" : file.format === "xlsx" || file.format === "xls" || file.format === "ods" ? "sheet" : "page";
-    const pages = file.pages ? `, ${plural(file.pages, unit)}` : "";
-    const ocr = file.ocrPages ? `, OCR: ${describePageRuns(file.ocrPages)}` : "";
-    lines.push(`  + ${file.path} (${file.format}${pages}${ocr}): ${plural(file.chunks, "chunk")}`);
-    for (const warning of file.warnings) lines.push(`    note: ${warning}`);
-  }
-  for (const edit of report.editsSynced) {
-    lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);
-    for (const warning of edit.warnings) lines.push(`    note: ${warning}`);
-  }
-  for (const conflict of report.conflicts) lines.push(`  ! ${conflict.path}: ${conflict.message}`);
-  for (const failure of report.failed) lines.push(`  ✗ ${failure.path}: ${failure.message}${failure.unchangedSinceFailure ? " (unchanged since it failed)" : ""}`);
-  for (const skip of report.skipped) lines.push(`  - ${skip.relativePath}: skipped, ${skip.reason}`);
-  const kept = new Map(report.keptEdits.map((edit) => [edit.path, edit.chunkFile]));
-  for (const removed of report.removed) {
-    const chunkFile = kept.get(removed);
-    lines.push(
-      chunkFile === undefined
-        ? `  − ${removed}: source gone, chunk file removed`
-        : `  − ${removed}: source gone; kept your edited chunk file ${chunkFile} (delete it when you no longer need it)`,
-    );
-  }
-  return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,5 @@
-import { ChunkpadError, formatModelBytes, type EmbedConsentRequest } from "../../index.js";
+import { ChunkpadError, formatModelBytes, type EmbedConsentRequest, type EmbedProgress } from "../../index.js";
+import { createProgressBar } from "./progress.js";
 import type { CliIo } from "./io.js";
 import { askYesNo, canPrompt } from "./prompt.js";
 
@@ -77,3 +78,38 @@ export function createDownloadDisplay<State extends DownloadState>(io: CliIo, la
 }
 
 export const LINE_STEP_PERCENT = 10;
+
+export interface EmbedProgressDisplay {
+  report(event: EmbedProgress): void;
+  stop(): void;
+}
+
+/**
+ * Download (bytes and %), then "loading", then chunks done/total with chunks/s, on stderr: a
+ * redrawn bar on a terminal, else a line every 10% so logs show the run moving. `quiet` (--json)
+ * keeps only the download lines, which are rare and worth seeing in a log.
+ */
+export function createEmbedProgress(io: CliIo, { quiet }: { quiet: boolean }): EmbedProgressDisplay {
+  const tty = Boolean(io.stderr.isTTY);
+  const bar = createProgressBar(io.stderr as NodeJS.WriteStream, tty && !quiet);
+  const download = createDownloadDisplay(io);
+  let lastStep = -1;
+  return {
+    report(event) {
+      if (event.phase === "model") {
+        if (event.status.state === "downloading") download(event.status);
+        else if (event.status.state === "loading" && !quiet) io.stderr.write("Loading the embedding model…\n");
+        return;
+      }
+      if (event.phase !== "embed" || quiet) return;
+      const rate = `${Math.round(event.chunksPerSecond)} chunks/s`;
+      if (tty) return bar.update(event.done, event.total, rate);
+      const percent = event.total === 0 ? 100 : Math.floor((event.done / event.total) * 100);
+      const step = Math.floor(percent / LINE_STEP_PERCENT);
+      if (event.done === 0 || (step === lastStep && event.done < event.total)) return;
+      lastStep = step;
+      io.stderr.write(`embedded ${event.done}/${event.total} chunks (${percent}%), ${rate}\n`);
+    },
+    stop: () => bar.stop(),
+  };
+}

@@ -1,4 +1,5 @@
-import type { ChunkState, ConversationView, MessageView, SearchResult } from "../../index.js";
+import { describePageRuns, type ChunkState, type ConversationView, type EmbedReport, type MessageView, type ProcessReport, type SearchResult } from "../../index.js";
+import { plural } from "./io.js";
 
 /** The pieces of a result line that `search` and the chunks bar of `ask` and `chat` share. */
 
@@ -96,3 +97,61 @@ export function formatChunkStates(states: readonly ChunkState[]): string {
 
 /** Enough of a UUID to tell conversations apart; `history <id>` takes any unique start. */
 export const SHORT_ID_CHARS = 8;
+
+export function formatProcessReport(report: ProcessReport): string {
+  const lines: string[] = [];
+  const seconds = (report.durationMs / 1000).toFixed(1);
+  lines.push(`${report.folder.rootPath} → ${report.folder.chunksRootPath}`);
+  if (report.chunksInDataDir) lines.push("  note: the folder is read-only, so its chunk files are kept in Chunkpad's data folder (above), not in the folder itself");
+  lines.push(
+    `  processed ${report.processed.length}, unchanged ${report.unchanged.length}, edits taken in ${report.editsSynced.length}, ` +
+      `skipped ${report.skipped.length}, failed ${report.failed.length}, conflicts ${report.conflicts.length}, removed ${report.removed.length}; ` +
+      `${plural(report.chunksWritten, "chunk")} written in ${seconds} s`,
+  );
+  for (const file of report.processed) {
+    const unit = file.format === "pptx" || file.format === "ppt" || file.format === "odp" ? "slide" : file.format === "xlsx" || file.format === "xls" || file.format === "ods" ? "sheet" : "page";
+    const pages = file.pages ? `, ${plural(file.pages, unit)}` : "";
+    const ocr = file.ocrPages ? `, OCR: ${describePageRuns(file.ocrPages)}` : "";
+    lines.push(`  + ${file.path} (${file.format}${pages}${ocr}): ${plural(file.chunks, "chunk")}`);
+    for (const warning of file.warnings) lines.push(`    note: ${warning}`);
+  }
+  for (const edit of report.editsSynced) {
+    lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);
+    for (const warning of edit.warnings) lines.push(`    note: ${warning}`);
+  }
+  for (const conflict of report.conflicts) lines.push(`  ! ${conflict.path}: ${conflict.message}`);
+  for (const failure of report.failed) lines.push(`  ✗ ${failure.path}: ${failure.message}${failure.unchangedSinceFailure ? " (unchanged since it failed)" : ""}`);
+  for (const skip of report.skipped) lines.push(`  - ${skip.relativePath}: skipped, ${skip.reason}`);
+  const kept = new Map(report.keptEdits.map((edit) => [edit.path, edit.chunkFile]));
+  for (const removed of report.removed) {
+    const chunkFile = kept.get(removed);
+    lines.push(
+      chunkFile === undefined
+        ? `  − ${removed}: source gone, chunk file removed`
+        : `  − ${removed}: source gone; kept your edited chunk file ${chunkFile} (delete it when you no longer need it)`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function formatEmbedReport(report: EmbedReport): string {
+  const lines: string[] = [];
+  const details = [report.dtype, report.dimensions ? `${report.dimensions} dims` : null].filter(Boolean).join(", ");
+  const model = `${report.model}${details ? ` (${details})` : ""}`;
+  const seconds = (report.durationMs / 1000).toFixed(1);
+  const { synced } = report;
+  if (synced.editsTakenIn > 0) lines.push(`Took in your edits to ${plural(synced.editsTakenIn, "chunk file")}.`);
+  if (synced.documentsProcessed > 0) lines.push(`Processed ${plural(synced.documentsProcessed, "new or changed document")} first.`);
+  if (synced.sourcesRemoved > 0) lines.push(`Removed ${plural(synced.sourcesRemoved, "deleted document")}.`);
+  if (report.reembed) lines.push("Dropped every vector (--reembed) to embed again.");
+  const excluded = report.excluded > 0 ? `, excluded ${report.excluded}` : "";
+  if (report.nothingToDo) {
+    const state = report.unchanged === 0 ? "no chunks are included" : `${report.unchanged === 1 ? "the included chunk is" : `all ${report.unchanged} included chunks are`} embedded with ${model}`;
+    lines.push(`Nothing to embed: ${state}${report.excluded > 0 ? ` (${report.excluded} excluded)` : ""}.`);
+  } else {
+    const rate = report.chunksPerSecond === null ? "" : `, ${Math.round(report.chunksPerSecond)} chunks/s`;
+    lines.push(`Embedded ${plural(report.embedded, "chunk")}, removed ${report.removed}, unchanged ${report.unchanged}${excluded} with ${model} in ${seconds} s${rate}.`);
+  }
+  for (const change of report.configChanged) lines.push(`${change.key} is now ${change.value} in the config, so search uses the same model.`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,72 @@
+import type { FolderLockOptions } from "../folder-lock.js";
+import type { EmbedOptions, EmbedReport } from "../embed/embed-selected.js";
+import type { ProcessFolderOptions, ProcessReport } from "../process/process-folder.js";
+import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
+import type { MainStore } from "../../store/index.js";
+import type { FolderSummary } from "../../store/index.js";
+
+/**
+ * `sync`: bring added folders up to date in one step. A folder that has vectors is embedded
+ * (embed runs Step 1 first, so changed documents are re-chunked and only the chunks that
+ * changed are embedded again); a folder without vectors is only processed, unless `embed` asks
+ * for vectors everywhere.
+ */
+
+export interface SyncOptions extends FolderLockOptions, Pick<EmbedOptions, "consent" | "batchSize">, Pick<ProcessFolderOptions, "password" | "timeoutSeconds"> {
+  onProcessProgress?: ProcessFolderOptions["onProgress"];
+  onEmbedProgress?: EmbedOptions["onProgress"];
+  /** Embed folders that have no vectors yet too. */
+  embed?: boolean;
+  cwd?: string;
+  onFolder?: (folder: { rootPath: string; step: "process" | "embed" }) => void;
+}
+
+export interface SyncFolderReport {
+  rootPath: string;
+  /** What Step 1 did (a folder that was only processed). */
+  processed: ProcessReport | null;
+  /** What embedding did (its Step 1 counts included), for a folder that has or wants vectors. */
+  embedded: EmbedReport | null;
+}
+
+export interface SyncReport {
+  folders: SyncFolderReport[];
+}
+
+export interface SyncDependencies {
+  store: MainStore;
+  processFolder: (folderPath: string, options: ProcessFolderOptions & FolderLockOptions) => Promise<ProcessReport>;
+  embed: (options: EmbedOptions & FolderLockOptions) => Promise<EmbedReport>;
+}
+
+export async function syncFolders(dependencies: SyncDependencies, folder: string | undefined, options: SyncOptions = {}): Promise<SyncReport> {
+  const { embed = false, onFolder, cwd, consent, batchSize, password, timeoutSeconds, onProcessProgress, onEmbedProgress, wait, onWaiting, signal } = options;
+  const targets = await foldersToSync(dependencies.store, folder, cwd);
+  const lock = { ...(wait === undefined ? {} : { wait }), ...(onWaiting === undefined ? {} : { onWaiting }), ...(signal === undefined ? {} : { signal }) };
+  const report: SyncReport = { folders: [] };
+  for (const target of targets) {
+    if (embed || target.embeddedChunkCount + target.modifiedChunkCount > 0) {
+      onFolder?.({ rootPath: target.rootPath, step: "embed" });
+      const embedded = await dependencies.embed({ folder: target.id, ...lock, ...(consent ? { consent } : {}), ...(batchSize ? { batchSize } : {}), ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}) });
+      report.folders.push({ rootPath: target.rootPath, processed: null, embedded });
+    } else {
+      onFolder?.({ rootPath: target.rootPath, step: "process" });
+      const processed = await dependencies.processFolder(target.rootPath, {
+        ...lock,
+        ...(password === undefined ? {} : { password }),
+        ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+        ...(onProcessProgress ? { onProgress: onProcessProgress } : {}),
+      });
+      report.folders.push({ rootPath: target.rootPath, processed, embedded: null });
+    }
+  }
+  return report;
+}
+
+async function foldersToSync(store: MainStore, folder: string | undefined, cwd: string | undefined): Promise<FolderSummary[]> {
+  const all = await store.listFolders();
+  if (folder === undefined) return all;
+  const found = await findAddedFolder(store, folder, cwd === undefined ? {} : { cwd });
+  if (!found) throw folderNotAdded(folder, '"chunkpad sync" with no folder syncs them all');
+  return all.filter((summary) => summary.id === found.id);
+}
