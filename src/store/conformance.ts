@@ -171,6 +171,16 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect(await store.keywordSearch(words("river"), { limit: 10, folderIds: [folder.id] })).toHaveLength(1);
       });
 
+      it("returns `limit` included hits when the best-ranked matches are excluded", async () => {
+        const { store, add, folder } = await seeded();
+        await add("rivers.md", ["river river river", "river river", "river", "the river bank", "a river runs", "river otters"]);
+        const best = await store.keywordSearch(words("river"), { limit: 3, folderIds: [folder.id] });
+        await store.setIncluded(best.map((hit) => hit.chunk.ref), false);
+        const hits = await store.keywordSearch(words("river"), { limit: 3 });
+        expect(hits).toHaveLength(3);
+        expect(hits.some((hit) => best.some((excluded) => excluded.chunk.ref === hit.chunk.ref))).toBe(false);
+      });
+
       it("finds the title's words too", async () => {
         const { store } = await seeded();
         expect((await store.keywordSearch(words("ferns"), { limit: 10 })).map((hit) => hit.chunk.relativePath)).toEqual(["plants.md"]);

@@ -27,7 +27,41 @@ export interface KeywordStore {
   countKeywordMatches(matchExpression: string, scope?: SearchScope): number;
 }
 
+type FtsRow = ChunkRow & { bm25: number; has_vector: number };
+
+const BM25 = `bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT})`;
+const HAS_VECTOR = "EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref) AS has_vector";
+
+/** Above this many excluded chunks, ranking first would fetch too many rows: filter first. */
+const MAX_EXCLUDED_FOR_RANK_FIRST = 5_000;
+
+function filteredSql(scopeSql: string): string {
+  return `
+    SELECT ${CHUNK_COLUMNS}, ${BM25} AS bm25, ${HAS_VECTOR}
+    FROM chunks_fts
+    JOIN chunks c ON c.id = chunks_fts.rowid
+    JOIN documents d ON d.id = c.document_id
+    LEFT JOIN chunk_reviews r ON r.ref = c.ref
+    WHERE chunks_fts MATCH ? AND COALESCE(r.included, 1) = 1 ${scopeSql}
+    ORDER BY bm25
+    LIMIT ?`;
+}
+
 export function createKeywordStore(db: SqliteDatabase): KeywordStore {
+  const countExcluded = db.prepare<[], number>("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck();
+  const rankFirst = db.prepare<[string, number, number], FtsRow>(`
+    WITH top AS (
+      SELECT rowid AS id, ${BM25} AS bm25 FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25 LIMIT ?
+    )
+    SELECT ${CHUNK_COLUMNS}, top.bm25 AS bm25, ${HAS_VECTOR}
+    FROM top
+    JOIN chunks c ON c.id = top.id
+    JOIN documents d ON d.id = c.document_id
+    LEFT JOIN chunk_reviews r ON r.ref = c.ref
+    WHERE COALESCE(r.included, 1) = 1
+    ORDER BY top.bm25
+    LIMIT ?`);
+
   function run<T>(matchExpression: string, work: () => T): T {
     if (matchExpression.trim() === "") {
       throw new ChunkpadError("INVALID_ARGUMENT", "The keyword search expression is empty. Give at least one word to search for.");
@@ -48,22 +82,17 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
     keywordSearch(matchExpression, { limit, ...scope }) {
       if (limit <= 0) return [];
       const filter = scopeConditions(scope);
-      const sql = `
-        SELECT ${CHUNK_COLUMNS}, bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT}) AS bm25,
-          EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref) AS has_vector
-        FROM chunks_fts
-        JOIN chunks c ON c.id = chunks_fts.rowid
-        JOIN documents d ON d.id = c.document_id
-        LEFT JOIN chunk_reviews r ON r.ref = c.ref
-        WHERE chunks_fts MATCH ? AND COALESCE(r.included, 1) = 1 ${filter.sql}
-        ORDER BY bm25
-        LIMIT ?`;
-      return run(matchExpression, () =>
-        db
-          .prepare<unknown[], ChunkRow & { bm25: number; has_vector: number }>(sql)
-          .all(matchExpression, ...filter.parameters, Math.floor(limit))
-          .map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 })),
-      );
+      const rows = run(matchExpression, () => {
+        // An OR query on common words matches tens of thousands of chunks. Ranked inside FTS5
+        // first, only the best rows are joined to chunks, documents and review state: the top
+        // `limit + excluded` rows hold `limit` included ones whenever that many match, so the
+        // result is exact. With a folder or document filter (or very many exclusions) the
+        // filters apply before ranking instead.
+        const excluded = filter.sql === "" ? (countExcluded.get() ?? 0) : Number.POSITIVE_INFINITY;
+        if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit));
+        return db.prepare<unknown[], FtsRow>(filteredSql(filter.sql)).all(matchExpression, ...filter.parameters, Math.floor(limit));
+      });
+      return rows.map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 }));
     },
 
     countKeywordMatches(matchExpression, scope = {}) {
