@@ -18,6 +18,7 @@ describe("the embedding catalog", () => {
       "all-MiniLM-L6-v2": ["Xenova/all-MiniLM-L6-v2", 384, "mean", "", ""],
       "nomic-embed-text-v1.5": ["nomic-ai/nomic-embed-text-v1.5", 768, "mean", "search_query: ", "search_document: "],
       "mxbai-embed-large-v1": ["mixedbread-ai/mxbai-embed-large-v1", 1024, "cls", BGE_QUERY, ""],
+      "multilingual-e5-small": ["Xenova/multilingual-e5-small", 384, "mean", "query: ", "passage: "],
     });
     expect(EMBEDDING_CATALOG.every((entry) => entry.maxTokens === 512)).toBe(true);
   });
@@ -27,6 +28,7 @@ describe("the embedding catalog", () => {
     expect(findCatalogEntry("Xenova/bge-small-en-v1.5")?.name).toBe("bge-small-en-v1.5");
     expect(findCatalogEntry("BAAI/bge-large-en-v1.5")?.name).toBe("bge-large-en-v1.5");
     expect(findCatalogEntry("nomic-embed-text:latest")?.name).toBe("nomic-embed-text-v1.5");
+    expect(findCatalogEntry("intfloat/multilingual-e5-small")?.name).toBe("multilingual-e5-small");
     expect(findCatalogEntry("someone/bge-base-en-v1.5")).toBeUndefined();
   });
 });

@@ -120,6 +120,18 @@ export const EMBEDDING_CATALOG: readonly CatalogEntry[] = [
     ollamaName: "mxbai-embed-large",
     description: "mixedbread large: strong English retrieval with a query prompt",
   },
+  {
+    name: "multilingual-e5-small",
+    aliases: ["intfloat/multilingual-e5-small"],
+    repoId: "Xenova/multilingual-e5-small",
+    dimensions: 384,
+    maxTokens: MAX_EMBEDDING_TOKENS,
+    pooling: "mean",
+    queryPrefix: "query: ",
+    documentPrefix: "passage: ",
+    approximateBytes: { fp32: 470 * MB, q8: 118 * MB },
+    description: "multilingual E5 small: about 100 languages (Chinese, Japanese, Korean, European), one vector space for all",
+  },
 ];
 
 /** A catalog entry by short name, hub id, alias or Ollama name (case-insensitive). */

@@ -29,7 +29,9 @@ export function buildKeywordQuery(input: string, { match }: { match: KeywordQuer
 
 function toTerm(clause: QueryClause): KeywordTerm {
   const word = clause.words[0] ?? "";
-  return { word, prefix: Array.from(word).length >= PREFIX_MIN_CHARS };
+  // Korean attaches particles to the word ("서울에서"): a two-syllable word already deserves a prefix.
+  const minimum = /\p{Script=Hangul}/u.test(word) ? 2 : PREFIX_MIN_CHARS;
+  return { word, prefix: Array.from(word).length >= minimum };
 }
 
 /**

@@ -13,6 +13,14 @@ describe("parseQuery", () => {
     expect(terms("हिन्दी")).toEqual(["हिन्दी"]);
   });
 
+  it("cuts Chinese and Japanese runs into words as the index does; quoted, they stay a phrase", () => {
+    const clauses = (query: string) => parseQuery(query).include.map((clause) => `${clause.kind}:${clause.words.join(" ")}`);
+    expect(clauses("東京都の会議")).toEqual(["term:東京", "term:都", "term:の", "term:会議"]);
+    expect(clauses("北京 budget")).toEqual(["term:北京", "term:budget"]);
+    expect(clauses('"東京都"')).toEqual(["phrase:東京 都"]);
+    expect(parseQuery("会議 -東京都").exclude).toEqual([{ kind: "phrase", words: ["東京", "都"] }]);
+  });
+
   it("splits on apostrophes like the index does, dropping the stop-word halves", () => {
     expect(terms("the user's guide, don't panic")).toEqual(["user", "guide", "panic"]);
     expect(terms("O’Brien")).toEqual(["o", "brien"]);

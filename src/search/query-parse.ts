@@ -1,3 +1,4 @@
+import { hasCjk, spaceCjkWords } from "../core/cjk.js";
 import { lemmatize } from "./lemmatize.js";
 import { isStopWord } from "./stop-words.js";
 
@@ -45,6 +46,11 @@ function foldCase(text: string): string {
     .normalize("NFD")
     .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
     .normalize("NFC");
+}
+
+/** A word as the keyword index holds it: CJK runs cut into their words (core/cjk.ts). */
+function cjkPieces(word: string): string[] {
+  return hasCjk(word) ? spaceCjkWords(word).split(/\s+/).filter(Boolean) : [word];
 }
 
 function wordsOf(text: string): string[] {
@@ -118,11 +124,18 @@ export function parseQuery(input: string): ParsedQuery {
     if (segment.negated) {
       // Excluded words are taken as typed (no lemma, no prefix, stop words kept): the user
       // named exactly what to leave out. Porter stemming still covers plurals.
-      add(exclude, words.length === 1 ? { kind: "term", words } : { kind: "phrase", words });
+      const pieces = words.flatMap(cjkPieces);
+      add(exclude, pieces.length === 1 ? { kind: "term", words: pieces } : { kind: "phrase", words: pieces });
     } else if (segment.quoted) {
-      add(include, { kind: "phrase", words });
+      add(include, { kind: "phrase", words: words.flatMap(cjkPieces) });
     } else {
       for (const word of words) {
+        // A CJK run is cut into words as the index cut it; each is a search word of its own
+        // (a question typed as one run need not appear verbatim). Quote it for a phrase.
+        if (hasCjk(word)) {
+          for (const piece of cjkPieces(word)) add(include, { kind: "term", words: [piece] });
+          continue;
+        }
         const lemma = lemmatize(word);
         if (isStopWord(word) || isStopWord(lemma)) continue;
         add(include, { kind: "term", words: [lemma] });

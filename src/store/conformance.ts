@@ -181,6 +181,19 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect(hits.some((hit) => best.some((excluded) => excluded.chunk.ref === hit.chunk.ref))).toBe(false);
       });
 
+      it("finds a Chinese or Japanese word inside text written without spaces, and Korean words by prefix", async () => {
+        const { store, add } = await seeded();
+        await add("zh.md", ["我们明天在北京开会讨论预算。"]);
+        await add("ja.md", ["東京都に住んでいます。会議は明日です。"]);
+        await add("ko.md", ["서울에서 회의가 있습니다."]);
+        const paths = async (query: KeywordQuery) => (await store.keywordSearch(query, { limit: 10 })).map((hit) => hit.chunk.relativePath);
+        expect(await paths(words("北京"))).toEqual(["zh.md"]);
+        expect(await paths(words("会議"))).toEqual(["ja.md"]);
+        expect(await paths({ terms: [], match: "all", phrases: [["東京", "都"]], exclude: [] })).toEqual(["ja.md"]);
+        expect(await paths(words("京"))).toEqual([]);
+        expect(await paths({ terms: [{ word: "서울", prefix: true }], match: "all", phrases: [], exclude: [] })).toEqual(["ko.md"]);
+      });
+
       it("finds the title's words too", async () => {
         const { store } = await seeded();
         expect((await store.keywordSearch(words("ferns"), { limit: 10 })).map((hit) => hit.chunk.relativePath)).toEqual(["plants.md"]);

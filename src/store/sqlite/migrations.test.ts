@@ -113,6 +113,27 @@ describe("opening the real databases", () => {
     reopened.close();
   });
 
+  it("rebuilds a version 2 keyword index so Chinese and Japanese text already stored becomes searchable by word", () => {
+    const file = databasePath();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const db = openDatabase({ path: file });
+    runMigrations(db, MAIN_MIGRATIONS.slice(0, 2), "main");
+    db.exec(`
+      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+      INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'zh.md', 'zh.md', '会议', 'markdown', 't');
+      INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
+        ('f:zh.md#1', 'd', 'f', 1, '会议', '我们明天在北京开会讨论预算', 'h1', NULL, 't');
+    `);
+    expect(db.prepare("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH '\"北京\"'").pluck().get()).toBe(0);
+    db.close();
+
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
+    expect(store.migration.applied).toEqual([3]);
+    expect(store.keywordSearch('"北京"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:zh.md#1"]);
+    expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
+    store.close();
+  });
+
   it("moves a version 1 database to decisions with their text: keeps them, drops orphans, keeps current vectors current", () => {
     const file = databasePath();
     fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -199,6 +199,36 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: "keyword index over CJK text cut into words (search_text), through a view the index reads",
+    up(db) {
+      // The index is rebuilt from the chunks: it holds nothing the chunks table does not.
+      db.exec(`
+        DROP TRIGGER chunks_after_insert;
+        DROP TRIGGER chunks_after_delete;
+        DROP TRIGGER chunks_after_update;
+        DROP TABLE chunks_fts;
+        CREATE VIEW chunks_search AS SELECT id, search_text(title) AS title, search_text(content) AS content FROM chunks;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+          title, content,
+          content = 'chunks_search', content_rowid = 'id',
+          tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_after_insert AFTER INSERT ON chunks BEGIN
+          INSERT INTO chunks_fts (rowid, title, content) VALUES (new.id, search_text(new.title), search_text(new.content));
+        END;
+        CREATE TRIGGER chunks_after_delete AFTER DELETE ON chunks BEGIN
+          INSERT INTO chunks_fts (chunks_fts, rowid, title, content) VALUES ('delete', old.id, search_text(old.title), search_text(old.content));
+        END;
+        CREATE TRIGGER chunks_after_update AFTER UPDATE OF title, content ON chunks BEGIN
+          INSERT INTO chunks_fts (chunks_fts, rowid, title, content) VALUES ('delete', old.id, search_text(old.title), search_text(old.content));
+          INSERT INTO chunks_fts (rowid, title, content) VALUES (new.id, search_text(new.title), search_text(new.content));
+        END;
+        INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');
+      `);
+    },
+  },
 ];
 
 /** The chat database (chunkpad_chat.db). */
