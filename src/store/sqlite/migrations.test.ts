@@ -31,6 +31,17 @@ const notesV2: Migration = {
   up: (db) => db.exec("ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT 'me'"),
 };
 
+/** A database file brought to an older schema `version`, holding folder "f" (/docs) and the rows `sql` inserts. */
+function databaseAtVersion(version: number, sql: string): string {
+  const file = databasePath();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = openDatabase({ path: file });
+  runMigrations(db, MAIN_MIGRATIONS.slice(0, version), "main");
+  db.exec(`INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');${sql}`);
+  db.close();
+  return file;
+}
+
 describe("runMigrations", () => {
   it("applies every migration once, records it, and does nothing on the next open", () => {
     const file = databasePath();
@@ -114,18 +125,11 @@ describe("opening the real databases", () => {
   });
 
   it("rebuilds a version 2 keyword index so Chinese and Japanese text already stored becomes searchable by word", () => {
-    const file = databasePath();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const db = openDatabase({ path: file });
-    runMigrations(db, MAIN_MIGRATIONS.slice(0, 2), "main");
-    db.exec(`
-      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+    const file = databaseAtVersion(2, `
       INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'zh.md', 'zh.md', '会议', 'markdown', 't');
       INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
         ('f:zh.md#1', 'd', 'f', 1, '会议', '我们明天在北京开会讨论预算', 'h1', NULL, 't');
     `);
-    expect(db.prepare("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH '\"北京\"'").pluck().get()).toBe(0);
-    db.close();
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
     expect(store.migration.applied).toEqual([3]);
@@ -135,12 +139,7 @@ describe("opening the real databases", () => {
   });
 
   it("moves a version 1 database to decisions with their text: keeps them, drops orphans, keeps current vectors current", () => {
-    const file = databasePath();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const db = openDatabase({ path: file });
-    runMigrations(db, MAIN_MIGRATIONS.slice(0, 1), "main");
-    db.exec(`
-      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+    const file = databaseAtVersion(1, `
       INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'a.md', 'a.md', 'A', 'markdown', 't');
       INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
         ('f:a.md#1', 'd', 'f', 1, 'A', 'salaries', 'h1', 'Pay', 't'),
@@ -148,7 +147,6 @@ describe("opening the real databases", () => {
       INSERT INTO chunk_reviews (ref, included, updated_at) VALUES ('f:a.md#1', 0, 't'), ('f:a.md#9', 0, 't');
       INSERT INTO embedded_chunk_refs (chunk_ref, content_hash, fingerprint, embedded_at) VALUES ('f:a.md#1', 'h1', 's', 't'), ('f:a.md#2', 'older', 's', 't');
     `);
-    db.close();
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
     expect(store.migration.applied).toEqual(MAIN_MIGRATIONS.slice(1).map((migration) => migration.version));
