@@ -39,6 +39,7 @@ export const COMMANDS: ReadonlyArray<{ verbs: readonly string[]; load: () => Pro
   { verbs: ["keys"], load: async () => (await import("./commands/keys.js")).registerKeysCommands },
   { verbs: ["reset"], load: async () => (await import("./commands/reset.js")).registerResetCommand },
   { verbs: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcpCommand },
+  { verbs: ["serve"], load: async () => (await import("./commands/serve.js")).registerServeCommand },
 ];
 
 async function registerCommands(program: Command, context: CliContext, argv: readonly string[]): Promise<void> {

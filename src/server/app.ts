@@ -1,0 +1,166 @@
+import { timingSafeEqual } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
+import { ChunkpadError, errorOutcome, MAX_NEIGHBOURS, SEARCH_MODES, toErrorJson, toPlainJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
+import { createMcpServer } from "../mcp/server.js";
+
+/**
+ * `chunkpad serve`: the HTTP API over the public API, on the user's own machine. A web page in
+ * any browser tab can send requests to 127.0.0.1, so every request is checked:
+ * - Host must name this server (127.0.0.1, localhost or [::1] with its port): a page on another
+ *   site that rebinds its DNS name to 127.0.0.1 sends its own host name (DNS rebinding);
+ * - a state-changing request (anything but GET and HEAD) needs the session token in
+ *   `X-Chunkpad-Token` and, when the browser sends an Origin, this server's origin; no CORS
+ *   headers are ever sent, so other origins cannot read answers either;
+ * - bodies over 1 MB are refused (413);
+ * - on a non-loopback address (`--allow-remote`), every request needs the token, reads too.
+ * Errors answer with the core's error table: status, and {code, message, retryable}.
+ */
+
+export interface ServerAppOptions {
+  port: number;
+  /** The address bound; only loopback unless `remote`. */
+  host: string;
+  /** The per-session secret for state-changing requests (and every request when remote). */
+  token: string;
+  remote: boolean;
+  version: string;
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const TOKEN_HEADER = "x-chunkpad-token";
+
+const searchQuery = z.object({
+  q: z.string().min(1, "q (the query) is required").max(4000),
+  mode: z.enum(SEARCH_MODES).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  folder: z.array(z.string()).optional(),
+  document: z.array(z.string()).optional(),
+});
+const reviewBody = z.object({ targets: z.array(z.string().min(1)).min(1), included: z.boolean(), folders: z.array(z.string()).optional() });
+const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
+const chunkQuery = z.object({ neighbours: z.coerce.number().int().min(0).max(MAX_NEIGHBOURS).optional() });
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function refuse(c: Context, status: 403 | 421, message: string) {
+  return c.json({ code: "FORBIDDEN", message, retryable: false }, status);
+}
+
+/** zod's first problem as an INVALID_ARGUMENT the client can act on. */
+function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new ChunkpadError("INVALID_ARGUMENT", `${issue?.path.join(".") || "request"}: ${issue?.message ?? "invalid"}. See /api/openapi.json for the request shapes.`);
+}
+
+export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions): Hono {
+  const app = new Hono();
+  const port = String(options.port);
+  const allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", ...(options.remote ? [options.host] : [])].map((host) => `${host}:${port}`));
+  const allowedOrigins = new Set([...allowedHosts].map((host) => `http://${host}`));
+
+  app.use("*", async (c, next) => {
+    const host = c.req.header("host") ?? "";
+    if (!allowedHosts.has(host.toLowerCase())) return refuse(c, 421, `This Chunkpad server answers only as ${[...allowedHosts].join(" or ")}, not "${host}".`);
+    const changes = c.req.method !== "GET" && c.req.method !== "HEAD";
+    const origin = c.req.header("origin");
+    if (changes && origin !== undefined && !allowedOrigins.has(origin)) return refuse(c, 403, `Requests from ${origin} may not change anything here.`);
+    if ((changes || options.remote) && !sameSecret(c.req.header(TOKEN_HEADER), options.token)) {
+      return refuse(c, 403, `Send the session token in the ${TOKEN_HEADER} header (written to server.json in Chunkpad's data folder when the server started).`);
+    }
+    await next();
+  });
+  app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ code: "INVALID_ARGUMENT", message: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`, retryable: false }, 413) }));
+
+  app.onError((error, c) => {
+    const outcome = errorOutcome(error);
+    return c.json(toErrorJson(error), outcome.httpStatus as ContentfulStatusCode);
+  });
+  app.notFound((c) => c.json({ code: "NOT_FOUND", message: `No such endpoint: ${c.req.method} ${c.req.path}. See /api/openapi.json.`, retryable: false }, 404));
+
+  app.get("/api/status", async (c) => {
+    const folders = await chunkpad.listFolders();
+    const model = chunkpad.modelStatus();
+    return c.json({
+      version: options.version,
+      folders: folders.length,
+      documents: folders.reduce((sum, folder) => sum + folder.documentCount, 0),
+      chunks: folders.reduce((sum, folder) => sum + folder.storedChunkCount, 0),
+      embeddedChunks: folders.reduce((sum, folder) => sum + folder.embeddedChunkCount, 0),
+      embeddingModel: { provider: model.provider, model: model.model, state: model.status.state },
+    });
+  });
+
+  app.get("/api/folders", async (c) => c.json(toPlainJson({ folders: await chunkpad.listFolders() }) as object));
+
+  app.get("/api/search", async (c) => {
+    const query = parsed(searchQuery, { ...c.req.query(), folder: c.req.queries("folder"), document: c.req.queries("document") });
+    const report = await chunkpad.search(query.q, {
+      ...(query.mode ? { mode: query.mode } : {}),
+      ...(query.limit ? { limit: query.limit } : {}),
+      ...(query.folder ? { folders: query.folder } : {}),
+      ...(query.document ? { documents: query.document } : {}),
+    });
+    return c.json(toSearchJson(report));
+  });
+
+  app.get("/api/chunks/:ref", async (c) => {
+    const { neighbours } = parsed(chunkQuery, c.req.query());
+    return c.json(toPlainJson(await chunkpad.readChunk(c.req.param("ref"), { neighbours: neighbours ?? 1 })) as object);
+  });
+
+  app.get("/api/documents/:document", async (c) => {
+    const pages = parsed(documentQuery, c.req.query());
+    return c.json(toPlainJson(await chunkpad.readDocument({ document: c.req.param("document"), ...pages })) as object);
+  });
+
+  app.post("/api/review", async (c) => {
+    const body = parsed(reviewBody, await c.req.json().catch(() => undefined));
+    const report = await chunkpad.setIncluded(body.targets, body.included, body.folders ? { folders: body.folders } : {});
+    return c.json(toReviewJson(report));
+  });
+
+  app.get("/api/openapi.json", (c) => c.json(openApiDocument(options.version)));
+
+  // MCP over Streamable HTTP: the same server as `chunkpad mcp`, one per request (stateless).
+  app.all("/mcp", async (c) => {
+    const providers = await chunkpad.providers();
+    const server = createMcpServer(chunkpad, { version: options.version, withAsk: providers.some((provider) => provider.selected && provider.ready) });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    return transport.handleRequest(c.req.raw);
+  });
+
+  return app;
+}
+
+/** The API as OpenAPI 3.1, its parameters and bodies generated from the same zod schemas that validate them. */
+function openApiDocument(version: string) {
+  const parameters = (schema: z.ZodObject, where: "query" | "path") =>
+    Object.entries(schema.shape).map(([name, field]) => ({ name, in: where, required: !(field as z.ZodType).safeParse(undefined).success, schema: z.toJSONSchema(field as z.ZodType, { unrepresentable: "any" }) }));
+  const error = { description: "An error from the core's error table", content: { "application/json": { schema: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, retryable: { type: "boolean" } } } } } };
+  const ok = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
+  return {
+    openapi: "3.1.0",
+    info: { title: "Chunkpad", version, description: `Local API of chunkpad serve. State-changing requests need the ${TOKEN_HEADER} header.` },
+    paths: {
+      "/api/status": { get: { summary: "Counts and the embedding model's state", responses: { 200: ok("Status"), default: error } } },
+      "/api/folders": { get: { summary: "Added folders with live counts", responses: { 200: ok("Folders"), default: error } } },
+      "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
+      "/api/chunks/{ref}": { get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },
+      "/api/documents/{document}": { get: { summary: "A document's text, or pages of it", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }, ...parameters(documentQuery, "query")], responses: { 200: ok("Document text"), default: error } } },
+      "/api/review": { post: { summary: "Include or exclude chunks (chunkpad.review/1)", requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(reviewBody) } } }, responses: { 200: ok("chunkpad.review/1"), default: error } } },
+      "/mcp": { post: { summary: "MCP over Streamable HTTP (stateless, JSON responses)", responses: { 200: ok("JSON-RPC response") } } },
+    },
+  };
+}
