@@ -49,7 +49,7 @@ describe("what a command loads", () => {
   it("help still lists every command", async () => {
     const { code, stdout } = await loadedBy(["--help"]);
     expect(code).toBe(0);
-    for (const verb of ["add", "process", "resolve", "folders", "chunks", "remove", "config", "search", "include", "exclude", "embed", "model", "eval", "ask", "chat", "history", "providers", "keys", "reset", "mcp", "sync"]) {
+    for (const verb of ["add", "process", "resolve", "folders", "chunks", "remove", "config", "search", "include", "exclude", "embed", "model", "eval", "ask", "chat", "history", "providers", "keys", "reset", "mcp", "sync", "serve"]) {
       expect(stdout).toMatch(new RegExp(`^  ${verb}\\b`, "m"));
     }
   });
