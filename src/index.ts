@@ -33,4 +33,4 @@ export type { ModelReport, ModelRequest } from "./app/embed/embed-model.js";
 export { describeLocation as describeCitationLocation } from "./rag/context.js";
 export type { ProviderStatus } from "./app/answer/providers.js";
 export type { SyncOptions, SyncReport, SyncFolderReport } from "./app/sync/sync.js";
-export { MAX_NEIGHBOURS, type ChunkView, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./app/read/read.js";
+export { MAX_NEIGHBOURS, type SourceFile, type ChunkView, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./app/read/read.js";

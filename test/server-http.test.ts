@@ -5,7 +5,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cliEnv, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { BIN, cliEnv, makeTempDir, runCli, SHARED, writeFile } from "./helpers/cli.js";
 
 /**
  * `chunkpad serve` over real HTTP: the built CLI in a child process on a free port, a real
@@ -45,6 +45,8 @@ beforeAll(async () => {
   folder = path.join(home, "docs");
   writeFile(folder, "river.md", "# Rivers\n\nThe grey heron waits by the river at dawn.\n");
   writeFile(folder, "garden.md", "# Garden\n\nWater the tomatoes in the morning.\n");
+  writeFile(folder, "notes/linked.md", "# Linked\n\nThis note will become a link.\n");
+  fs.copyFileSync(path.join(SHARED, "corpus", "pdf.js", "pdfs", "tracemonkey.pdf"), path.join(folder, "paper.pdf"));
   expect((await runCli(["add", folder], { home })).code).toBe(0);
   child = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env: cliEnv(home), stdio: ["ignore", "ignore", "pipe"] });
   exited = new Promise((resolve) => child.on("close", resolve));
@@ -76,7 +78,7 @@ describe("chunkpad serve", () => {
   it("answers reads from its own origin without a token, and sends no CORS headers", async () => {
     const status = await request("GET", "/api/status", { origin: "https://evil.example" });
     expect(status.status).toBe(200);
-    expect(jsonBody(status)).toMatchObject({ folders: 1, documents: 2, embeddedChunks: 0 });
+    expect(jsonBody(status)).toMatchObject({ folders: 1, documents: 4, embeddedChunks: 0 });
     expect(Object.keys(status.headers).filter((name) => name.startsWith("access-control-"))).toEqual([]);
     const search = await request("GET", `/api/search?q=heron&mode=keyword`);
     expect(search.status).toBe(200);
@@ -154,6 +156,31 @@ describe("chunkpad serve", () => {
     const result = (await client.callTool({ name: "search", arguments: { query: "heron", mode: "keyword" } })) as { structuredContent?: { results?: Array<{ relativePath: string }> } };
     expect(result.structuredContent?.results?.map((hit) => hit.relativePath)).toEqual(["river.md"]);
     await client.close();
+  });
+
+  it("sends a cited document's original file, PDFs inline, and nothing outside the added folders", async () => {
+    const pdf = await request("GET", `/api/documents/paper.pdf/source`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers["content-type"]).toBe("application/pdf");
+    expect(Number(pdf.headers["content-length"])).toBe(fs.statSync(path.join(folder, "paper.pdf")).size);
+    expect(pdf.headers["content-security-policy"]).toBe("sandbox");
+    const note = await request("GET", `/api/documents/${encodeURIComponent("notes/linked.md")}/source`);
+    expect(note.status).toBe(200);
+    expect(note.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(note.body).toContain("This note will become a link.");
+    for (const attempt of ["..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "..%252F..%252Fetc%252Fpasswd"]) {
+      const answer = await request("GET", `/api/documents/${attempt}/source`);
+      expect(answer.status, attempt).toBe(404);
+      expect(answer.body).not.toContain("root:");
+    }
+    const secret = path.join(home, "secret.txt");
+    fs.writeFileSync(secret, "root:the secret");
+    fs.rmSync(path.join(folder, "notes", "linked.md"));
+    fs.symlinkSync(secret, path.join(folder, "notes", "linked.md"));
+    const escaped = await request("GET", `/api/documents/${encodeURIComponent("notes/linked.md")}/source`);
+    expect(escaped.status).toBe(404);
+    expect(jsonBody(escaped).message).toMatch(/link that leads out/);
+    expect(escaped.body).not.toContain("the secret");
   });
 
   it("refuses to listen beyond this machine unless told to", async () => {

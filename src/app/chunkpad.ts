@@ -22,7 +22,7 @@ import { createEmbedService, type EmbedService } from "./embed/embed-service.js"
 import type { EmbedOptions, EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
 import { syncFolders, type SyncOptions, type SyncReport } from "./sync/sync.js";
-import { readChunk, readDocument, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./read/read.js";
+import { readChunk, readDocument, sourceFile, type ChunkWithNeighbours, type DocumentRequest, type DocumentText, type SourceFile } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
 export interface OpenChunkpadOptions {
@@ -56,6 +56,8 @@ export interface Chunkpad {
   readChunk(ref: string, options?: { neighbours?: number }): Promise<ChunkWithNeighbours>;
   /** A document's text (all of it, or the chunks on the pages asked for), by id, path or name. */
   readDocument(request: DocumentRequest): Promise<DocumentText>;
+  /** The original file of an indexed document (by id or path), checked to be inside its added folder. */
+  sourceFile(document: string): Promise<SourceFile>;
   /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
   removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean } & FolderLockOptions): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
   chunkTree(folderPath: string): Promise<ChunkTreeReport>;
@@ -239,6 +241,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     readChunk: (ref, readOptions = {}) => readChunk(getStore(), ref, readOptions.neighbours),
     readDocument: (request) => readDocument(getStore(), request),
+    sourceFile: (document) => sourceFile(getStore(), document),
     async removeFolder(folderPath, removeOptions = {}) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);

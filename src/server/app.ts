@@ -1,4 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -124,6 +127,22 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions): 
     return c.json(toPlainJson(await chunkpad.readDocument({ document: c.req.param("document"), ...pages })) as object);
   });
 
+  // The original file a citation points at (a PDF page to render). Named by document, never by
+  // path; sent so that it can never run as a page of this origin.
+  app.get("/api/documents/:document/source", async (c) => {
+    const file = await chunkpad.sourceFile(c.req.param("document"));
+    const stream = Readable.toWeb(fs.createReadStream(file.path)) as ReadableStream;
+    return new Response(stream, {
+      headers: {
+        "content-type": file.contentType,
+        "content-length": String(file.size),
+        "content-disposition": `${file.contentType === "application/octet-stream" ? "attachment" : "inline"}; filename*=UTF-8''${encodeURIComponent(path.basename(file.path))}`,
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "sandbox",
+      },
+    });
+  });
+
   app.post("/api/review", async (c) => {
     const body = parsed(reviewBody, await c.req.json().catch(() => undefined));
     const report = await chunkpad.setIncluded(body.targets, body.included, body.folders ? { folders: body.folders } : {});
@@ -159,6 +178,7 @@ function openApiDocument(version: string) {
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },
       "/api/documents/{document}": { get: { summary: "A document's text, or pages of it", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }, ...parameters(documentQuery, "query")], responses: { 200: ok("Document text"), default: error } } },
+      "/api/documents/{document}/source": { get: { summary: "The original file of an indexed document (PDFs inline, never as HTML)", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "The file" }, default: error } } },
       "/api/review": { post: { summary: "Include or exclude chunks (chunkpad.review/1)", requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(reviewBody) } } }, responses: { 200: ok("chunkpad.review/1"), default: error } } },
       "/mcp": { post: { summary: "MCP over Streamable HTTP (stateless, JSON responses)", responses: { 200: ok("JSON-RPC response") } } },
     },

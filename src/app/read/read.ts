@@ -1,3 +1,5 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import { ChunkpadError } from "../../core/errors.js";
 import { parseChunkRef } from "../../core/chunk-ref.js";
 import type { ChunkRecord, DocumentRecord } from "../../core/types.js";
@@ -130,4 +132,49 @@ async function findOne(store: MainStore, spec: string): Promise<DocumentRecord> 
   if (candidates.length === 0) throw new ChunkpadError("NOT_FOUND", `No added document matches "${spec}". Give its path inside its folder, its file name or its id (search results carry documentId).`);
   const listed = candidates.slice(0, 5).map((candidate) => `${candidate.relativePath} (${candidate.id})`).join(", ");
   throw new ChunkpadError("INVALID_ARGUMENT", `"${spec}" matches ${candidates.length} documents: ${listed}${candidates.length > 5 ? ", …" : ""}. Give the document id or its full path.`);
+}
+
+export interface SourceFile {
+  documentId: string;
+  relativePath: string;
+  /** The file on disk, links resolved; always inside the document's added folder. */
+  path: string;
+  size: number;
+  /** What to label it when sending it (never text/html: a document must not run as a page). */
+  contentType: string;
+}
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  ".pdf": "application/pdf",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/plain; charset=utf-8",
+  ".markdown": "text/plain; charset=utf-8",
+  ".csv": "text/plain; charset=utf-8",
+};
+
+/**
+ * The original file of an indexed document, for a citation to open (the PDF page). Only
+ * documents Chunkpad indexed can be named, by id or path, so no request path reaches the disk;
+ * and a source that has since become a link leading out of its folder is refused.
+ */
+export async function sourceFile(store: MainStore, document: string): Promise<SourceFile> {
+  const found = await findOne(store, document);
+  const folder = await store.getFolder(found.folderId);
+  if (!folder) throw new ChunkpadError("NOT_FOUND", `The folder of ${found.relativePath} is no longer added.`);
+  const realRoot = await fs.realpath(folder.rootPath).catch(() => undefined);
+  const realFile = await fs.realpath(path.join(folder.rootPath, ...found.relativePath.split("/"))).catch(() => undefined);
+  if (realRoot === undefined || realFile === undefined) {
+    throw new ChunkpadError("NOT_FOUND", `${found.relativePath} is no longer on disk in ${folder.rootPath}. Run "chunkpad sync" to bring the index up to date.`);
+  }
+  if (!realFile.startsWith(realRoot + path.sep)) {
+    throw new ChunkpadError("NOT_FOUND", `${found.relativePath} is now a link that leads out of ${folder.rootPath}; Chunkpad serves only files inside the folders you added.`);
+  }
+  const stats = await fs.stat(realFile);
+  if (!stats.isFile()) throw new ChunkpadError("NOT_FOUND", `${found.relativePath} is not a file any more.`);
+  return { documentId: found.id, relativePath: found.relativePath, path: realFile, size: stats.size, contentType: CONTENT_TYPES[path.extname(realFile).toLowerCase()] ?? "application/octet-stream" };
 }
