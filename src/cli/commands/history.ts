@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ConversationSummary } from "../../index.js";
 import type { CliContext } from "../context.js";
-import { printJson } from "../shared/io.js";
+import { plural, printJson } from "../shared/io.js";
 import { formatConversation, formatTime, SHORT_ID_CHARS } from "../shared/render.js";
 
 /** `chunkpad history`: stored conversations, one with its messages, or delete one. */
@@ -38,7 +38,7 @@ export function registerHistoryCommand(program: Command, context: CliContext): v
 export function formatConversationList(conversations: readonly ConversationSummary[]): string {
   if (conversations.length === 0) return 'No conversations yet. Ask something with chunkpad ask "<question>" or chunkpad chat.\n';
   const lines = conversations.map((conversation) => {
-    const messages = `${conversation.messageCount} message${conversation.messageCount === 1 ? "" : "s"}`;
+    const messages = plural(conversation.messageCount, "message");
     return `${conversation.id.slice(0, SHORT_ID_CHARS)}  ${formatTime(conversation.updatedAt)}  ${messages.padEnd(11)}  ${conversation.title}`;
   });
   return `${lines.join("\n")}\n`;

@@ -13,7 +13,7 @@ import {
   type SearchResult,
 } from "../../index.js";
 import { explainLine, formatRelevance, formatResultNumber, formatResultPlace } from "./render.js";
-import type { CliIo } from "./io.js";
+import { plural, type CliIo } from "./io.js";
 import { createDownloadDisplay } from "./model-download.js";
 import { askYesNo, canPrompt, type LineReader } from "./prompt.js";
 import { addSearchOptions, SEARCH_FLAG_HELP, searchOptionsOf, type SearchFlagHelp, type SearchFlags } from "./search-options.js";
@@ -118,7 +118,7 @@ export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, op
       io.stdout.write(`${event.text}\n`);
       io.stderr.write(`${event.message}${event.reason === "below-similarity-floor" ? " The nearest chunks are listed above." : ""}\n`);
     } else if (event.type === "answer-start") {
-      io.stderr.write(`Answering with ${event.provider} (${event.model}) from ${event.labels.length} chunk${event.labels.length === 1 ? "" : "s"}…\n`);
+      io.stderr.write(`Answering with ${event.provider} (${event.model}) from ${plural(event.labels.length, "chunk")}…\n`);
     } else if (event.type === "text-delta") {
       io.stdout.write(event.text);
     } else {
