@@ -90,6 +90,13 @@ export default tseslint.config(
     },
   },
   {
+    // The public API re-exports the store's contract, never its implementation.
+    files: ["src/index.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["./store/*", "!./store/index.js"], message: "Export store types from ./store/index.js, never its implementation." }] }],
+    },
+  },
+  {
     // A command is one verb: what two commands share lives in cli/shared/, never in another command.
     files: ["src/cli/commands/**/*.ts"],
     ignores: ["src/**/*.test.ts"],

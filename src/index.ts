@@ -14,7 +14,7 @@ export type { ChunkpadPaths } from "./app/settings/paths.js";
 export type { LoadedSettings } from "./app/settings/config.js";
 export { SETTINGS, type ResolvedSetting, type SettingDefinition, type SettingSource } from "./app/settings/settings.js";
 export { planReset, executeReset, resetDependencies, type ResetOptions, type ResetPlan, type ResetReport, type ResetItem, type ResetItemKind } from "./app/settings/reset.js";
-export type { FolderSummary } from "./store/contract.js";
+export type { FolderSummary } from "./store/index.js";
 export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type SearchOptions, type SearchReport, type SearchResult } from "./app/search/search.js";
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review/review.js";
 export type { ChunkState, ChunkEmbedState } from "./app/review/review-states.js";
@@ -22,7 +22,7 @@ export { EVALUATION_MODES, EVALUATION_METRICS, parseEvaluationModes, type Evalua
 export type { AskOptions, AskEvent, AnswerResult, AnswerSettings } from "./app/answer/ask.js";
 export type { ChatSession, ChatSessionOptions } from "./app/answer/ask-session.js";
 export type { ConversationView, MessageView, StoredCitation } from "./app/answer/conversations.js";
-export type { ConversationSummary } from "./store/sqlite/chat-store.js";
+export type { ConversationSummary } from "./store/index.js";
 export type { CitationLabel } from "./rag/context.js";
 export { REFUSAL_TEXT } from "./rag/guardrail.js";
 export { LLM_PROVIDER_NAMES, SECRET_PROVIDERS, formatBytes as formatModelBytes, type LlmProviderName, type KeyDescription, type KeySource, type DownloadOffer } from "./llm/index.js";
