@@ -275,6 +275,42 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect(await store.keywordSearch(words("river"), { limit: 10 })).toEqual([]);
       });
 
+      it("renames a document: refs, review decisions, vectors and the source record follow; the old path is free", async () => {
+        const { store, folder, ref, add } = await seeded();
+        await store.upsertSource({ folderId: folder.id, relativePath: "animals.md", size: 10, mtimeMs: 1, sourceHash: "h", chunkFileHash: null, syncedChunkFileHash: null, status: "processed", errorCode: null, errorMessage: null, processedAt: "2026-01-01T00:00:00.000Z" });
+        if (store.vectorAvailable) {
+          await store.ensureVectorTable(2);
+          await embed(store, { [ref(1)]: vector(1, 0), [ref(3)]: vector(0, 1) });
+        }
+        await store.setIncluded([ref(2)], false);
+        const before = await store.getDocumentByPath(folder.id, "animals.md");
+        expect(await store.renameDocument(folder.id, "animals.md", "zoo/beasts.md")).toBe(true);
+        const moved = ref.bind(null);
+        const after = await store.getDocumentByPath(folder.id, "zoo/beasts.md");
+        expect(after).toMatchObject({ relativePath: "zoo/beasts.md", title: before?.title, chunkCount: 4 });
+        expect(after?.id).not.toBe(before?.id);
+        expect(await store.getDocumentByPath(folder.id, "animals.md")).toBeNull();
+        expect(await store.getChunk(ref(1))).toBeNull();
+        expect((await store.getChunk(moved(1, "zoo/beasts.md")))?.content).toBe("The cat sleeps on the warm sofa.");
+        expect(await store.listExcludedRefs()).toEqual([moved(2, "zoo/beasts.md")]);
+        expect((await store.getSource(folder.id, "zoo/beasts.md"))?.sourceHash).toBe("h");
+        expect(await store.getSource(folder.id, "animals.md")).toBeNull();
+        if (store.vectorAvailable) {
+          expect(await store.vectorCount()).toBe(2);
+          const [nearest] = await store.vectorSearch(vector(0, 1), { k: 1 });
+          expect(nearest?.chunk.ref).toBe(moved(3, "zoo/beasts.md"));
+          expect(nearest?.stale).toBe(false);
+          expect((await store.embedState(folder.id)).filter((row) => row.embeddedHash !== null).map((row) => row.ref).sort()).toEqual([moved(1, "zoo/beasts.md"), moved(3, "zoo/beasts.md")].sort());
+        }
+        expect((await store.keywordSearch(words("eel"), { limit: 5 })).map((hit) => hit.chunk.relativePath)).toEqual(["zoo/beasts.md"]);
+        // A new file at the old path is a new document, not the renamed one.
+        await add("animals.md", ["A new text about owls."]);
+        expect((await store.listDocuments(folder.id)).map((document) => document.relativePath)).toEqual(["animals.md", "plants.md", "zoo/beasts.md"]);
+        expect((await store.getDocumentByPath(folder.id, "zoo/beasts.md"))?.chunkCount).toBe(4);
+        expect(await store.renameDocument(folder.id, "missing.md", "x.md")).toBe(false);
+        await expect(store.renameDocument(folder.id, "plants.md", "animals.md")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      });
+
       it("removes a folder with everything in it, leaving other folders alone", async () => {
         const { store, folder, ref } = await seeded();
         const other = await store.upsertFolder("/garden", "/garden/_chunks");

@@ -204,6 +204,12 @@ export interface MainStore {
   syncDocument(input: SyncDocumentInput): Promise<SyncDocumentResult>;
   /** Deletes the document, its chunks, their vectors and review state. False when absent. */
   deleteDocument(folderId: string, relativePath: string): Promise<boolean>;
+  /**
+   * Gives a document a new path (a renamed or moved file), atomically: its id, chunk refs,
+   * review decisions, vectors and source record follow; text and embed records stay. False when
+   * no document is at `from`; INVALID_ARGUMENT when one is at `to`.
+   */
+  renameDocument(folderId: string, from: string, to: string): Promise<boolean>;
   getDocument(id: string): Promise<DocumentRecord | null>;
   getDocumentByPath(folderId: string, relativePath: string): Promise<DocumentRecord | null>;
   listDocuments(folderId?: string): Promise<DocumentRecord[]>;

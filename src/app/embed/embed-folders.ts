@@ -12,6 +12,8 @@ export interface SyncSummary {
   documentsProcessed: number;
   /** Sources gone from disk, whose chunks (and vectors) were removed. */
   sourcesRemoved: number;
+  /** Sources renamed or moved: their chunks and vectors went with them. */
+  sourcesRenamed: number;
   conflicts: number;
   failed: number;
 }
@@ -34,7 +36,7 @@ export async function foldersToEmbed(store: MainStore, folder: string | undefine
  * ones dropped. A folder that is gone from disk keeps its chunks and gets a notice.
  */
 export async function syncFolders(folders: readonly IndexedFolder[], syncFolder: SyncFolder, signal: AbortSignal | undefined, notices: string[]): Promise<SyncSummary> {
-  const summary: SyncSummary = { editsTakenIn: 0, documentsProcessed: 0, sourcesRemoved: 0, conflicts: 0, failed: 0 };
+  const summary: SyncSummary = { editsTakenIn: 0, documentsProcessed: 0, sourcesRemoved: 0, sourcesRenamed: 0, conflicts: 0, failed: 0 };
   for (const folder of folders) {
     let report: ProcessReport;
     try {
@@ -47,6 +49,7 @@ export async function syncFolders(folders: readonly IndexedFolder[], syncFolder:
     summary.editsTakenIn += report.editsSynced.length;
     summary.documentsProcessed += report.processed.length;
     summary.sourcesRemoved += report.removed.length;
+    summary.sourcesRenamed += report.renamed.length;
     summary.conflicts += report.conflicts.length;
     summary.failed += report.failed.length;
     for (const conflict of report.conflicts) notices.push(`${conflict.path}: ${conflict.message}`);

@@ -131,7 +131,7 @@ async function setup(documents: Record<string, string[]> = { "birds.md": ["heron
 function emptyProcessReport(folderId: string, rootPath: string): ProcessReport {
   return {
     folder: { id: folderId, rootPath, chunksRootPath: path.join(rootPath, "_chunks") },
-    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], resolved: [], chunksInDataDir: false, chunksWritten: 0, durationMs: 0,
+    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], renamed: [], keptEdits: [], resolved: [], chunksInDataDir: false, chunksWritten: 0, durationMs: 0,
   };
 }
 

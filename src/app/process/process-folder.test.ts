@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { embedTextHash } from "../../core/chunk-ref.js";
 import { ChunkpadError } from "../../core/errors.js";
 import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
 import type { ParseJob, ParseRunner } from "../../ingest/parse-runner.js";
@@ -177,5 +178,65 @@ describe("processFolder caches only failures that recur", () => {
     const report = await processFolder(context, folder);
     expect(report.processed.map((file) => file.path)).toEqual(["good.txt"]);
     expect(report.skipped).toMatchObject([{ relativePath: "odd\\name.txt", reason: expect.stringMatching(/backslash/) }]);
+  });
+});
+
+describe("processFolder when files are renamed or moved", () => {
+  const chunkFile = (folder: string, relativePath: string) => path.join(folder, "_chunks", `${relativePath}.md`);
+
+  it("moves a renamed file's document, review decisions and vectors without parsing it again", async () => {
+    const { folder, context, fake } = setup({ "heron.txt": "The heron waits by the river.", "owl.txt": "The owl hunts at night." });
+    const first = await processFolder(context, folder);
+    const [chunk] = await store!.listChunks({ relativePath: "heron.txt" });
+    await store!.setIncluded([chunk!.ref], false);
+    if (store!.vectorAvailable) {
+      await store!.ensureVectorTable(2);
+      await store!.upsertVectors([{ ref: chunk!.ref, embedHash: embedTextHash(chunk!), embedding: new Float32Array([1, 0]) }], "model");
+    }
+    fs.mkdirSync(path.join(folder, "birds"));
+    fs.renameSync(path.join(folder, "heron.txt"), path.join(folder, "birds", "heron.txt"));
+    fake.parsed.length = 0;
+
+    const report = await processFolder(context, folder);
+    expect(report.renamed).toEqual([{ from: "heron.txt", to: "birds/heron.txt" }]);
+    expect(report.removed).toEqual([]);
+    expect(report.processed).toEqual([]);
+    expect(fake.parsed).toEqual([]);
+    const [moved] = await store!.listChunks({ relativePath: "birds/heron.txt" });
+    expect(moved).toMatchObject({ content: "The heron waits by the river.", included: false, ref: `${first.folder.id}:birds/heron.txt#1` });
+    expect(await store!.listChunks({ relativePath: "heron.txt" })).toEqual([]);
+    if (store!.vectorAvailable) expect((await store!.embedState(first.folder.id)).find((row) => row.ref === moved!.ref)?.embeddedHash).toBe(embedTextHash(moved!));
+    // The chunk file moved too, naming its new source; the old one is gone.
+    expect(fs.existsSync(chunkFile(folder, "heron.txt"))).toBe(false);
+    expect(fs.readFileSync(chunkFile(folder, "birds/heron.txt"), "utf8")).toContain('source="birds/heron.txt"');
+    // Nothing is left to do: the next run finds everything unchanged.
+    const third = await processFolder(context, folder);
+    expect(third.unchanged).toEqual(["birds/heron.txt", "owl.txt"]);
+    expect(third.renamed).toEqual([]);
+  });
+
+  it("keeps an edited chunk file as the user left it when its source is renamed", async () => {
+    const { folder, context, texts } = setup({ "heron.txt": "The heron waits by the river." });
+    await processFolder(context, folder);
+    const edited = fs.readFileSync(chunkFile(folder, "heron.txt"), "utf8").replace("waits", "stands still");
+    fs.writeFileSync(chunkFile(folder, "heron.txt"), edited);
+    fs.renameSync(path.join(folder, "heron.txt"), path.join(folder, "grey-heron.txt"));
+    const report = await processFolder(context, folder);
+    expect(report.renamed).toEqual([{ from: "heron.txt", to: "grey-heron.txt" }]);
+    expect(fs.readFileSync(chunkFile(folder, "grey-heron.txt"), "utf8")).toBe(edited);
+    expect(await texts()).toBe("The heron stands still by the river.");
+  });
+
+  it("treats a renamed and changed file, or two vanished copies of one file, as delete and add", async () => {
+    const { folder, context } = setup({ "a.txt": "Same words.", "b.txt": "Same words.", "c.txt": "Old words." });
+    await processFolder(context, folder);
+    fs.renameSync(path.join(folder, "a.txt"), path.join(folder, "a2.txt"));
+    fs.rmSync(path.join(folder, "b.txt"));
+    fs.rmSync(path.join(folder, "c.txt"));
+    fs.writeFileSync(path.join(folder, "c2.txt"), "New words.");
+    const report = await processFolder(context, folder);
+    expect(report.renamed).toEqual([]);
+    expect(report.removed).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(report.processed.map((file) => file.path)).toEqual(["a2.txt", "c2.txt"]);
   });
 });

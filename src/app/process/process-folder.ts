@@ -13,6 +13,7 @@ import type { SourceRecord } from "../../store/index.js";
 import { isFolderWritable } from "./files.js";
 import { processOne, MAX_CHUNK_TEXT_BYTES } from "./process-file.js";
 import { shownChunkFile, type FolderPlace } from "./place.js";
+import { applyRenames, type Rename } from "./renames.js";
 import { fileProblem } from "./file-problems.js";
 
 export { MAX_CHUNK_TEXT_BYTES };
@@ -77,6 +78,8 @@ export interface ProcessReport {
   failed: FailedFile[];
   conflicts: ChunkFileConflict[];
   removed: string[];
+  /** Files renamed or moved inside the folder: same bytes, new path; chunks, review decisions and vectors went with them. */
+  renamed: Rename[];
   /** Of the removed sources, those whose chunk file was edited by hand: the file is kept (path relative to the folder). */
   keptEdits: Array<{ path: string; chunkFile: string }>;
   /** The conflict settled by `resolve`, when there was one. */
@@ -118,7 +121,7 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   if (options.newChunksIncluded !== undefined) await store.setNewChunksIncluded(folder.id, options.newChunksIncluded);
   const report: ProcessReport = {
     folder: { id: folder.id, rootPath: folder.rootPath, chunksRootPath: chunksRoot },
-    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], resolved: [],
+    processed: [], unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], renamed: [], keptEdits: [], resolved: [],
     chunksInDataDir, chunksWritten: 0, durationMs: 0,
   };
 
@@ -139,6 +142,8 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   if (previous.size === 0) await store.setMeta(chunkingMetaKey, chunkingKey);
   const settingsChanged = await store.getMeta(chunkingMetaKey) !== chunkingKey;
   const place: FolderPlace = { folderId: folder.id, root, chunksRoot };
+  const present = new Set([...walk.files.map((file) => file.relativePath), ...walk.skipped.map((skip) => skip.relativePath)]);
+  report.renamed = await applyRenames(store, place, walk.files, present, previous);
 
   let done = 0;
   const total = walk.files.length;
@@ -164,7 +169,6 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   // Sources that are gone from disk: their chunk files and rows go too. A file that is still
   // there but skipped this time (too large, say) keeps what it had.
   options.onProgress?.({ phase: "cleanup", done, total });
-  const present = new Set([...walk.files.map((file) => file.relativePath), ...walk.skipped.map((skip) => skip.relativePath)]);
   for (const [relativePath, source] of previous) {
     if (present.has(relativePath)) continue;
     try {

@@ -5,7 +5,7 @@ import { formatProcessReport } from "../shared/render.js";
 function reportWith(processed: ProcessReport["processed"]): ProcessReport {
   return {
     folder: { id: "f1", rootPath: "/docs", chunksRootPath: "/docs/_chunks" },
-    processed, unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], keptEdits: [], resolved: [], chunksInDataDir: false, chunksWritten: 0, durationMs: 0,
+    processed, unchanged: [], editsSynced: [], skipped: [], failed: [], conflicts: [], removed: [], renamed: [], keptEdits: [], resolved: [], chunksInDataDir: false, chunksWritten: 0, durationMs: 0,
   };
 }
 

@@ -105,7 +105,7 @@ export function formatProcessReport(report: ProcessReport): string {
   if (report.chunksInDataDir) lines.push("  note: the folder is read-only, so its chunk files are kept in Chunkpad's data folder (above), not in the folder itself");
   lines.push(
     `  processed ${report.processed.length}, unchanged ${report.unchanged.length}, edits taken in ${report.editsSynced.length}, ` +
-      `skipped ${report.skipped.length}, failed ${report.failed.length}, conflicts ${report.conflicts.length}, removed ${report.removed.length}; ` +
+      `skipped ${report.skipped.length}, failed ${report.failed.length}, conflicts ${report.conflicts.length}, removed ${report.removed.length}${report.renamed.length > 0 ? `, renamed ${report.renamed.length}` : ""}; ` +
       `${plural(report.chunksWritten, "chunk")} written in ${seconds} s`,
   );
   for (const file of report.processed) {
@@ -119,6 +119,7 @@ export function formatProcessReport(report: ProcessReport): string {
     lines.push(`  ✎ ${edit.path}: your edited chunk file was taken in (${plural(edit.chunks, "chunk")})`);
     for (const warning of edit.warnings) lines.push(`    note: ${warning}`);
   }
+  for (const rename of report.renamed) lines.push(`  → ${rename.from} → ${rename.to}: renamed; chunks, review decisions and vectors kept`);
   for (const conflict of report.conflicts) lines.push(`  ! ${conflict.path}: ${conflict.message}`);
   for (const failure of report.failed) lines.push(`  ✗ ${failure.path}: ${failure.message}${failure.unchangedSinceFailure ? " (unchanged since it failed)" : ""}`);
   for (const skip of report.skipped) lines.push(`  - ${skip.relativePath}: skipped, ${skip.reason}`);

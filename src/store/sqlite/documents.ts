@@ -41,6 +41,8 @@ export interface DocumentDependencies {
   db: SqliteDatabase;
   now: () => Date;
   removeVectorRows: (refs: readonly string[]) => void;
+  /** Moves vectors to new refs (and document id); vectors it cannot move lose their embed record. */
+  renameVectorRows: (renames: readonly { from: string; to: string }[], documentId: string) => void;
 }
 
 export interface DocumentStore {
@@ -55,6 +57,12 @@ export interface DocumentStore {
   syncDocument(input: SyncDocumentInput): SyncDocumentResult;
   /** Deletes the document, its chunks, their vectors and review state. False when absent. */
   deleteDocument(folderId: string, relativePath: string): boolean;
+  /**
+   * Gives a document a new path in its folder, in one transaction: its id, chunk refs, review
+   * decisions, vectors and source record follow; text, titles and embed records stay. False when
+   * there is no document at `from`; INVALID_ARGUMENT when `to` is taken.
+   */
+  renameDocument(folderId: string, from: string, to: string): boolean;
   getDocument(id: string): DocumentRecord | null;
   getDocumentByPath(folderId: string, relativePath: string): DocumentRecord | null;
   listDocuments(folderId?: string): DocumentRecord[];
@@ -65,7 +73,7 @@ export interface DocumentStore {
   findDocuments(query: string, options?: { folderId?: string }): DocumentRecord[];
 }
 
-export function createDocumentStore({ db, now, removeVectorRows }: DocumentDependencies): DocumentStore {
+export function createDocumentStore({ db, now, removeVectorRows, renameVectorRows }: DocumentDependencies): DocumentStore {
   const folderExists = db.prepare<[string], number>("SELECT 1 FROM indexed_folders WHERE id = ?").pluck();
   const byPath = db.prepare<[string, string], DocumentRow>("SELECT * FROM documents WHERE folder_id = ? AND relative_path = ?");
   const byId = db.prepare<[string], DocumentRow>("SELECT * FROM documents WHERE id = ?");
@@ -97,6 +105,12 @@ export function createDocumentStore({ db, now, removeVectorRows }: DocumentDepen
   const documentRefs = db.prepare<[string], string>("SELECT ref FROM chunks WHERE document_id = ?").pluck();
   const deleteReview = db.prepare("DELETE FROM chunk_reviews WHERE ref = ?");
   const deleteDocumentRow = db.prepare("DELETE FROM documents WHERE id = ?");
+  const moveDocumentRow = db.prepare("UPDATE documents SET id = ?, relative_path = ?, file_name = ? WHERE id = ?");
+  const documentChunks = db.prepare<[string], { id: number; ref: string; ordinal: number }>("SELECT id, ref, ordinal FROM chunks WHERE document_id = ?");
+  const moveChunk = db.prepare("UPDATE chunks SET ref = ?, document_id = ? WHERE id = ?");
+  const moveReview = db.prepare("UPDATE chunk_reviews SET ref = ? WHERE ref = ?");
+  const moveEmbedRecord = db.prepare("UPDATE embedded_chunk_refs SET chunk_ref = ? WHERE chunk_ref = ?");
+  const moveSource = db.prepare("UPDATE sources SET relative_path = ? WHERE folder_id = ? AND relative_path = ?");
 
   function syncDocument(input: SyncDocumentInput): SyncDocumentResult {
     checkRelativePath(input.relativePath);
@@ -176,6 +190,32 @@ export function createDocumentStore({ db, now, removeVectorRows }: DocumentDepen
         removeVectorRows(refs);
         for (const ref of refs) deleteReview.run(ref);
         deleteDocumentRow.run(existing.id);
+        return true;
+      });
+    },
+
+    renameDocument(folderId, from, to) {
+      checkRelativePath(to);
+      return writeTransaction(db, () => {
+        const existing = byPath.get(folderId, from);
+        if (!existing) return false;
+        if (from === to) return true;
+        if (byPath.get(folderId, to)) {
+          throw new ChunkpadError("INVALID_ARGUMENT", `Cannot rename "${from}" to "${to}": a document is already indexed at "${to}".`);
+        }
+        // The id is a hash of the path: a new file at the old path must not find this document.
+        const documentId = documentIdFor(folderId, to);
+        // Rows point at each other by id and ref; checked once at commit, when all have moved.
+        db.pragma("defer_foreign_keys = ON");
+        moveDocumentRow.run(documentId, to, path.posix.basename(to), existing.id);
+        const renames = documentChunks.all(existing.id).map((chunk) => ({ id: chunk.id, from: chunk.ref, to: chunkRef(folderId, to, chunk.ordinal) }));
+        for (const rename of renames) {
+          moveChunk.run(rename.to, documentId, rename.id);
+          moveReview.run(rename.to, rename.from);
+          moveEmbedRecord.run(rename.to, rename.from);
+        }
+        renameVectorRows(renames, documentId);
+        moveSource.run(to, folderId, from);
         return true;
       });
     },

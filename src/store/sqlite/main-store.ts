@@ -38,7 +38,7 @@ export interface OpenSqliteMainStoreOptions {
 
 /** The main database: folders, sources, documents, chunks, keyword index, review state, vectors. */
 export interface SqliteMainStore
-  extends FolderStore, SourceStore, DocumentStore, ChunkStore, ReviewStore, KeywordStore, Omit<VectorStore, "removeVectorRows">, MetaStore, IntegrityStore {
+  extends FolderStore, SourceStore, DocumentStore, ChunkStore, ReviewStore, KeywordStore, Omit<VectorStore, "removeVectorRows" | "renameVectorRows">, MetaStore, IntegrityStore {
   readonly path: string;
   /** Migrations applied when this store was opened. */
   readonly migration: MigrationResult;
@@ -70,8 +70,8 @@ function composeMainStore(
   db: SqliteDatabase,
   { path, migration, now, vectors }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore },
 ): SqliteMainStore {
-  const { removeVectorRows, ...vectorApi } = vectors;
-  const dependencies = { db, now, removeVectorRows };
+  const { removeVectorRows, renameVectorRows, ...vectorApi } = vectors;
+  const dependencies = { db, now, removeVectorRows, renameVectorRows };
   const folders = createFolderStore(dependencies);
   const documents = createDocumentStore(dependencies);
   // Documents deleted since the last purge: their words leave the keyword index at close.

@@ -43,6 +43,7 @@ function toContract(engine: SqliteMainStore): MainStore {
     deleteSource: call(engine.deleteSource),
     syncDocument: call(engine.syncDocument),
     deleteDocument: call(engine.deleteDocument),
+    renameDocument: call(engine.renameDocument),
     getDocument: call(engine.getDocument),
     getDocumentByPath: call(engine.getDocumentByPath),
     listDocuments: call(engine.listDocuments),

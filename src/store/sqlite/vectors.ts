@@ -59,6 +59,8 @@ export interface VectorStore {
   vectorCount(): number;
   /** For the other stores: delete vectors of chunks they are deleting (no-op without vectors). */
   removeVectorRows(refs: readonly string[]): void;
+  /** For the document store: moves vectors to new refs; without sqlite-vec their embed records go (re-embedded later). */
+  renameVectorRows(renames: readonly { from: string; to: string }[], documentId: string): void;
 }
 
 interface EmbedStateDatabaseRow {
@@ -123,6 +125,24 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     for (const ref of refs) remove.run(ref);
   }
 
+  function renameVectorRows(renames: readonly { from: string; to: string }[], documentId: string): void {
+    if (renames.length === 0 || vectorDimensions() === null) return;
+    if (!support.available) {
+      // The vectors cannot be moved: without their records they are cleared and made again.
+      for (const rename of renames) forgetEmbed.run(rename.to);
+      return;
+    }
+    const read = db.prepare<[string], { embedding: Buffer; folder_id: string }>("SELECT embedding, folder_id FROM vec_chunks WHERE chunk_ref = ?");
+    const remove = db.prepare("DELETE FROM vec_chunks WHERE chunk_ref = ?");
+    const insert = db.prepare("INSERT INTO vec_chunks (chunk_ref, embedding, folder_id, document_id) VALUES (?, ?, ?, ?)");
+    for (const rename of renames) {
+      const row = read.get(rename.from);
+      if (!row) continue;
+      remove.run(rename.from);
+      insert.run(rename.to, row.embedding, row.folder_id, documentId);
+    }
+  }
+
   /**
    * Exact nearest neighbours among the chunks that satisfy the text constraints. A KNN query
    * filtered afterwards could return fewer than k when the nearest chunks are excluded, so
@@ -161,6 +181,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     ensureVectorTable,
     vectorDimensions,
     removeVectorRows,
+    renameVectorRows,
 
     upsertVectors(vectors, fingerprint) {
       requireVectors();
