@@ -33,4 +33,5 @@ export type { ModelReport, ModelRequest } from "./app/embed/embed-model.js";
 export { describeLocation as describeCitationLocation } from "./rag/context.js";
 export type { ProviderStatus } from "./app/answer/providers.js";
 export type { SyncOptions, SyncReport, SyncFolderReport } from "./app/sync/sync.js";
+export type { WatchEvent, WatchOptions } from "./app/watch/watch.js";
 export { MAX_NEIGHBOURS, type SourceFile, type ChunkView, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./app/read/read.js";

@@ -22,6 +22,7 @@ import { createEmbedService, type EmbedService } from "./embed/embed-service.js"
 import type { EmbedOptions, EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
 import { syncFolders, type SyncOptions, type SyncReport } from "./sync/sync.js";
+import { watchFolders, type WatchOptions } from "./watch/watch.js";
 import { readChunk, readDocument, sourceFile, type ChunkWithNeighbours, type DocumentRequest, type DocumentText, type SourceFile } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
@@ -79,6 +80,8 @@ export interface Chunkpad {
   embed(options?: EmbedOptions & FolderLockOptions): Promise<EmbedReport>;
   /** Brings one added folder (or all) up to date: processes what changed, and embeds it where the folder has vectors (or `embed` asks). */
   sync(folder?: string, options?: SyncOptions): Promise<SyncReport>;
+  /** Keeps added folders (all, or those named) in sync with their files until `signal` aborts: a full sync on start, then one per burst of changes. */
+  watch(folders: readonly string[], options?: WatchOptions): Promise<void>;
   /** The embedding model's state from files alone (never downloads or loads). */
   modelStatus: EmbedService["modelStatus"];
   /** Downloads the embedding model after consent. */
@@ -295,6 +298,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       ),
     sync: (folder, syncOptions) =>
       syncFolders({ store: getStore(), processFolder: (folderPath, processOptions) => facade.processFolder(folderPath, processOptions), embed: (embedOptions) => facade.embed(embedOptions) }, folder, syncOptions),
+    watch: (folders, watchOptions) => watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions) }, folders, watchOptions),
     modelStatus: (request) => embedService.modelStatus(request),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),

@@ -14,6 +14,7 @@ import type { ProcessProgress, ProcessReport } from "./process/process-folder.js
 import type { ReviewReport } from "./review/review.js";
 import type { SearchMode, SearchReport, SearchResult } from "./search/search.js";
 import type { SyncReport } from "./sync/sync.js";
+import type { WatchEvent } from "./watch/watch.js";
 import type { DownloadProgress } from "../hub/download.js";
 import { describeError, errorOutcome, type ErrorCode } from "../core/errors.js";
 
@@ -23,6 +24,7 @@ export const WIRE_SCHEMAS = {
   embed: "chunkpad.embed/1",
   review: "chunkpad.review/1",
   sync: "chunkpad.sync/1",
+  watch: "chunkpad.watch/1",
   answer: "chunkpad.answer/1",
   error: "chunkpad.error/1",
 } as const;
@@ -98,6 +100,10 @@ export const toProcessJson = (report: ProcessReport): ProcessJson => tagged(WIRE
 export const toEmbedJson = (report: EmbedReport): EmbedJson => tagged(WIRE_SCHEMAS.embed, report);
 export const toReviewJson = (report: ReviewReport): ReviewJson => tagged(WIRE_SCHEMAS.review, report);
 export const toSyncJson = (report: SyncReport): SyncJson => tagged(WIRE_SCHEMAS.sync, report);
+
+/** One line of `watch --json` (NDJSON): what the watcher saw or did, tagged like a report. */
+export type WatchEventJson = Tagged<typeof WIRE_SCHEMAS.watch, WatchEvent>;
+export const toWatchEventJson = (event: WatchEvent): WatchEventJson => tagged(WIRE_SCHEMAS.watch, event);
 
 // ---------------------------------------------------------------------------------------------
 // Ask: one answer as a document (`ask --json`), or as a stream of events (SSE, `ask --ndjson`)

@@ -6,11 +6,13 @@ import type { Command } from "commander";
 import { ChunkpadError } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { parseIntegerOption } from "../shared/io.js";
+import { describeWatchEvent } from "../shared/render.js";
 
 interface ServeFlags {
   port: number;
   host: string;
   allowRemote?: boolean;
+  watch?: boolean;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -27,6 +29,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .option("--port <port>", "port to listen on (0: any free port)", parseIntegerOption("--port"), 4410)
     .option("--host <address>", "address to bind; anything but loopback also needs --allow-remote", "127.0.0.1")
     .option("--allow-remote", "allow a non-loopback --host; every request then needs the token, reads too")
+    .option("--watch", "also keep every added folder in sync as its files change (like chunkpad watch)")
     .action(async (flags: ServeFlags) => {
       const remote = !LOOPBACK.has(flags.host);
       if (remote && !flags.allowRemote) {
@@ -53,15 +56,23 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       fs.mkdirSync(chunkpad.paths.dataDir, { recursive: true, mode: 0o700 });
       fs.writeFileSync(infoFile, `${JSON.stringify({ url, port, host: flags.host, token, pid: process.pid }, null, 2)}\n`, { mode: 0o600 });
       context.io.stderr.write(`Chunkpad API on ${url} (OpenAPI: ${url}/api/openapi.json, MCP: ${url}/mcp); session token in ${infoFile}. Ctrl-C stops it.\n`);
+      const watching = new AbortController();
+      const watcher = flags.watch
+        ? chunkpad.watch([], { signal: watching.signal, onEvent: (event) => context.io.stderr.write(describeWatchEvent(event)) }).catch((error: unknown) => {
+          context.io.stderr.write(`watch stopped: ${error instanceof Error ? error.message : String(error)}\n`);
+        })
+        : Promise.resolve();
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);
+          watching.abort();
           server.close(() => resolve());
         };
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);
       });
+      await watcher;
       fs.rmSync(infoFile, { force: true });
     });
 }

@@ -1,4 +1,4 @@
-import { describePageRuns, type ChunkState, type ConversationView, type EmbedReport, type MessageView, type ProcessReport, type SearchResult } from "../../index.js";
+import { describePageRuns, type ChunkState, type ConversationView, type EmbedReport, type MessageView, type ProcessReport, type SearchResult, type SyncFolderReport, type WatchEvent } from "../../index.js";
 import { plural } from "./io.js";
 
 /** The pieces of a result line that `search` and the chunks bar of `ask` and `chat` share. */
@@ -155,4 +155,54 @@ export function formatEmbedReport(report: EmbedReport): string {
   }
   for (const change of report.configChanged) lines.push(`${change.key} is now ${change.value} in the config, so search uses the same model.`);
   return `${lines.join("\n")}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// watch
+
+function clockTime(): string {
+  return new Date().toTimeString().slice(0, 8);
+}
+
+export function describeWatchEvent(event: WatchEvent): string {
+  switch (event.type) {
+    case "ready":
+      return event.folders.length === 0
+        ? 'No folders added yet. Run "chunkpad add <folder>" first; watch then keeps it in sync.\n'
+        : `Watching ${plural(event.folders.length, "folder")} (Ctrl-C stops): ${event.folders.join(", ")}\n`;
+    case "syncing": {
+      const what = event.reason === "start" ? "catching up" : event.reason === "returned" ? "folder is back, catching up" : event.reason === "rescan" ? "full rescan" : event.paths.slice(0, 3).join(", ") + (event.paths.length > 3 ? ` and ${event.paths.length - 3} more` : "");
+      return `${clockTime()} ${event.rootPath}: ${what}\n`;
+    }
+    case "synced":
+      return event.report.folders.map((folder) => `${clockTime()} ${folder.rootPath}: ${summarize(folder)} (${(event.durationMs / 1000).toFixed(1)} s)\n`).join("");
+    case "missing":
+      return `${clockTime()} ${event.rootPath} is gone (moved or deleted); its index is kept and it is synced again when it comes back.\n`;
+    case "error":
+      return `${clockTime()} ${event.rootPath ?? ""}${event.rootPath ? ": " : ""}${event.message}\n`;
+  }
+}
+
+function summarize(folder: SyncFolderReport): string {
+  const parts: string[] = [];
+  const processed = folder.processed;
+  if (processed) {
+    if (processed.processed.length > 0) parts.push(`${plural(processed.processed.length, "document")} processed`);
+    if (processed.editsSynced.length > 0) parts.push(`${plural(processed.editsSynced.length, "edited chunk file")} taken in`);
+    if (processed.renamed.length > 0) parts.push(`${processed.renamed.length} renamed`);
+    if (processed.removed.length > 0) parts.push(`${processed.removed.length} removed`);
+    if (processed.failed.length > 0) parts.push(`${processed.failed.length} failed (${processed.failed.map((failure) => `${failure.path}: ${failure.message}`).join("; ")})`);
+    if (processed.conflicts.length > 0) parts.push(`${plural(processed.conflicts.length, "conflict")} (run "chunkpad process" to see them)`);
+  }
+  const embedded = folder.embedded;
+  if (embedded) {
+    const synced = embedded.synced;
+    if (synced.documentsProcessed > 0) parts.push(`${plural(synced.documentsProcessed, "document")} processed`);
+    if (synced.editsTakenIn > 0) parts.push(`${plural(synced.editsTakenIn, "edited chunk file")} taken in`);
+    if (synced.sourcesRenamed > 0) parts.push(`${synced.sourcesRenamed} renamed`);
+    if (synced.sourcesRemoved > 0) parts.push(`${synced.sourcesRemoved} removed`);
+    if (synced.failed > 0) parts.push(`${synced.failed} failed`);
+    if (embedded.embedded > 0 || embedded.removed > 0) parts.push(`${plural(embedded.embedded, "chunk")} embedded, ${embedded.removed} vectors removed`);
+  }
+  return parts.length === 0 ? "up to date" : parts.join(", ");
 }
