@@ -23,6 +23,8 @@ import type { EmbedOptions, EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
 import { syncFolders, type SyncOptions, type SyncReport } from "./sync/sync.js";
 import { watchFolders, type WatchOptions } from "./watch/watch.js";
+import { exportArchive, importArchive, type ExportReport, type ImportOptions, type ImportReport } from "./archive/archive.js";
+import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
 import { readChunk, readDocument, sourceFile, type ChunkWithNeighbours, type DocumentRequest, type DocumentText, type SourceFile } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
@@ -80,6 +82,10 @@ export interface Chunkpad {
   embed(options?: EmbedOptions & FolderLockOptions): Promise<EmbedReport>;
   /** Brings one added folder (or all) up to date: processes what changed, and embeds it where the folder has vectors (or `embed` asks). */
   sync(folder?: string, options?: SyncOptions): Promise<SyncReport>;
+  /** Writes added folders (all, or those named) to one portable archive: chunks, review state, chunk files, vectors, and the sources when asked. */
+  exportArchive(file: string, options?: { folders?: readonly string[]; withSources?: boolean }): Promise<ExportReport>;
+  /** Restores an archive into this machine's store (and its folders' `_chunks/`); `reembed` embeds its chunks with the configured model instead of taking its vectors. */
+  importArchive(file: string, options?: ImportOptions & Pick<EmbedOptions, "consent" | "onProgress"> & FolderLockOptions): Promise<{ report: ImportReport; embedded: EmbedReport | null }>;
   /** Keeps added folders (all, or those named) in sync with their files until `signal` aborts: a full sync on start, then one per burst of changes. */
   watch(folders: readonly string[], options?: WatchOptions): Promise<void>;
   /** The embedding model's state from files alone (never downloads or loads). */
@@ -298,6 +304,52 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       ),
     sync: (folder, syncOptions) =>
       syncFolders({ store: getStore(), processFolder: (folderPath, processOptions) => facade.processFolder(folderPath, processOptions), embed: (embedOptions) => facade.embed(embedOptions) }, folder, syncOptions),
+    async exportArchive(file, exportOptions = {}) {
+      const folderIds: string[] = [];
+      for (const spec of exportOptions.folders ?? []) {
+        const folder = await findAddedFolder(getStore(), spec);
+        if (!folder) throw folderNotAdded(spec, '"chunkpad export <file>" with no --folder exports them all');
+        folderIds.push(folder.id);
+      }
+      return exportArchive({ store: getStore(), chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined) }, file, {
+        ...(folderIds.length > 0 ? { folderIds } : {}),
+        ...(exportOptions.withSources ? { withSources: true } : {}),
+      });
+    },
+    async importArchive(file, importOptions = {}) {
+      // A user who never chose a model gets the archive's, so its vectors fit; a chosen one is never changed.
+      const adoptModel = (embedder: Record<string, unknown>): Array<{ key: string; value: string }> | null => {
+        if (embedder.provider !== config().embedding.provider || typeof embedder.model !== "string" || setting("embedding.model").source !== "default") return null;
+        const changes = [{ key: "embedding.model", value: embedder.model }];
+        if (typeof embedder.dtype === "string" && embedder.dtype !== config().embedding.dtype) {
+          if (setting("embedding.dtype").source !== "default") return null;
+          changes.push({ key: "embedding.dtype", value: embedder.dtype });
+        }
+        for (const change of changes) facade.setConfig(change.key, change.value);
+        return changes;
+      };
+      let configuredIdentity: ModelIdentity | null = null;
+      try {
+        configuredIdentity = modelIdentity(embedderConfigFor(config(), paths, env));
+      } catch {
+        // A model spec the config cannot resolve here: the archive's vectors are judged by the database alone.
+      }
+      const target = importOptions.into === undefined ? [] : [importOptions.into];
+      const report = await withFolderLocks(target, { ...pickLockOptions(importOptions), purpose: "importing" }, () =>
+        importArchive({ store: getStore(), configuredIdentity, fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId), adoptModel }, file, importOptions),
+      );
+      for (const folder of report.folders) await recordFolder(paths.dataDir, { rootPath: folder.rootPath, chunksRootPath: (await getStore().getFolder(folder.folderId))?.chunksRootPath ?? folder.rootPath });
+      let embedded: EmbedReport | null = null;
+      if (importOptions.reembed && report.folders.length > 0) {
+        embedded = await facade.embed({
+          ...(report.folders.length === 1 ? { folder: report.folders[0]?.folderId } : {}),
+          ...(importOptions.consent ? { consent: importOptions.consent } : {}),
+          ...(importOptions.onProgress ? { onProgress: importOptions.onProgress } : {}),
+          ...pickLockOptions(importOptions),
+        });
+      }
+      return { report, embedded };
+    },
     watch: (folders, watchOptions) => watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions) }, folders, watchOptions),
     modelStatus: (request) => embedService.modelStatus(request),
     downloadModel: (request) => embedService.downloadModel(request),

@@ -15,6 +15,7 @@ import type { ReviewReport } from "./review/review.js";
 import type { SearchMode, SearchReport, SearchResult } from "./search/search.js";
 import type { SyncReport } from "./sync/sync.js";
 import type { WatchEvent } from "./watch/watch.js";
+import type { ExportReport, ImportReport } from "./archive/archive.js";
 import type { DownloadProgress } from "../hub/download.js";
 import { describeError, errorOutcome, type ErrorCode } from "../core/errors.js";
 
@@ -25,6 +26,8 @@ export const WIRE_SCHEMAS = {
   review: "chunkpad.review/1",
   sync: "chunkpad.sync/1",
   watch: "chunkpad.watch/1",
+  export: "chunkpad.export/1",
+  import: "chunkpad.import/1",
   answer: "chunkpad.answer/1",
   error: "chunkpad.error/1",
 } as const;
@@ -100,6 +103,11 @@ export const toProcessJson = (report: ProcessReport): ProcessJson => tagged(WIRE
 export const toEmbedJson = (report: EmbedReport): EmbedJson => tagged(WIRE_SCHEMAS.embed, report);
 export const toReviewJson = (report: ReviewReport): ReviewJson => tagged(WIRE_SCHEMAS.review, report);
 export const toSyncJson = (report: SyncReport): SyncJson => tagged(WIRE_SCHEMAS.sync, report);
+
+export type ExportJson = Tagged<typeof WIRE_SCHEMAS.export, ExportReport>;
+export type ImportJson = Tagged<typeof WIRE_SCHEMAS.import, ImportReport & { embedded: EmbedReport | null }>;
+export const toExportJson = (report: ExportReport): ExportJson => tagged(WIRE_SCHEMAS.export, report);
+export const toImportJson = (report: ImportReport & { embedded: EmbedReport | null }): ImportJson => tagged(WIRE_SCHEMAS.import, report);
 
 /** One line of `watch --json` (NDJSON): what the watcher saw or did, tagged like a report. */
 export type WatchEventJson = Tagged<typeof WIRE_SCHEMAS.watch, WatchEvent>;

@@ -30,6 +30,7 @@ export const COMMANDS: ReadonlyArray<{ verbs: readonly string[]; load: () => Pro
   { verbs: ["include", "exclude"], load: async () => (await import("./commands/review.js")).registerReviewCommands },
   { verbs: ["embed"], load: async () => (await import("./commands/embed.js")).registerEmbedCommand },
   { verbs: ["sync"], load: async () => (await import("./commands/sync.js")).registerSyncCommand },
+  { verbs: ["export", "import"], load: async () => (await import("./commands/archive.js")).registerArchiveCommands },
   { verbs: ["watch"], load: async () => (await import("./commands/watch.js")).registerWatchCommand },
   { verbs: ["model"], load: async () => (await import("./commands/model.js")).registerModelCommands },
   { verbs: ["eval"], load: async () => (await import("./commands/eval.js")).registerEvalCommand },

@@ -275,6 +275,20 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect(await store.keywordSearch(words("river"), { limit: 10 })).toEqual([]);
       });
 
+      it("lists stored vectors per folder with the hash of the text they were made from", async () => {
+        const { store, folder, ref } = await seeded();
+        if (!store.vectorAvailable) return;
+        const other = await store.upsertFolder("/garden", "/garden/_chunks");
+        await store.syncDocument({ folderId: other.id, relativePath: "roses.md", title: "Roses", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "Roses by the river.", meta: {} }] });
+        await store.ensureVectorTable(2);
+        await embed(store, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0.6, 0.8), [`${other.id}:roses.md#1`]: vector(0, 1) });
+        const listed = await store.listVectors(folder.id);
+        expect(listed.map((entry) => entry.ref)).toEqual([ref(1), ref(2)]);
+        expect([...(listed[1]?.embedding ?? [])].map((value) => Math.round(value * 10) / 10)).toEqual([0.6, 0.8]);
+        expect(listed[0]).toMatchObject({ embedHash: embedTextHash((await store.getChunk(ref(1)))!), fingerprint: "model-a" });
+        expect((await store.listVectors()).length).toBe(3);
+      });
+
       it("renames a document: refs, review decisions, vectors and the source record follow; the old path is free", async () => {
         const { store, folder, ref, add } = await seeded();
         await store.upsertSource({ folderId: folder.id, relativePath: "animals.md", size: 10, mtimeMs: 1, sourceHash: "h", chunkFileHash: null, syncedChunkFileHash: null, status: "processed", errorCode: null, errorMessage: null, processedAt: "2026-01-01T00:00:00.000Z" });

@@ -123,6 +123,12 @@ export interface VectorInput {
   embedding: Float32Array;
 }
 
+/** A stored vector with its embed record. */
+export interface StoredVector extends VectorInput {
+  /** The stamp it was written with (upsertVectors' fingerprint): model and chunk settings. */
+  fingerprint: string;
+}
+
 export interface UpsertVectorsResult {
   written: number;
   /** Refs with no chunk any more (deleted while embedding ran); nothing was written for them. */
@@ -255,6 +261,8 @@ export interface MainStore {
   dropAllVectors(): Promise<void>;
   /** Chunks with a vector. */
   vectorCount(): Promise<number>;
+  /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order (for export). */
+  listVectors(folderId?: string): Promise<StoredVector[]>;
 
   // meta, integrity, lifetime
   getMeta(key: string): Promise<string | null>;

@@ -103,6 +103,11 @@ export interface ProcessContext {
 
 const CHUNKING_META_PREFIX = "chunking:";
 
+/** The meta entry that says which chunk settings a folder's chunks were made with (a change re-chunks it). */
+export function chunkingMeta(folderId: string, chunking: ChunkingOptions): { key: string; value: string } {
+  return { key: CHUNKING_META_PREFIX + folderId, value: JSON.stringify([chunking.chunkSizeTokens, chunking.chunkOverlapTokens]) };
+}
+
 /**
  * Step 1: parse every document in a folder into `_chunks/` markdown files and the keyword
  * index. Incremental: unchanged sources are skipped, changed ones re-chunked, vanished ones
@@ -134,8 +139,7 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   });
   report.skipped = walk.skipped;
 
-  const chunkingKey = JSON.stringify([context.chunking.chunkSizeTokens, context.chunking.chunkOverlapTokens]);
-  const chunkingMetaKey = CHUNKING_META_PREFIX + folder.id;
+  const { key: chunkingMetaKey, value: chunkingKey } = chunkingMeta(folder.id, context.chunking);
   const previous = new Map((await store.listSources(folder.id)).map((source) => [source.relativePath, source]));
   // A folder with nothing recorded yet is chunked with today's settings from its first file on,
   // so a first run that is interrupted does not make the next one re-chunk everything.

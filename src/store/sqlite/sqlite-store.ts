@@ -77,6 +77,7 @@ function toContract(engine: SqliteMainStore): MainStore {
     embedState: call(engine.embedState),
     dropAllVectors: call(engine.dropAllVectors),
     vectorCount: call(engine.vectorCount),
+    listVectors: call(engine.listVectors),
     getMeta: call(engine.getMeta),
     setMeta: call(engine.setMeta),
     deleteMeta: call(engine.deleteMeta),

@@ -6,7 +6,7 @@ import type { ChunkRow } from "./chunk-rows.js";
 import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
-import type { ChunkRecord, EmbedCoverage, EmbedStateRow, SearchScope, UpsertVectorsResult, VectorInput } from "../contract.js";
+import type { ChunkRecord, EmbedCoverage, EmbedStateRow, SearchScope, StoredVector, UpsertVectorsResult, VectorInput } from "../contract.js";
 
 /** FTS5 expressions a vector hit must satisfy (compiled from the query's phrases and -words). */
 export interface TextConstraints {
@@ -57,6 +57,8 @@ export interface VectorStore {
   dropAllVectors(): void;
   /** Chunks with a vector. Works without sqlite-vec. */
   vectorCount(): number;
+  /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order. */
+  listVectors(folderId?: string): StoredVector[];
   /** For the other stores: delete vectors of chunks they are deleting (no-op without vectors). */
   removeVectorRows(refs: readonly string[]): void;
   /** For the document store: moves vectors to new refs; without sqlite-vec their embed records go (re-embedded later). */
@@ -182,6 +184,18 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     vectorDimensions,
     removeVectorRows,
     renameVectorRows,
+    listVectors(folderId) {
+      requireVectors();
+      if (vectorDimensions() === null) return [];
+      const rows = db
+        .prepare<[string | null, string | null], { ref: string; hash: string; fingerprint: string; embedding: Buffer }>(
+          `SELECT e.chunk_ref AS ref, e.content_hash AS hash, e.fingerprint AS fingerprint, v.embedding AS embedding
+           FROM embedded_chunk_refs e JOIN vec_chunks v ON v.chunk_ref = e.chunk_ref JOIN chunks c ON c.ref = e.chunk_ref
+           WHERE ? IS NULL OR c.folder_id = ? ORDER BY e.chunk_ref`,
+        )
+        .all(folderId ?? null, folderId ?? null);
+      return rows.map((row) => ({ ref: row.ref, embedHash: row.hash, fingerprint: row.fingerprint, embedding: new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)) }));
+    },
 
     upsertVectors(vectors, fingerprint) {
       requireVectors();
