@@ -5,7 +5,7 @@ export * from "./app/wire.js";
 export type * from "./core/types.js";
 export { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "./core/types.js";
 export { describePageRuns } from "./core/page-runs.js";
-export { openChunkpad, type Chunkpad, type OpenChunkpadOptions, type AddFolderOptions } from "./app/chunkpad.js";
+export { openChunkpad, type Chunkpad, type OpenChunkpadOptions, type AddFolderOptions, type ModelHost } from "./app/chunkpad.js";
 export { createFolderLocks, folderLockKey, type FolderLocks, type FolderLockOptions, type LockHolder } from "./app/folder-lock.js";
 export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFileConflict, ConflictChoice } from "./app/process/process-folder.js";
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/review/chunk-tree.js";

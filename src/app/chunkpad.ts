@@ -25,6 +25,8 @@ import { syncFolders, type SyncOptions, type SyncReport } from "./sync/sync.js";
 import { watchFolders, type WatchOptions } from "./watch/watch.js";
 import { exportArchive, importArchive, type ExportReport, type ImportOptions, type ImportReport } from "./archive/archive.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
+import { createWarmEmbedders, embedderViaServer, findServer } from "./daemon/daemon.js";
+import type { DaemonEmbedRequest, DaemonEmbedResponse } from "../embedding/daemon.js";
 import { readChunk, readDocument, sourceFile, type ChunkWithNeighbours, type DocumentRequest, type DocumentText, type SourceFile } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
@@ -35,11 +37,22 @@ export interface OpenChunkpadOptions {
   command?: string;
   /** Replaces the configured query embedder for search (tests, benchmarks). */
   loadQueryEmbedder?: QueryEmbedderLoader;
+  /**
+   * Use the model of a running `chunkpad serve` for search, ask and embed when there is one
+   * (the CLI does; the server itself does not). Default false: the model loads in this process.
+   */
+  useServer?: boolean;
 }
 
 export interface AddFolderOptions extends ProcessFolderOptions, FolderLockOptions {
   /** Chunk settings for this folder, remembered for later runs. */
   chunking?: Partial<ChunkingOptions>;
+}
+
+export interface ModelHost {
+  /** "server" when a running `chunkpad serve` embeds for this process. */
+  runsIn: "server" | "process";
+  server: { url: string; pid: number; loadedModels: Array<{ model: string; dtype: string | null }>; requests: number } | null;
 }
 
 export interface Chunkpad {
@@ -88,6 +101,15 @@ export interface Chunkpad {
   importArchive(file: string, options?: ImportOptions & Pick<EmbedOptions, "consent" | "onProgress"> & FolderLockOptions): Promise<{ report: ImportReport; embedded: EmbedReport | null }>;
   /** Keeps added folders (all, or those named) in sync with their files until `signal` aborts: a full sync on start, then one per burst of changes. */
   watch(folders: readonly string[], options?: WatchOptions): Promise<void>;
+  /**
+   * For `chunkpad serve`: embeds texts with a model kept loaded between requests (the warm
+   * daemon other processes use); `model` and `dtype` as the client resolved them.
+   */
+  embedForClient(request: DaemonEmbedRequest): Promise<DaemonEmbedResponse>;
+  /** The models this process keeps loaded for other processes (embedForClient), and requests served. */
+  warmModels(): { models: Array<{ model: string; dtype: string | null }>; requests: number };
+  /** Where the embedding model runs for this process: in a running server (and what it has loaded), or here. */
+  modelHost(): Promise<ModelHost>;
   /** The embedding model's state from files alone (never downloads or loads). */
   modelStatus: EmbedService["modelStatus"];
   /** Downloads the embedding model after consent. */
@@ -131,7 +153,10 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   let runner: ParseRunner | undefined;
 
   const getStore = () => (store ??= openMainStore({ path: paths.databasePath }));
+  const warm = createWarmEmbedders();
+  const viaServer = options.useServer && env.CHUNKPAD_SERVER !== "off" ? embedderViaServer(paths.dataDir) : undefined;
   const searchService = createSearchService({
+    ...(viaServer ? { createEmbedder: viaServer } : {}),
     getStore: () => getStore(),
     getConfig: config,
     paths,
@@ -209,6 +234,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
     chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
     setConfig: (key, value) => void facade.setConfig(key, value),
+    ...(viaServer ? { createEmbedder: viaServer } : {}),
   });
 
   const facade: Chunkpad = {
@@ -351,6 +377,19 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return { report, embedded };
     },
     watch: (folders, watchOptions) => watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions) }, folders, watchOptions),
+    warmModels: () => warm.describe(),
+    embedForClient: (request) => warm.embed(request, (overrides) => embedderConfigFor(config(), paths, env, overrides)),
+    async modelHost() {
+      const server = options.useServer && env.CHUNKPAD_SERVER !== "off" ? findServer(paths.dataDir) : null;
+      if (!server) return { runsIn: "process", server: null };
+      try {
+        const response = await fetch(`${server.url}/api/status`, { signal: AbortSignal.timeout(2000) });
+        const status = (await response.json()) as { warm?: { models: Array<{ model: string; dtype: string | null }>; requests: number } };
+        return { runsIn: "server", server: { url: server.url, pid: server.pid, loadedModels: status.warm?.models ?? [], requests: status.warm?.requests ?? 0 } };
+      } catch {
+        return { runsIn: "process", server: null };
+      }
+    },
     modelStatus: (request) => embedService.modelStatus(request),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
@@ -365,6 +404,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     async close() {
       await answers.close();
       await searchService.close();
+      await warm.close();
       await runner?.close();
       runner = undefined;
       await store?.close();

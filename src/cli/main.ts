@@ -24,6 +24,7 @@ type Register = (program: Command, context: CliContext) => void;
  */
 export const COMMANDS: ReadonlyArray<{ verbs: readonly string[]; load: () => Promise<Register> }> = [
   { verbs: ["add", "process", "resolve"], load: async () => (await import("./commands/process.js")).registerProcessCommands },
+  { verbs: ["status"], load: async () => (await import("./commands/status.js")).registerStatusCommand },
   { verbs: ["folders", "chunks", "remove"], load: async () => (await import("./commands/folders.js")).registerFolderCommands },
   { verbs: ["config"], load: async () => (await import("./commands/config.js")).registerConfigCommand },
   { verbs: ["search"], load: async () => (await import("./commands/search.js")).registerSearchCommand },
@@ -54,7 +55,9 @@ async function registerCommands(program: Command, context: CliContext, argv: rea
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   let opened: Chunkpad | undefined;
-  const context: CliContext = { io, version: VERSION, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env })) };
+  // Every verb but serve uses the model of a running server when there is one (the warm daemon).
+  const useServer = argv.find((argument) => !argument.startsWith("-")) !== "serve";
+  const context: CliContext = { io, version: VERSION, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env, useServer })) };
 
   const program = new Command()
     .name("chunkpad")

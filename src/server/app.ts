@@ -44,6 +44,12 @@ const searchQuery = z.object({
   document: z.array(z.string()).optional(),
 });
 const reviewBody = z.object({ targets: z.array(z.string().min(1)).min(1), included: z.boolean(), folders: z.array(z.string()).optional() });
+const embedBody = z.object({
+  texts: z.array(z.string().max(100_000)).max(256),
+  kind: z.enum(["query", "document"]),
+  model: z.string().min(1).optional(),
+  dtype: z.enum(["fp32", "q8"]).optional(),
+});
 const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
 const chunkQuery = z.object({ neighbours: z.coerce.number().int().min(0).max(MAX_NEIGHBOURS).optional() });
 
@@ -101,7 +107,14 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions): 
       chunks: folders.reduce((sum, folder) => sum + folder.storedChunkCount, 0),
       embeddedChunks: folders.reduce((sum, folder) => sum + folder.embeddedChunkCount, 0),
       embeddingModel: { provider: model.provider, model: model.model, state: model.status.state },
+      warm: chunkpad.warmModels(),
     });
+  });
+
+  // The warm daemon: another process's texts embedded with a model this server keeps loaded.
+  app.post("/api/embed", async (c) => {
+    const body = parsed(embedBody, await c.req.json().catch(() => undefined));
+    return c.json(await chunkpad.embedForClient(body));
   });
 
   app.get("/api/folders", async (c) => c.json(toPlainJson({ folders: await chunkpad.listFolders() }) as object));
@@ -175,6 +188,7 @@ function openApiDocument(version: string) {
     paths: {
       "/api/status": { get: { summary: "Counts and the embedding model's state", responses: { 200: ok("Status"), default: error } } },
       "/api/folders": { get: { summary: "Added folders with live counts", responses: { 200: ok("Folders"), default: error } } },
+      "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },
       "/api/documents/{document}": { get: { summary: "A document's text, or pages of it", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }, ...parameters(documentQuery, "query")], responses: { 200: ok("Document text"), default: error } } },

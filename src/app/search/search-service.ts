@@ -1,5 +1,6 @@
 import type { Embedder } from "../../core/types.js";
 import { createEmbedder, type EmbedderConfig } from "../../embedding/registry.js";
+import type { EmbedderFactory } from "../daemon/daemon.js";
 import type { MainStore } from "../../store/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "../embed/embedder-setup.js";
@@ -20,6 +21,8 @@ export interface SearchServiceOptions {
   env: NodeJS.ProcessEnv;
   /** Replaces the configured embedder (tests, benchmarks). */
   loadQueryEmbedder?: QueryEmbedderLoader;
+  /** How the configured embedder is made (through a running server, say); default: loaded here. */
+  createEmbedder?: EmbedderFactory;
 }
 
 export interface SearchService {
@@ -44,7 +47,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     const key = JSON.stringify({ ...embedderConfig, apiKey: undefined });
     if (loaded?.key !== key) {
       const previous = loaded?.embedder;
-      const embedder = createEmbedder(embedderConfig, { allowDownload: false });
+      const embedder = (options.createEmbedder ?? createEmbedder)(embedderConfig, { allowDownload: false });
       // A failed load is not kept: the user may download the model and search again.
       embedder.catch(() => {
         if (loaded?.embedder === embedder) loaded = undefined;

@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
-import { formatModelBytes, type ModelReport } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { printJson } from "../shared/io.js";
+import { formatModelReport } from "../shared/render.js";
 import { consentFor, createDownloadDisplay, DTYPES } from "../shared/model-download.js";
 
 interface ModelFlags {
@@ -44,27 +44,4 @@ export function registerModelCommands(program: Command, context: CliContext): vo
       if (flags.json) return printJson(context.io, report);
       context.io.stdout.write(formatModelReport(report));
     });
-}
-
-export function formatModelReport(report: ModelReport): string {
-  const details = [report.model !== report.spec ? report.model : null, report.dtype, report.dimensions ? `${report.dimensions} dims` : null].filter(Boolean).join(", ");
-  const lines = [`Embedding model: ${report.spec}${details ? ` (${details})` : ""}${report.provider === "local" ? "" : ` via ${report.provider}`}`];
-  const size = report.approximateBytes === null ? "" : ` (about ${formatModelBytes(report.approximateBytes)})`;
-  switch (report.status.state) {
-    case "ready":
-      lines.push(report.provider === "local" ? "Status: ready (on disk; nothing to download)" : `Status: served by ${report.provider}; nothing to download`);
-      break;
-    case "notDownloaded":
-      lines.push(`Status: not downloaded${size}. "chunkpad embed" or "chunkpad model download" gets it (after asking).`);
-      break;
-    case "error":
-      lines.push(`Status: error: ${report.status.message}`);
-      break;
-    default:
-      lines.push(`Status: ${report.status.state}`);
-  }
-  if (report.location !== null) lines.push(`Location: ${report.location}`);
-  if (report.status.state === "notDownloaded") lines.push(`Hub: ${report.hubUrl}`);
-  if (report.assumption !== null) lines.push(`Note: ${report.assumption}`);
-  return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,4 @@
-import { describePageRuns, type ChunkState, type ConversationView, type EmbedReport, type MessageView, type ProcessReport, type SearchResult, type SyncFolderReport, type WatchEvent } from "../../index.js";
+import { describePageRuns, formatModelBytes, type ModelReport, type ChunkState, type ConversationView, type EmbedReport, type MessageView, type ProcessReport, type SearchResult, type SyncFolderReport, type WatchEvent } from "../../index.js";
 import { plural } from "./io.js";
 
 /** The pieces of a result line that `search` and the chunks bar of `ask` and `chat` share. */
@@ -205,4 +205,30 @@ function summarize(folder: SyncFolderReport): string {
     if (embedded.embedded > 0 || embedded.removed > 0) parts.push(`${plural(embedded.embedded, "chunk")} embedded, ${embedded.removed} vectors removed`);
   }
   return parts.length === 0 ? "up to date" : parts.join(", ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// model
+
+export function formatModelReport(report: ModelReport): string {
+  const details = [report.model !== report.spec ? report.model : null, report.dtype, report.dimensions ? `${report.dimensions} dims` : null].filter(Boolean).join(", ");
+  const lines = [`Embedding model: ${report.spec}${details ? ` (${details})` : ""}${report.provider === "local" ? "" : ` via ${report.provider}`}`];
+  const size = report.approximateBytes === null ? "" : ` (about ${formatModelBytes(report.approximateBytes)})`;
+  switch (report.status.state) {
+    case "ready":
+      lines.push(report.provider === "local" ? "Status: ready (on disk; nothing to download)" : `Status: served by ${report.provider}; nothing to download`);
+      break;
+    case "notDownloaded":
+      lines.push(`Status: not downloaded${size}. "chunkpad embed" or "chunkpad model download" gets it (after asking).`);
+      break;
+    case "error":
+      lines.push(`Status: error: ${report.status.message}`);
+      break;
+    default:
+      lines.push(`Status: ${report.status.state}`);
+  }
+  if (report.location !== null) lines.push(`Location: ${report.location}`);
+  if (report.status.state === "notDownloaded") lines.push(`Hub: ${report.hubUrl}`);
+  if (report.assumption !== null) lines.push(`Note: ${report.assumption}`);
+  return `${lines.join("\n")}\n`;
 }

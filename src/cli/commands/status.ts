@@ -1,0 +1,41 @@
+import type { Command } from "commander";
+import { toPlainJson } from "../../index.js";
+import type { CliContext } from "../context.js";
+import { plural, printJson } from "../shared/io.js";
+import { formatModelReport } from "../shared/render.js";
+
+/** `chunkpad status`: folders, the embedding model, where it runs (a warm server or this process), and the answer provider. */
+export function registerStatusCommand(program: Command, context: CliContext): void {
+  program
+    .command("status")
+    .description("Show the added folders, the embedding model, whether a running chunkpad serve keeps it loaded for other commands, and the answer provider")
+    .option("--json", "print a machine-readable report on stdout")
+    .action(async (flags: { json?: boolean }) => {
+      const { io } = context;
+      const chunkpad = context.chunkpad();
+      const [folders, host, providers] = await Promise.all([chunkpad.listFolders(), chunkpad.modelHost(), chunkpad.providers()]);
+      const model = chunkpad.modelStatus();
+      const provider = providers.find((candidate) => candidate.selected) ?? null;
+      if (flags.json) {
+        return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider });
+      }
+      const lines = [`Chunkpad ${context.version}; data in ${chunkpad.paths.dataDir}`];
+      if (folders.length === 0) lines.push('No folders added yet. Run "chunkpad add <folder>" to start.');
+      for (const folder of folders) {
+        const excluded = folder.storedChunkCount - folder.includedChunkCount;
+        const failed = folder.failedCount > 0 ? `, ${folder.failedCount} failed` : "";
+        lines.push(
+          `${folder.rootPath}: ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${excluded} excluded), ${folder.embeddedChunkCount} embedded` +
+            `${folder.modifiedChunkCount > 0 ? `, ${folder.modifiedChunkCount} changed since` : ""}${failed}`,
+        );
+      }
+      lines.push(formatModelReport(model).trimEnd());
+      lines.push(
+        host.runsIn === "server" && host.server
+          ? `Model runs in: chunkpad serve at ${host.server.url} (pid ${host.server.pid}); search, ask and embed use its loaded model${host.server.loadedModels.length > 0 ? ` (${host.server.loadedModels.map((loaded) => loaded.model).join(", ")})` : " (it loads on first use)"}`
+          : 'Model runs in: each command (no chunkpad serve running); "chunkpad serve" keeps it loaded between commands',
+      );
+      lines.push(provider ? `Answers: ${provider.provider} (${provider.model}): ${provider.ready ? "ready" : provider.detail}` : 'Answers: no provider set up. "chunkpad providers" lists them.');
+      io.stdout.write(`${lines.join("\n")}\n`);
+    });
+}
