@@ -35,7 +35,7 @@ export async function foldersToEmbed(store: MainStore, folder: string | undefine
  * before anything is embedded: hand edits are taken in, changed sources re-chunked, deleted
  * ones dropped. A folder that is gone from disk keeps its chunks and gets a notice.
  */
-export async function syncFolders(folders: readonly IndexedFolder[], syncFolder: SyncFolder, signal: AbortSignal | undefined, notices: string[]): Promise<SyncSummary> {
+export async function syncFolders(folders: readonly IndexedFolder[], syncFolder: SyncFolder, signal: AbortSignal | undefined, notices: string[], moved?: (folderId: string, from: string, to: string) => void): Promise<SyncSummary> {
   const summary: SyncSummary = { editsTakenIn: 0, documentsProcessed: 0, sourcesRemoved: 0, sourcesRenamed: 0, conflicts: 0, failed: 0 };
   for (const folder of folders) {
     let report: ProcessReport;
@@ -50,6 +50,7 @@ export async function syncFolders(folders: readonly IndexedFolder[], syncFolder:
     summary.documentsProcessed += report.processed.length;
     summary.sourcesRemoved += report.removed.length;
     summary.sourcesRenamed += report.renamed.length;
+    for (const rename of report.renamed) moved?.(folder.id, rename.from, rename.to);
     summary.conflicts += report.conflicts.length;
     summary.failed += report.failed.length;
     for (const conflict of report.conflicts) notices.push(`${conflict.path}: ${conflict.message}`);

@@ -126,9 +126,15 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
 
   const before = await embeddedRefs(store, folders);
   for (const folder of folders) options.onProgress?.({ phase: "sync", folder: folder.rootPath });
-  const synced = await syncFolders(folders, dependencies.syncFolder, options.signal, notices);
+  // A renamed document's vectors moved with it to new refs: moved, not removed.
+  const renames: Array<{ prefix: string; to: string }> = [];
+  const synced = await syncFolders(folders, dependencies.syncFolder, options.signal, notices, (folderId, from, to) => renames.push({ prefix: `${folderId}:${from}#`, to: `${folderId}:${to}#` }));
   const after = await embeddedRefs(store, folders);
-  let removed = [...before].filter((ref) => !after.has(ref)).length;
+  const movedTo = (ref: string) => {
+    const rename = renames.find((candidate) => ref.startsWith(candidate.prefix));
+    return rename ? rename.to + ref.slice(rename.prefix.length) : ref;
+  };
+  let removed = [...before].filter((ref) => !after.has(movedTo(ref))).length;
 
   const report: EmbedReport = {
     folders: folders.map((folder) => ({ id: folder.id, rootPath: folder.rootPath })),

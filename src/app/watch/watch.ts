@@ -187,7 +187,9 @@ async function onlyOwnChunkFiles(store: MainStore, rootPath: string, paths: Read
   for (const changed of paths) {
     const absolute = path.join(rootPath, ...changed.split("/"));
     const inChunks = path.relative(folder.chunksRootPath, absolute);
-    if (inChunks.startsWith("..") || path.isAbsolute(inChunks) || !inChunks.endsWith(CHUNK_FILE_EXTENSION)) return false;
+    if (inChunks.startsWith("..") || path.isAbsolute(inChunks)) return false;
+    // A folder in _chunks/ (made or removed with the chunk files in it) is no news by itself.
+    if (!inChunks.endsWith(CHUNK_FILE_EXTENSION)) continue;
     const source = await store.getSource(folder.id, inChunks.slice(0, -CHUNK_FILE_EXTENSION.length).split(path.sep).join("/"));
     let text: string | undefined;
     try {

@@ -75,7 +75,7 @@ export function registerArchiveCommands(program: Command, context: CliContext): 
             `${plural(folder.chunkFilesWritten, "chunk file")} written${folder.sourcesWritten > 0 ? `, ${plural(folder.sourcesWritten, "source file")} written` : ""}\n`,
         );
         if (folder.sourcesMissing.length > 0) {
-          io.stdout.write(`    ${plural(folder.sourcesMissing.length, "document")} without its source file here (searchable; the original cannot be opened): ${folder.sourcesMissing.slice(0, 5).join(", ")}${folder.sourcesMissing.length > 5 ? ", …" : ""}\n`);
+          io.stdout.write(`    ${plural(folder.sourcesMissing.length, "document")} without ${folder.sourcesMissing.length === 1 ? "its source file" : "their source files"} here (searchable; the original cannot be opened): ${folder.sourcesMissing.slice(0, 5).join(", ")}${folder.sourcesMissing.length > 5 ? ", …" : ""}\n`);
         }
       }
       for (const change of report.configChanged) io.stderr.write(`note: ${change.key} is now ${change.value}, the model that made the archive's vectors (you had not chosen one)\n`);

@@ -202,7 +202,8 @@ function summarize(folder: SyncFolderReport): string {
     if (synced.sourcesRenamed > 0) parts.push(`${synced.sourcesRenamed} renamed`);
     if (synced.sourcesRemoved > 0) parts.push(`${synced.sourcesRemoved} removed`);
     if (synced.failed > 0) parts.push(`${synced.failed} failed`);
-    if (embedded.embedded > 0 || embedded.removed > 0) parts.push(`${plural(embedded.embedded, "chunk")} embedded, ${embedded.removed} vectors removed`);
+    if (embedded.embedded > 0) parts.push(`${plural(embedded.embedded, "chunk")} embedded`);
+    if (embedded.removed > 0) parts.push(`${plural(embedded.removed, "vector")} removed`);
   }
   return parts.length === 0 ? "up to date" : parts.join(", ");
 }
