@@ -56,7 +56,7 @@ describe("a folder added inside another added folder", () => {
 });
 
 describe("a source renamed or deleted after its chunk file was edited by hand", () => {
-  it("keeps the edited chunk file and says where it is", async () => {
+  it("keeps the edited chunk file: it moves with a renamed source, and stays (and is named) when the source is deleted", async () => {
     const home = makeTempDir("home");
     const folder = makeTempDir("docs");
     writeFile(folder, "otters.txt", "Otters hold hands while they sleep.");
@@ -67,10 +67,14 @@ describe("a source renamed or deleted after its chunk file was edited by hand", 
 
     const result = await runCli(["process", folder, "--json"], { home });
     expect(result.code, result.stderr).toBe(0);
-    const report = json<Report>(result);
-    expect(report.removed).toEqual(["otters.txt"]);
-    expect(report.keptEdits).toEqual([{ path: "otters.txt", chunkFile: "_chunks/otters.txt.md" }]);
-    expect(fs.readFileSync(chunkFile, "utf8")).toContain("the sea otter uses tools");
+    const report = json<Report & { renamed: Array<{ from: string; to: string }> }>(result);
+    // Same bytes under a new name: the document, and the user's edit with it, follow the file.
+    expect(report.renamed).toEqual([{ from: "otters.txt", to: "sea-otters.txt" }]);
+    expect(report.removed).toEqual([]);
+    expect(report.editsSynced.map((edit) => edit.path)).toEqual(["sea-otters.txt"]);
+    expect(fs.existsSync(chunkFile)).toBe(false);
+    expect(fs.readFileSync(path.join(folder, "_chunks", "sea-otters.txt.md"), "utf8")).toContain("the sea otter uses tools");
+    expect(json<SearchJson>(await runCli(["search", "tools", "--json"], { home })).results.length).toBe(1);
 
     // The text form says so too, and the kept file is not indexed as a document again.
     fs.rmSync(path.join(folder, "sea-otters.txt"));

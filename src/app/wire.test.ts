@@ -60,6 +60,7 @@ const searchReport: SearchReport = {
   keywordQuery: '"river"',
   notices: [],
   coverage: null,
+  rerank: null,
   results: [result(), result({ bm25: -1.5, pinned: true })],
 };
 

@@ -172,6 +172,12 @@ export interface ChunkScores {
   pinned?: boolean;
   /** The chunk has no vector yet: hybrid search scored its vector side from its keyword rank. */
   notEmbedded?: boolean;
+  /** Re-scored by the cross-encoder: its relevance 0..1 (the logit's sigmoid). */
+  rerankScore?: number;
+  /** 1-based rank among the re-scored results, by the cross-encoder alone. */
+  rerankRank?: number;
+  /** The fused score before the cross-encoder's share was blended in. */
+  fusedScore?: number;
 }
 
 export interface ScoredChunk extends ChunkScores {

@@ -25,6 +25,12 @@ export interface EnsureModelOptions {
   /** False on the search path: a missing model is an error, never a download. */
   allowDownload: boolean;
   signal?: AbortSignal;
+  /** What the model is for, in messages (default "embedding model"). */
+  label?: string;
+  /** The download size to show, when the embedding catalog does not know the model. */
+  approximateBytes?: number | null;
+  /** How to get the model, for the not-downloaded message (default: run chunkpad embed). */
+  downloadHint?: string;
 }
 
 export { formatBytes };
@@ -58,7 +64,7 @@ export async function ensureModelAvailable(options: EnsureModelOptions): Promise
     report({ state: "notDownloaded" });
     throw new ChunkpadError(
       "MODEL_NOT_DOWNLOADED",
-      `The embedding model ${resolved.spec} is not downloaded yet (${formatBytes(resolved.approximateBytes)}). Run \`chunkpad embed\` to download it; keyword search works meanwhile.`,
+      `The ${options.label ?? "embedding model"} ${resolved.spec} is not downloaded yet (${formatBytes(options.approximateBytes ?? resolved.approximateBytes)}). ${options.downloadHint ?? "Run `chunkpad embed` to download it; keyword search works meanwhile."}`,
     );
   }
 
@@ -71,12 +77,12 @@ export async function ensureModelAvailable(options: EnsureModelOptions): Promise
   try {
     // Consent comes before any request: asking the hub for sizes would already tell it (and
     // anyone watching) which model this machine wants. The catalog's estimate, or none, is shown.
-    const sizeBytes = resolved.approximateBytes;
+    const sizeBytes = options.approximateBytes ?? resolved.approximateBytes;
     const agreed = options.consent === undefined ? false : await options.consent({ repoId, sizeBytes, files: resolved.files });
     if (!agreed) {
       throw new ChunkpadError(
         "MODEL_CONSENT_REQUIRED",
-        `The embedding model ${repoId} (${formatBytes(sizeBytes)}) must be downloaded before embedding. Run the command again and agree to the download, or pass --yes.`,
+        `The ${options.label ?? "embedding model"} ${repoId} (${formatBytes(sizeBytes)}) must be downloaded before ${options.label === undefined ? "embedding" : "it is used"}. Run the command again and agree to the download, or pass --yes.`,
       );
     }
     report({ state: "downloading", percent: 0, bytesDone: 0, bytesTotal: sizeBytes });

@@ -6,7 +6,9 @@ import type { ChunkpadConfig } from "../settings/config.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "../embed/embedder-setup.js";
 import { evaluateSearch, type EvaluateOptions, type EvaluationReport } from "./evaluate.js";
 import type { ChunkpadPaths } from "../settings/paths.js";
-import { searchChunks, type SearchOptions, type SearchReport } from "./search.js";
+import { searchChunks, type RerankReadiness, type SearchOptions, type SearchReport } from "./search.js";
+import { createReranker, type Reranker } from "../../embedding/reranker.js";
+import { isChunkpadError } from "../../core/errors.js";
 import { prepareVectorSearch, type QueryEmbedderLoader, type VectorReadiness } from "./search-vector.js";
 
 /**
@@ -70,8 +72,35 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   const vectorReadiness = () => prepareVectorSearch(options.getStore(), loadQueryEmbedder, options.getConfig().embedding.model, configuredIdentity());
 
+  // The cross-encoder, kept loaded like the query embedder; a failed load is not kept.
+  let reranker: { key: string; loaded: Promise<Reranker> } | undefined;
+  const rerankReadiness = async ({ rerankConsent, onRerankModelStatus }: Pick<SearchOptions, "rerankConsent" | "onRerankModelStatus">): Promise<RerankReadiness> => {
+    const config = options.getConfig();
+    const rerankConfig = { model: config.search.rerankModel, dtype: config.search.rerankDtype, cacheDir: options.paths.modelsDir, hubUrl: config.embedding.hubUrl };
+    const key = JSON.stringify(rerankConfig);
+    if (reranker?.key !== key) {
+      const previous = reranker?.loaded;
+      const loaded = createReranker(rerankConfig, {
+        allowDownload: rerankConsent !== undefined,
+        ...(rerankConsent ? { consent: rerankConsent } : {}),
+        ...(onRerankModelStatus ? { onStatus: onRerankModelStatus } : {}),
+      });
+      reranker = { key, loaded };
+      loaded.catch(() => {
+        if (reranker?.loaded === loaded) reranker = undefined;
+      });
+      void previous?.then((old) => old.close()).catch(() => undefined);
+    }
+    try {
+      return { ready: true, reranker: await reranker.loaded };
+    } catch (error) {
+      if (!isChunkpadError(error)) throw error;
+      return { ready: false, reason: error.message };
+    }
+  };
+
   const search = (query: string, searchOptions: SearchOptions = {}) =>
-    searchChunks({ store: options.getStore(), settings: options.getConfig().search, vectorReadiness }, query, searchOptions);
+    searchChunks({ store: options.getStore(), settings: options.getConfig().search, vectorReadiness, rerankReadiness }, query, searchOptions);
 
   return {
     search,
@@ -81,6 +110,9 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       const embedder = loaded?.embedder;
       loaded = undefined;
       await embedder?.then((opened) => opened.close?.()).catch(() => undefined);
+      const crossEncoder = reranker?.loaded;
+      reranker = undefined;
+      await crossEncoder?.then((opened) => opened.close()).catch(() => undefined);
     },
   };
 }

@@ -10,6 +10,10 @@ import type { ChunkpadConfig } from "../settings/config.js";
 import { resolvePinnedRefs, resolveScope } from "./search-scope.js";
 import { makeSnippet, snippetWords } from "../../search/snippet.js";
 import type { VectorReadiness } from "./search-vector.js";
+import { blendRerank } from "../../search/rerank.js";
+import type { Reranker } from "../../embedding/reranker.js";
+import type { ModelConsentRequest } from "../../embedding/ensure-model.js";
+import type { ModelStatus } from "../../core/types.js";
 
 /**
  * The search use case: keyword (FTS5 bm25), vector (sqlite-vec KNN) or both fused, then
@@ -43,6 +47,25 @@ export interface SearchOptions {
   pins?: readonly string[];
   /** Resolves relative folder paths; default process.cwd(). */
   cwd?: string;
+  /** Re-score the top results with the cross-encoder (default from search.rerank). */
+  rerank?: boolean;
+  /** Time the cross-encoder may take (default from search.rerankBudgetMs). */
+  rerankBudgetMs?: number;
+  /** Asked before the rerank model is downloaded; without it a missing model is a notice. */
+  rerankConsent?: (request: ModelConsentRequest) => Promise<boolean>;
+  /** Download and load progress of the rerank model. */
+  onRerankModelStatus?: (status: ModelStatus) => void;
+}
+
+/** What the rerank stage did, when it ran. */
+export interface RerankReport {
+  model: string;
+  /** Results the cross-encoder re-scored. */
+  scored: number;
+  /** Results it would have re-scored without the time budget. */
+  candidates: number;
+  budgetMs: number;
+  durationMs: number;
 }
 
 export interface SearchResult extends ScoredChunk {
@@ -82,6 +105,8 @@ export interface SearchReport {
    * search could not find them. Null for keyword searches.
    */
   coverage: SearchCoverage | null;
+  /** The cross-encoder stage, when it ran; null otherwise. */
+  rerank: RerankReport | null;
   results: SearchResult[];
 }
 
@@ -96,7 +121,14 @@ export interface SearchDependencies {
   settings: ChunkpadConfig["search"];
   /** Says whether vectors can be used (and gives the query embedder); never downloads. */
   vectorReadiness: () => Promise<VectorReadiness>;
+  /** The cross-encoder, loaded (or downloaded, with consent) on first use; a reason when it cannot be had. */
+  rerankReadiness?: (options: Pick<SearchOptions, "rerankConsent" | "onRerankModelStatus">) => Promise<RerankReadiness>;
 }
+
+export type RerankReadiness = { ready: true; reranker: Reranker } | { ready: false; reason: string };
+
+/** Pairs the cross-encoder reads per run; the time budget is checked between runs. */
+const RERANK_BATCH = 4;
 
 export async function searchChunks(dependencies: SearchDependencies, query: string, options: SearchOptions = {}): Promise<SearchReport> {
   const { store, settings } = dependencies;
@@ -158,7 +190,12 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
         : fusion === "rrf"
           ? fuseRrf(vectorHits, keywordHits)
           : fuseWeighted(vectorHits, keywordHits, { vectorWeight: settings.vectorWeight, keywordWeight: settings.keywordWeight });
-  const filtered = applyFilters(fused, { minScore, ...(options.maxDistance === undefined ? {} : { maxDistance: options.maxDistance }) });
+  let filtered = applyFilters(fused, { minScore, ...(options.maxDistance === undefined ? {} : { maxDistance: options.maxDistance }) });
+  let rerank: RerankReport | null = null;
+  if ((options.rerank ?? settings.rerank === "on") && filtered.length > 1) {
+    const reranked = await rerankStage(dependencies, query, filtered, chunks, options, notices);
+    if (reranked) ({ results: filtered, report: rerank } = reranked);
+  }
   const ranked = mergePinned(limitResults(filtered, limit), pinnedRefs);
 
   const missing = ranked.map((row) => row.ref).filter((ref) => !chunks.has(ref));
@@ -170,7 +207,54 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
     const chunk = chunks.get(row.ref);
     return chunk ? [toResult(row, chunk, { words, folderPath: folderPaths.get(chunk.folderId) ?? null, stale: stale.has(row.ref) })] : [];
   });
-  return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, notices, coverage, results };
+  return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, notices, coverage, rerank, results };
+}
+
+/**
+ * The top results re-scored by the cross-encoder, a few pairs per run, until the candidates are
+ * done or the time budget is spent (the first run always happens). Anything that keeps the model
+ * from running becomes a notice; the search itself never fails for it.
+ */
+async function rerankStage(
+  dependencies: SearchDependencies,
+  query: string,
+  results: FusedResult[],
+  chunks: ReadonlyMap<ChunkRef, ChunkRecord>,
+  options: SearchOptions,
+  notices: string[],
+): Promise<{ results: FusedResult[]; report: RerankReport } | null> {
+  const { settings } = dependencies;
+  if (!dependencies.rerankReadiness) return null;
+  const readiness = await dependencies.rerankReadiness({
+    ...(options.rerankConsent ? { rerankConsent: options.rerankConsent } : {}),
+    ...(options.onRerankModelStatus ? { onRerankModelStatus: options.onRerankModelStatus } : {}),
+  });
+  if (!readiness.ready) {
+    notices.push(`${readiness.reason} These results are not reranked.`);
+    return null;
+  }
+  const budgetMs = options.rerankBudgetMs ?? settings.rerankBudgetMs;
+  const candidates = results.slice(0, settings.rerankCandidates).filter((row) => chunks.has(row.ref));
+  const started = performance.now();
+  const logits: number[] = [];
+  for (let start = 0; start < candidates.length; start += RERANK_BATCH) {
+    if (start > 0 && performance.now() - started >= budgetMs) break;
+    const batch = candidates.slice(start, start + RERANK_BATCH).map((row) => {
+      const chunk = chunks.get(row.ref) as ChunkRecord;
+      return chunk.section ? `${chunk.title} — ${chunk.section}\n${chunk.content}` : `${chunk.title}\n${chunk.content}`;
+    });
+    logits.push(...(await readiness.reranker.score(query, batch)));
+  }
+  const durationMs = Math.round(performance.now() - started);
+  if (logits.length < candidates.length) {
+    notices.push(`Reranked the top ${logits.length} of ${candidates.length} results within the ${budgetMs} ms budget; raise it with --rerank-budget or "chunkpad config set search.rerankBudgetMs".`);
+  }
+  // Candidates are the first rows (every candidate's chunk is known), so the logits line up.
+  const rest = results.filter((row) => !candidates.includes(row));
+  return {
+    results: blendRerank([...candidates, ...rest], logits, settings.rerankWeight),
+    report: { model: readiness.reranker.model, scored: logits.length, candidates: candidates.length, budgetMs, durationMs },
+  };
 }
 
 /** Counts the chunks with vectors, and says so when some have none. */
@@ -223,6 +307,9 @@ function toResult(row: FusedResult, chunk: ChunkRecord, context: { words: string
   if (row.keywordRank !== undefined) result.keywordRank = row.keywordRank;
   if (row.pinned) result.pinned = true;
   if (row.notEmbedded) result.notEmbedded = true;
+  if (row.rerankScore !== undefined) result.rerankScore = row.rerankScore;
+  if (row.rerankRank !== undefined) result.rerankRank = row.rerankRank;
+  if (row.fusedScore !== undefined) result.fusedScore = row.fusedScore;
   if (context.stale) result.stale = true;
   return result;
 }

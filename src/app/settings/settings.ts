@@ -15,6 +15,7 @@ import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "../../core/types.js";
 import { DEFAULT_HUB_URL } from "../../hub/index.js";
 import { DEFAULT_MIN_SIMILARITY } from "../../rag/guardrail.js";
 import { DEFAULT_KEYWORD_WEIGHT, DEFAULT_VECTOR_WEIGHT } from "../../search/fuse.js";
+import { DEFAULT_RERANK_MODEL } from "../../embedding/rerank-catalog.js";
 import { DEFAULT_LLM_MODELS, OLLAMA_DEFAULT_HOST, resolveOllamaHost } from "../../llm/index.js";
 
 /**
@@ -75,6 +76,12 @@ export const SETTINGS: readonly SettingDefinition[] = [
   { key: "search.limit", kind: { type: "integer", min: 1, max: 1000 }, default: 10, flag: "--limit", description: "results per search" },
   { key: "search.vectorWeight", kind: FRACTION, default: DEFAULT_VECTOR_WEIGHT, description: "weighted fusion: share of the vector score" },
   { key: "search.keywordWeight", kind: FRACTION, default: DEFAULT_KEYWORD_WEIGHT, description: "weighted fusion: share of the keyword score" },
+  { key: "search.rerank", kind: { type: "enum", values: ["off", "on"] }, default: "off", flag: "--rerank", description: "re-score the top results with a cross-encoder (downloaded once, with consent)" },
+  { key: "search.rerankModel", kind: TEXT, default: DEFAULT_RERANK_MODEL, description: "the cross-encoder: catalog name, hub id or a local model directory" },
+  { key: "search.rerankDtype", kind: { type: "enum", values: ["fp32", "q8"] }, default: "q8", description: "the cross-encoder's weights: q8 (quantized, smaller and faster) or fp32" },
+  { key: "search.rerankCandidates", kind: { type: "integer", min: 2, max: 200 }, default: 20, description: "how many of the top results the cross-encoder re-scores" },
+  { key: "search.rerankBudgetMs", kind: { type: "integer", min: 0, max: 60_000 }, default: 2000, flag: "--rerank-budget", description: "time the cross-encoder may take per search; it stops after the batch that passes it" },
+  { key: "search.rerankWeight", kind: FRACTION, default: 0.7, description: "share of the cross-encoder's score in a re-scored result's score" },
   { key: "generation.provider", kind: { type: "enum", values: ["anthropic", "openai", "ollama", "local"] }, default: undefined, flag: "--provider", description: "the LLM that answers; unset: the first with a key, else local" },
   { key: "generation.mode", kind: { type: "enum", values: ["normal", "strict"] }, default: "normal", flag: "--strict", description: "strict answers only with sentences from the chunks" },
   { key: "generation.minSimilarity", kind: FRACTION, default: DEFAULT_MIN_SIMILARITY, description: 'below this, answer "I don\'t know" without asking the LLM' },
@@ -257,7 +264,19 @@ export interface ChunkpadConfig {
     queryPrefix?: string;
     documentPrefix?: string;
   };
-  search: { fusion: "weighted" | "rrf"; minScore: number; limit: number; vectorWeight: number; keywordWeight: number };
+  search: {
+    fusion: "weighted" | "rrf";
+    minScore: number;
+    limit: number;
+    vectorWeight: number;
+    keywordWeight: number;
+    rerank: "off" | "on";
+    rerankModel: string;
+    rerankDtype: "fp32" | "q8";
+    rerankCandidates: number;
+    rerankBudgetMs: number;
+    rerankWeight: number;
+  };
   generation: {
     provider?: GenerationProviderName;
     mode: "normal" | "strict";

@@ -3,6 +3,7 @@ import { toSearchJson, type SearchReport } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { explainLine, formatRelevance, formatResultNumber, formatResultPlace } from "../shared/render.js";
 import { printJson } from "../shared/io.js";
+import { createDownloadDisplay, rerankConsentFor } from "../shared/model-download.js";
 import { addSearchOptions, searchOptionsOf, type SearchFlags } from "../shared/search-options.js";
 
 export function registerSearchCommand(program: Command, context: CliContext): void {
@@ -14,9 +15,17 @@ export function registerSearchCommand(program: Command, context: CliContext): vo
   )
     .option("--explain", "show each stage's raw numbers (distance, bm25, ranks)")
     .option("--json", "print every field as JSON on stdout")
-    .action(async (words: string[], flags: SearchFlags & { explain?: boolean; json?: boolean }) => {
+    .option("--yes", "agree to download the rerank model if --rerank needs it")
+    .action(async (words: string[], flags: SearchFlags & { explain?: boolean; json?: boolean; yes?: boolean }) => {
       const query = words.join(" ");
-      const report = await context.chunkpad().search(query, searchOptionsOf(flags));
+      const download = createDownloadDisplay(context.io, () => "the rerank model");
+      const report = await context.chunkpad().search(query, {
+        ...searchOptionsOf(flags),
+        rerankConsent: rerankConsentFor(context.io, flags.yes === true),
+        onRerankModelStatus: (status) => {
+          if (status.state === "downloading") download(status);
+        },
+      });
       for (const notice of report.notices) context.io.stderr.write(`note: ${notice}\n`);
       if (flags.json) return printJson(context.io, toSearchJson(report));
       context.io.stdout.write(formatSearchReport(report, Boolean(flags.explain)));
@@ -27,7 +36,8 @@ export function formatSearchReport(report: SearchReport, explain: boolean): stri
   const lines: string[] = [];
   if (explain) {
     const mode = report.fusion ? `${report.mode} (${report.fusion} fusion)` : report.mode;
-    lines.push(`mode: ${mode}${report.keywordQuery ? ` · keyword query: ${report.keywordQuery}` : ""}`, "");
+    const rerank = report.rerank ? ` · reranked ${report.rerank.scored} of ${report.rerank.candidates} with ${report.rerank.model} in ${report.rerank.durationMs} ms` : "";
+    lines.push(`mode: ${mode}${report.keywordQuery ? ` · keyword query: ${report.keywordQuery}` : ""}${rerank}`, "");
   }
   if (report.results.length === 0) {
     lines.push(`No results for "${report.query}". Try other or fewer words, or a lower --min-score.`);

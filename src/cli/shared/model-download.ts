@@ -35,6 +35,22 @@ export function consentFor(io: CliIo, yes: boolean, command = "chunkpad embed"):
   };
 }
 
+/**
+ * Consent to download the rerank model: --yes agrees, a terminal asks; otherwise no (the search
+ * goes on without rerank, and its notice says to pass --yes).
+ */
+export function rerankConsentFor(io: CliIo, yes: boolean): (request: { repoId: string; sizeBytes: number | null }) => Promise<boolean> {
+  const what = (request: { repoId: string; sizeBytes: number | null }) => `${request.repoId} (${describeSize(request.sizeBytes)})`;
+  if (yes) {
+    return async (request) => {
+      io.stderr.write(`Downloading the rerank model ${what(request)} (--yes).\n`);
+      return true;
+    };
+  }
+  if (canPrompt(io)) return (request) => askYesNo(io, `Reranking needs the cross-encoder ${what(request)}, not downloaded yet. Download it once? Later searches use that copy.`);
+  return async () => false;
+}
+
 function describeSize(bytes: number | null): string {
   return bytes === null ? "size unknown" : formatModelBytes(bytes);
 }

@@ -25,6 +25,8 @@ export function explainLine(result: SearchResult): string {
   const vector = result.notEmbedded ? "vector: not embedded (scored at its keyword rank)" : "vector: not found";
   parts.push(result.distance === undefined ? vector : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}`);
   parts.push(result.bm25 === undefined ? "keyword: not found" : `keyword: bm25 ${formatNumber(result.bm25)}, rank ${result.keywordRank}`);
+  if (result.rerankScore !== undefined) parts.push(`rerank: ${formatNumber(result.rerankScore)}, rank ${result.rerankRank} (fused ${formatNumber(result.fusedScore ?? result.score)})`);
+  else if (result.fusedScore !== undefined) parts.push(`not reranked (fused ${formatNumber(result.fusedScore)})`);
   if (result.pinned) parts.push("pinned");
   if (result.stale) parts.push("edited since embedding (run chunkpad embed)");
   return parts.join(" · ");

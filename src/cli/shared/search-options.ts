@@ -12,6 +12,8 @@ export interface SearchFlags {
   folder: string[];
   document: string[];
   pin: string[];
+  rerank?: boolean;
+  rerankBudget?: number;
 }
 
 /** The help line of each search flag; a command words them for its own job. */
@@ -38,7 +40,10 @@ export function addSearchOptions(command: Command, help: SearchFlagHelp = SEARCH
     .option("--limit <n>", help.limit, parseIntegerOption("--limit"))
     .option("--folder <folder>", help.folder, collect, [])
     .option("--document <document>", help.document, collect, [])
-    .option("--pin <document>", help.pin, collect, []);
+    .option("--pin <document>", help.pin, collect, [])
+    .option("--rerank", "re-score the top results with a cross-encoder (default from the config: search.rerank)")
+    .option("--no-rerank", "do not rerank, whatever the config says")
+    .option("--rerank-budget <ms>", "time the cross-encoder may take (default from the config: 2000)", parseIntegerOption("--rerank-budget"));
 }
 
 /** The flags as search options; a flag not given leaves the config's default. */
@@ -52,6 +57,8 @@ export function searchOptionsOf(flags: SearchFlags): SearchOptions {
     folders: flags.folder,
     documents: flags.document,
     pins: flags.pin,
+    ...(flags.rerank === undefined ? {} : { rerank: flags.rerank }),
+    ...(flags.rerankBudget === undefined ? {} : { rerankBudgetMs: flags.rerankBudget }),
   };
 }
 
