@@ -180,7 +180,8 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
 
 function searchOptionsOf(options: AskOptions): SearchOptions {
   const { mode, fusion, minScore, maxDistance, limit, folders, documents, pins, cwd } = options;
-  const picked: SearchOptions = { mode, fusion, minScore, maxDistance, limit, folders, documents, pins, cwd };
+  // An answer reads chunks, and several from one document are often what it needs: no grouping.
+  const picked: SearchOptions = { mode, fusion, minScore, maxDistance, limit, folders, documents, pins, cwd, perDocument: 0 };
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as SearchOptions;
 }
 

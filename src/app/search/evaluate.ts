@@ -8,14 +8,15 @@ import type { VectorReadiness } from "./search-vector.js";
 /**
  * `chunkpad eval`: runs BEIR-style queries through the search use case in each mode and scores
  * the rankings against the qrels. A hit on docs/123.md counts as corpus id "123" (the file
- * name without its extension); a document counts once, at the rank of its best chunk.
+ * name without its extension). Results are grouped per document (one result per document, at
+ * its best chunk's rank), so the metrics are document-level and recall@100 means 100 documents.
  */
 
 export type EvaluationMode = "keyword" | "vector" | "hybrid-weighted" | "hybrid-rrf";
 export const EVALUATION_MODES: readonly EvaluationMode[] = ["keyword", "vector", "hybrid-weighted", "hybrid-rrf"];
 /** The figures `chunkpad eval` prints, in order. */
 export const EVALUATION_METRICS = ["nDCG@10", "recall@10", "recall@100", "MRR@10"] as const;
-/** Chunks fetched per query: enough for recall@100 when documents are one chunk each. */
+/** Documents fetched per query, for recall@100. */
 const EVALUATION_LIMIT = 100;
 
 export interface EvaluateOptions {
@@ -93,6 +94,7 @@ export async function evaluateSearch(dependencies: EvaluateDependencies, options
       const result = await dependencies.search(text, {
         ...settings,
         limit: EVALUATION_LIMIT,
+        perDocument: 1,
         minScore: 0,
         ...(options.folders ? { folders: options.folders } : {}),
         ...(options.cwd ? { cwd: options.cwd } : {}),

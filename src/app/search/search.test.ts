@@ -77,9 +77,10 @@ async function embedEverything(store: MainStore, embedder: Embedder): Promise<vo
   await store.setMeta(META_KEYS.embeddingModel, "topics");
 }
 
+/** These tests look at chunk rankings: every chunk is listed unless a test asks for grouping. */
 function search(store: MainStore, query: string, options: SearchOptions = {}, loader?: QueryEmbedderLoader) {
   const load: QueryEmbedderLoader = loader ?? (async () => fakeEmbedder());
-  return searchChunks({ store, settings: defaultConfig().search, vectorReadiness: () => prepareVectorSearch(store, load, "topics") }, query, options);
+  return searchChunks({ store, settings: defaultConfig().search, vectorReadiness: () => prepareVectorSearch(store, load, "topics") }, query, { perDocument: 0, ...options });
 }
 
 describe("search before anything is embedded", () => {
@@ -127,12 +128,25 @@ describe("search with vectors", () => {
     const store = openStore();
     const { ref } = await seed(store);
     await embedEverything(store, fakeEmbedder());
-    const report = await search(store, "flood");
+    const report = await search(store, "flood", { perDocument: 0 });
     expect(report).toMatchObject({ mode: "hybrid", fusion: "weighted", notices: [] });
     const refs = report.results.map((result) => result.ref);
     expect(refs.slice(0, 2).sort()).toEqual([ref("notes.md", 1), ref("notes.md", 2)].sort());
     expect(report.results[0]?.distance).toBeCloseTo(0, 3);
     expect(report.results[0]?.vectorRank).toBe(1);
+  });
+
+  it("lists each document once by default, its other matching chunks folded into its best", async () => {
+    const store = openStore();
+    const { ref } = await seed(store);
+    await embedEverything(store, fakeEmbedder());
+    const report = await search(store, "flood", { minScore: 0, perDocument: 1 });
+    const paths = report.results.map((result) => result.relativePath);
+    expect(new Set(paths).size).toBe(paths.length);
+    const notes = report.results.find((result) => result.relativePath === "notes.md");
+    expect([ref("notes.md", 1), ref("notes.md", 2)]).toContain(notes?.ref);
+    expect(notes?.moreInDocument?.map((more) => more.ref)).toEqual([[ref("notes.md", 1), ref("notes.md", 2)].find((other) => other !== notes?.ref)]);
+    expect(notes?.moreInDocument?.[0]?.score).toBeLessThanOrEqual(notes?.score ?? 0);
   });
 
   it("keeps each stage's numbers for a chunk both stages found", async () => {

@@ -11,6 +11,7 @@ import { resolvePinnedRefs, resolveScope } from "./search-scope.js";
 import { makeSnippet, snippetWords } from "../../search/snippet.js";
 import type { VectorReadiness } from "./search-vector.js";
 import { blendRerank } from "../../search/rerank.js";
+import { groupByDocument, type GroupedResult } from "../../search/group.js";
 import type { Reranker } from "../../embedding/reranker.js";
 import type { ModelConsentRequest } from "../../embedding/ensure-model.js";
 import type { ModelStatus } from "../../core/types.js";
@@ -47,6 +48,8 @@ export interface SearchOptions {
   pins?: readonly string[];
   /** Resolves relative folder paths; default process.cwd(). */
   cwd?: string;
+  /** Chunks listed per document (its other matches fold into its first); 0 lists every chunk. Default from search.perDocument (1). */
+  perDocument?: number;
   /** Re-score the top results with the cross-encoder (default from search.rerank). */
   rerank?: boolean;
   /** Time the cross-encoder may take (default from search.rerankBudgetMs). */
@@ -85,6 +88,8 @@ export interface SearchResult extends ScoredChunk {
   relevancePercent: number;
   /** The chunk's text changed after its vector was made (vector stage only). */
   stale?: boolean;
+  /** Other chunks of the same document that matched, best first (grouped results only). */
+  moreInDocument?: Array<{ ref: ChunkRef; score: number; location: string | null }>;
 }
 
 export interface SearchReport {
@@ -151,7 +156,9 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
     else notices.push(readiness.reason);
   }
 
-  const candidates = Math.max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES);
+  const perDocument = options.perDocument ?? settings.perDocument;
+  // Grouped results need chunks from more documents than the limit: fetch more of them.
+  const candidates = Math.max(limit * CANDIDATE_FACTOR * (perDocument > 0 ? 2 : 1), MIN_CANDIDATES);
   const chunks = new Map<ChunkRef, ChunkRecord>();
   const stale = new Set<ChunkRef>();
 
@@ -196,7 +203,8 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
     const reranked = await rerankStage(dependencies, query, filtered, chunks, options, notices);
     if (reranked) ({ results: filtered, report: rerank } = reranked);
   }
-  const ranked = mergePinned(limitResults(filtered, limit), pinnedRefs);
+  const grouped = groupByDocument(filtered, (ref) => chunks.get(ref)?.documentId ?? ref, perDocument);
+  const ranked: GroupedResult[] = mergePinned(limitResults(grouped, limit), pinnedRefs);
 
   const missing = ranked.map((row) => row.ref).filter((ref) => !chunks.has(ref));
   for (const chunk of await store.getChunks(missing)) chunks.set(chunk.ref, chunk);
@@ -205,7 +213,15 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   const words = snippetWords(query);
   const results = ranked.flatMap((row) => {
     const chunk = chunks.get(row.ref);
-    return chunk ? [toResult(row, chunk, { words, folderPath: folderPaths.get(chunk.folderId) ?? null, stale: stale.has(row.ref) })] : [];
+    if (!chunk) return [];
+    const result = toResult(row, chunk, { words, folderPath: folderPaths.get(chunk.folderId) ?? null, stale: stale.has(row.ref) });
+    if (row.moreInDocument) {
+      result.moreInDocument = row.moreInDocument.map((more) => {
+        const other = chunks.get(more.ref);
+        return { ref: more.ref, score: more.score, location: other ? locationOf(other) : null };
+      });
+    }
+    return [result];
   });
   return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, notices, coverage, rerank, results };
 }

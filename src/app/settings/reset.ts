@@ -63,6 +63,10 @@ export async function planReset({ paths, env }: ResetDependencies, options: Rese
     if (fs.existsSync(target)) items.push({ kind, target });
   };
   for (const suffix of SQLITE_SIDE_FILES) existing("database", `${paths.databasePath}${suffix}`);
+  // The approximate vector index beside the database (its sidecar and index files).
+  const databaseName = path.basename(paths.databasePath);
+  const beside = fs.existsSync(path.dirname(paths.databasePath)) ? fs.readdirSync(path.dirname(paths.databasePath)) : [];
+  for (const name of beside.filter((entry) => entry.startsWith(`${databaseName}.usearch`)).sort()) existing("database", path.join(path.dirname(paths.databasePath), name));
   for (const suffix of SQLITE_SIDE_FILES) existing("chat-history", `${paths.chatDatabasePath}${suffix}`);
   existing("config", paths.configPath);
   existing("folder-list", folderRegistryPath(paths.dataDir));

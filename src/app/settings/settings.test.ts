@@ -50,7 +50,7 @@ describe("one resolver for every setting: flag > environment > config file > def
     const rows = resolveSettings({ file: new Map(), env: {} });
     expect(rows.map((row) => row.key)).toEqual(SETTINGS.map((setting) => setting.key));
     const config = settingsToConfig(rows);
-    expect(config.search).toEqual({ fusion: "weighted", minScore: 0.1, limit: 10, vectorWeight: 0.7, keywordWeight: 0.3 });
+    expect(config.search).toEqual({ fusion: "weighted", minScore: 0.1, limit: 10, vectorWeight: 0.7, keywordWeight: 0.3, perDocument: 1, rerank: "off", rerankModel: "bge-reranker-base", rerankDtype: "q8", rerankCandidates: 20, rerankBudgetMs: 2000, rerankWeight: 0.7 });
     expect(config.generation.models).toMatchObject({ ollama: "llama3.2" });
     expect(config.embedding.pooling).toBeUndefined();
   });

@@ -76,6 +76,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
   { key: "search.limit", kind: { type: "integer", min: 1, max: 1000 }, default: 10, flag: "--limit", description: "results per search" },
   { key: "search.vectorWeight", kind: FRACTION, default: DEFAULT_VECTOR_WEIGHT, description: "weighted fusion: share of the vector score" },
   { key: "search.keywordWeight", kind: FRACTION, default: DEFAULT_KEYWORD_WEIGHT, description: "weighted fusion: share of the keyword score" },
+  { key: "search.perDocument", kind: { type: "integer", min: 0, max: 100 }, default: 1, flag: "--per-document", description: "chunks shown per document (the rest fold into its first result); 0 lists every chunk" },
   { key: "search.rerank", kind: { type: "enum", values: ["off", "on"] }, default: "off", flag: "--rerank", description: "re-score the top results with a cross-encoder (downloaded once, with consent)" },
   { key: "search.rerankModel", kind: TEXT, default: DEFAULT_RERANK_MODEL, description: "the cross-encoder: catalog name, hub id or a local model directory" },
   { key: "search.rerankDtype", kind: { type: "enum", values: ["fp32", "q8"] }, default: "q8", description: "the cross-encoder's weights: q8 (quantized, smaller and faster) or fp32" },
@@ -270,6 +271,7 @@ export interface ChunkpadConfig {
     limit: number;
     vectorWeight: number;
     keywordWeight: number;
+    perDocument: number;
     rerank: "off" | "on";
     rerankModel: string;
     rerankDtype: "fp32" | "q8";

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { toSearchJson, type SearchReport } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { explainLine, formatRelevance, formatResultNumber, formatResultPlace } from "../shared/render.js";
-import { printJson } from "../shared/io.js";
+import { parseIntegerOption, printJson } from "../shared/io.js";
 import { createDownloadDisplay, rerankConsentFor } from "../shared/model-download.js";
 import { addSearchOptions, searchOptionsOf, type SearchFlags } from "../shared/search-options.js";
 
@@ -16,11 +16,13 @@ export function registerSearchCommand(program: Command, context: CliContext): vo
     .option("--explain", "show each stage's raw numbers (distance, bm25, ranks)")
     .option("--json", "print every field as JSON on stdout")
     .option("--yes", "agree to download the rerank model if --rerank needs it")
-    .action(async (words: string[], flags: SearchFlags & { explain?: boolean; json?: boolean; yes?: boolean }) => {
+    .option("--per-document <n>", "chunks listed per document; its other matches fold into its first (default from the config: 1; 0 lists every chunk)", parseIntegerOption("--per-document"))
+    .action(async (words: string[], flags: SearchFlags & { explain?: boolean; json?: boolean; yes?: boolean; perDocument?: number }) => {
       const query = words.join(" ");
       const download = createDownloadDisplay(context.io, () => "the rerank model");
       const report = await context.chunkpad().search(query, {
         ...searchOptionsOf(flags),
+        ...(flags.perDocument === undefined ? {} : { perDocument: flags.perDocument }),
         rerankConsent: rerankConsentFor(context.io, flags.yes === true),
         onRerankModelStatus: (status) => {
           if (status.state === "downloading") download(status);
@@ -49,6 +51,11 @@ export function formatSearchReport(report: SearchReport, explain: boolean): stri
     lines.push(`${formatResultNumber(index, width)} ${formatRelevance(result)}  ${formatResultPlace(result)}${pinned}  ${result.ref}`);
     const indent = " ".repeat(width + 2);
     lines.push(`${indent}${result.snippet}`);
+    if (result.moreInDocument && result.moreInDocument.length > 0) {
+      const places = result.moreInDocument.slice(0, 4).map((more) => more.location ?? `#${more.ref.slice(more.ref.lastIndexOf("#") + 1)}`);
+      const rest = result.moreInDocument.length > 4 ? ", …" : "";
+      lines.push(`${indent}+ ${result.moreInDocument.length} more in this document (${places.join(", ")}${rest}); --per-document 0 lists them`);
+    }
     if (explain) lines.push(`${indent}${explainLine(result)}`);
     lines.push("");
   });

@@ -23,6 +23,7 @@ import type { SourceStore } from "./sources.js";
 import { createSourceStore } from "./sources.js";
 import type { VectorStore } from "./vectors.js";
 import { createVectorStore } from "./vectors.js";
+import { createAnnIndex, type AnnIndex } from "./ann.js";
 
 export interface OpenSqliteMainStoreOptions {
   /** Path of chunkpad.db (or ":memory:"); parent folders are created. */
@@ -34,7 +35,12 @@ export interface OpenSqliteMainStoreOptions {
   busyTimeoutMs?: number;
   /** Clock for timestamps. */
   now?: () => Date;
+  /** Vectors from which vector search uses the approximate index (default 10,000; below it brute force is fast). */
+  annThreshold?: number;
 }
+
+/** Below this many vectors exact search takes about 10 ms on a laptop core: no index needed. */
+export const DEFAULT_ANN_THRESHOLD = 10_000;
 
 /** The main database: folders, sources, documents, chunks, keyword index, review state, vectors. */
 export interface SqliteMainStore
@@ -42,6 +48,8 @@ export interface SqliteMainStore
   readonly path: string;
   /** Migrations applied when this store was opened. */
   readonly migration: MigrationResult;
+  /** The approximate vector index: vectors loaded in this process (0: none loaded), and why it cannot be used at all. */
+  vectorIndexInfo(): { loaded: number; threshold: number; unavailableReason: string | null };
   close(): void;
 }
 
@@ -51,13 +59,15 @@ export function openSqliteMainStore({
   vectorLoader,
   busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
   now = () => new Date(),
+  annThreshold = DEFAULT_ANN_THRESHOLD,
 }: OpenSqliteMainStoreOptions): SqliteMainStore {
   const db = openDatabase({ path, busyTimeoutMs });
   try {
     const support = loadVectorSupport(db, loadVectorExtension, vectorLoader);
     const migration = runMigrations(db, MAIN_MIGRATIONS, "main");
     enableFtsSecureDelete(db, FTS_TABLE);
-    return composeMainStore(db, { path, migration, now, vectors: createVectorStore(db, support, now) });
+    const ann = support.available ? createAnnIndex({ db, databasePath: path === ":memory:" ? null : path, threshold: annThreshold }) : null;
+    return composeMainStore(db, { path, migration, now, ann, vectors: createVectorStore(db, support, now, ann) });
   } catch (error) {
     db.close();
     throw toChunkpadError(error, path);
@@ -68,7 +78,7 @@ const FTS_TABLE = "chunks_fts";
 
 function composeMainStore(
   db: SqliteDatabase,
-  { path, migration, now, vectors }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore },
+  { path, migration, now, vectors, ann }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore; ann: AnnIndex | null },
 ): SqliteMainStore {
   const { removeVectorRows, renameVectorRows, ...vectorApi } = vectors;
   const dependencies = { db, now, removeVectorRows, renameVectorRows };
@@ -97,6 +107,8 @@ function composeMainStore(
     removeFolder(id) {
       const removed = withoutFtsSecureDelete(db, FTS_TABLE, () => folders.removeFolder(id));
       if (removed) purge();
+      // The index file held the folder's vectors: it goes, and the next search rebuilds it from what is left.
+      if (removed) ann?.discard();
       return removed;
     },
     deleteDocument(folderId, relativePath) {
@@ -106,8 +118,10 @@ function composeMainStore(
     },
     path,
     migration,
+    vectorIndexInfo: () => ({ loaded: ann?.loadedSize() ?? 0, threshold: ann?.threshold ?? Infinity, unavailableReason: ann?.unavailableReason ?? null }),
     close() {
       if (purgePending) purge();
+      ann?.persist();
       if (db.open) db.close();
     },
   };

@@ -132,7 +132,7 @@ describe("opening the real databases", () => {
     `);
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
-    expect(store.migration.applied).toEqual([3]);
+    expect(store.migration.applied).toEqual([3, 4]);
     expect(store.keywordSearch('"北京"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:zh.md#1"]);
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
     store.close();

@@ -229,6 +229,21 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: "a log of vector changes for the approximate index beside the database (ann.ts)",
+    up(db) {
+      // Written in the same transaction as each vector change while an index file exists; the
+      // index replays what it has not seen, so the SQLite rows stay the truth after any crash.
+      db.exec(`
+        CREATE TABLE ann_log (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          chunk_id INTEGER NOT NULL,
+          op TEXT NOT NULL CHECK (op IN ('add', 'remove', 'reset'))
+        );
+      `);
+    },
+  },
 ];
 
 /** The chat database (chunkpad_chat.db). */

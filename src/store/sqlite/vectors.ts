@@ -6,6 +6,7 @@ import type { ChunkRow } from "./chunk-rows.js";
 import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
+import type { AnnIndex } from "./ann.js";
 import type { ChunkRecord, EmbedCoverage, EmbedStateRow, SearchScope, StoredVector, UpsertVectorsResult, VectorInput } from "../contract.js";
 
 /** FTS5 expressions a vector hit must satisfy (compiled from the query's phrases and -words). */
@@ -30,6 +31,10 @@ export interface VectorHit {
   /** True when the chunk's text changed after its vector was made. */
   stale: boolean;
 }
+
+/** Candidates asked of the approximate index at first, and at most (it is asked 4× more each round). */
+const ANN_MIN_CANDIDATES = 64;
+const ANN_MAX_CANDIDATES = 16_384;
 
 /** sqlite-vec's largest k for one KNN query. */
 const MAX_KNN_K = 4096;
@@ -73,9 +78,10 @@ interface EmbedStateDatabaseRow {
   fingerprint: string | null;
 }
 
-export function createVectorStore(db: SqliteDatabase, support: VectorSupport, now: () => Date): VectorStore {
+export function createVectorStore(db: SqliteDatabase, support: VectorSupport, now: () => Date, ann: AnnIndex | null = null): VectorStore {
   const tableSql = db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'vec_chunks'").pluck();
-  const chunkPlace = db.prepare<[string], { folder_id: string; document_id: string }>("SELECT folder_id, document_id FROM chunks WHERE ref = ?");
+  const chunkPlace = db.prepare<[string], { id: number; folder_id: string; document_id: string }>("SELECT id, folder_id, document_id FROM chunks WHERE ref = ?");
+  const chunkId = db.prepare<[string], number>("SELECT id FROM chunks WHERE ref = ?").pluck();
   const recordEmbed = db.prepare(`
     INSERT INTO embedded_chunk_refs (chunk_ref, content_hash, fingerprint, embedded_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (chunk_ref) DO UPDATE SET content_hash = excluded.content_hash, fingerprint = excluded.fingerprint, embedded_at = excluded.embedded_at`);
@@ -114,6 +120,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         );
         // No vectors exist, so no chunk counts as embedded (the table may have been dropped by hand).
         db.exec("DELETE FROM embedded_chunk_refs");
+        ann?.logReset();
       } else {
         // Vectors of chunks deleted while sqlite-vec was unavailable.
         db.exec("DELETE FROM vec_chunks WHERE chunk_ref NOT IN (SELECT chunk_ref FROM embedded_chunk_refs)");
@@ -124,7 +131,13 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
   function removeVectorRows(refs: readonly string[]): void {
     if (!support.available || refs.length === 0 || vectorDimensions() === null) return;
     const remove = db.prepare("DELETE FROM vec_chunks WHERE chunk_ref = ?");
-    for (const ref of refs) remove.run(ref);
+    const removed: number[] = [];
+    for (const ref of refs) {
+      if (remove.run(ref).changes === 0) continue;
+      const id = chunkId.get(ref);
+      if (id !== undefined) removed.push(id);
+    }
+    ann?.logRemove(removed);
   }
 
   function renameVectorRows(renames: readonly { from: string; to: string }[], documentId: string): void {
@@ -177,6 +190,50 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.embed_hash }));
   }
 
+  /**
+   * Through the approximate index: its nearest candidates, filtered like the exact path (review
+   * state, folders, documents); more candidates while too few pass the filters. Null when the
+   * exact path should answer (few vectors in the scope, no index, or a filter so narrow that the
+   * index keeps missing).
+   */
+  function annSearch(embedding: Float32Array, dimensions: number, k: number, scope: SearchScope): VectorHit[] | null {
+    if (ann === null) return null;
+    if ((scope.folderIds !== undefined || scope.documentIds !== undefined) && embedCoverageOf(scope).embedded < ann.threshold) return null;
+    const filter = scopeConditions(scope);
+    const fetch = db.prepare<unknown[], ChunkRow & { id: number; embed_hash: string; embedded_hash: string | null }>(`
+      SELECT ${CHUNK_COLUMNS}, c.id AS id, c.embed_hash AS embed_hash, e.content_hash AS embedded_hash
+      FROM chunks c
+      JOIN documents d ON d.id = c.document_id
+      LEFT JOIN chunk_reviews r ON r.ref = c.ref
+      LEFT JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
+      WHERE c.id IN (SELECT value FROM json_each(?)) AND COALESCE(r.included, 1) = 1 ${filter.sql}`);
+    for (let want = Math.max(k * 4, ANN_MIN_CANDIDATES); want <= ANN_MAX_CANDIDATES; want *= 4) {
+      const candidates = ann.candidates(embedding, dimensions, want);
+      if (candidates === null) return null;
+      const rows = new Map(fetch.all(JSON.stringify(candidates.map((candidate) => candidate.id)), ...filter.parameters).map((row) => [row.id, row]));
+      const hits: VectorHit[] = [];
+      for (const candidate of candidates) {
+        const row = rows.get(candidate.id);
+        if (row) hits.push({ chunk: toChunkRecord(row), distance: candidate.distance, stale: row.embedded_hash !== row.embed_hash });
+        if (hits.length === k) break;
+      }
+      if (hits.length >= k || candidates.length < want) return hits;
+    }
+    return null;
+  }
+
+  function embedCoverageOf(scope: SearchScope): EmbedCoverage {
+    const filter = scopeConditions(scope);
+    const row = db
+      .prepare<unknown[], { chunks: number; embedded: number | null }>(
+        `SELECT COUNT(*) AS chunks, SUM(EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref)) AS embedded
+         FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref
+         WHERE COALESCE(r.included, 1) = 1 ${filter.sql}`,
+      )
+      .get(...filter.parameters);
+    return { chunks: row?.chunks ?? 0, embedded: row?.embedded ?? 0 };
+  }
+
   return {
     vectorAvailable: support.available,
     vectorUnavailableReason: support.reason,
@@ -214,6 +271,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         const remove = db.prepare("DELETE FROM vec_chunks WHERE chunk_ref = ?");
         const insert = db.prepare("INSERT INTO vec_chunks (chunk_ref, embedding, folder_id, document_id) VALUES (?, ?, ?, ?)");
         const timestamp = now().toISOString();
+        const added: number[] = [];
         for (const vector of vectors) {
           const place = chunkPlace.get(vector.ref);
           if (!place) {
@@ -223,8 +281,10 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
           remove.run(vector.ref);
           insert.run(vector.ref, toBlob(vector.embedding), place.folder_id, place.document_id);
           recordEmbed.run(vector.ref, vector.embedHash, fingerprint, timestamp);
+          added.push(place.id);
           result.written += 1;
         }
+        ann?.logAdd(added);
         return result;
       });
     },
@@ -245,6 +305,8 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       if (dimensions === null || k <= 0) return [];
       if (embedding.length !== dimensions) throw mismatch(dimensions, embedding.length);
       if (text?.required || text?.excluded) return constrainedSearch(embedding, k, scope, text);
+      const approximate = annSearch(embedding, dimensions, Math.floor(k), scope);
+      if (approximate !== null) return approximate;
       // Excluded chunks may still have vectors until the next embed; fetch enough to skip them.
       const excluded = scopeConditions(scope);
       const excludedCount = db
@@ -275,17 +337,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.embed_hash }));
     },
 
-    embedCoverage(scope = {}) {
-      const filter = scopeConditions(scope);
-      const row = db
-        .prepare<unknown[], { chunks: number; embedded: number | null }>(
-          `SELECT COUNT(*) AS chunks, SUM(EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref)) AS embedded
-           FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref
-           WHERE COALESCE(r.included, 1) = 1 ${filter.sql}`,
-        )
-        .get(...filter.parameters);
-      return { chunks: row?.chunks ?? 0, embedded: row?.embedded ?? 0 };
-    },
+    embedCoverage: (scope = {}) => embedCoverageOf(scope),
 
     embedState(folderId) {
       const sql = `
@@ -313,6 +365,8 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         db.exec("DROP TABLE IF EXISTS vec_chunks");
         db.exec("DELETE FROM embedded_chunk_refs");
       });
+      // Vectors of a model no longer used leave no copy behind.
+      ann?.discard();
     },
 
     vectorCount() {

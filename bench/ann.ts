@@ -1,0 +1,114 @@
+/**
+ * Vector search at scale (issue 12): the store's vectorSearch through the approximate index
+ * (usearch HNSW, int8, candidates re-scored exactly) next to exact search (sqlite-vec brute
+ * force, the same store opened with the index off), on clustered synthetic vectors: a mixture
+ * of 2,000 Gaussian centres on the unit sphere, each vector a centre plus noise (random unit
+ * vectors would be the worst case of any graph index and say nothing about real text).
+ * Prints per size and dimension: recall@10 against exact, latency p50/p95 of both, the time the
+ * first search took to build the index, the index file's size and the process's memory.
+ *
+ *   npx tsx bench/ann.ts [sizes] [dims] [queries]     e.g. 100000,1000000 384,768 200
+ * Targets: recall@10 ≥ 0.98; p50 ≤ 10 ms at 100k, ≤ 30 ms at 1M.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openSqliteMainStore, type SqliteMainStore } from "../src/store/sqlite/main-store.js";
+import { embedTextHash } from "../src/core/chunk-ref.js";
+
+const sizes = (process.argv[2] ?? "100000").split(",").map(Number);
+const dimensionsList = (process.argv[3] ?? "384").split(",").map(Number);
+const QUERIES = Number(process.argv[4] ?? 200);
+const CENTRES = 2000;
+const NOISE = 0.8;
+const CHUNKS_PER_DOCUMENT = 100;
+
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+}
+
+function sampler(dimensions: number, seed: number): () => Float32Array {
+  const next = random(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(next() || 1e-12)) * Math.cos(2 * Math.PI * next());
+  const normalize = (values: Float32Array) => {
+    let length = 0;
+    for (const value of values) length += value * value;
+    length = Math.sqrt(length);
+    for (let index = 0; index < values.length; index++) values[index] = (values[index] as number) / length;
+    return values;
+  };
+  const centres = Array.from({ length: CENTRES }, () => normalize(Float32Array.from({ length: dimensions }, gauss)));
+  return () => {
+    const centre = centres[Math.floor(next() * CENTRES)] as Float32Array;
+    return normalize(Float32Array.from(centre, (value) => value + (NOISE * gauss()) / Math.sqrt(dimensions)));
+  };
+}
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] as number;
+
+async function fill(store: SqliteMainStore, size: number, dimensions: number, draw: () => Float32Array): Promise<number> {
+  const started = performance.now();
+  const folderId = store.upsertFolder("/bench", "/bench/_chunks").id;
+  store.ensureVectorTable(dimensions);
+  for (let first = 0; first < size; first += CHUNKS_PER_DOCUMENT) {
+    const count = Math.min(CHUNKS_PER_DOCUMENT, size - first);
+    const relativePath = `doc-${first / CHUNKS_PER_DOCUMENT}.md`;
+    store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: Array.from({ length: count }, (_, index) => ({ content: `chunk ${first + index}`, meta: {} })) });
+    const chunks = store.listChunks({ folderId, relativePath });
+    store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: draw() })), "bench");
+  }
+  return (performance.now() - started) / 1000;
+}
+
+async function main(): Promise<void> {
+  console.log(`clustered vectors: ${CENTRES} centres, noise ${NOISE}; ${QUERIES} queries; ${os.cpus().length} cores`);
+  console.log("size       dims  recall@10  ann p50/p95 ms   exact p50/p95 ms   first search (build) s  index MB  rss MB  fill s");
+  for (const dimensions of dimensionsList) {
+    for (const size of sizes) {
+      const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-ann-bench-"));
+      const file = path.join(directory, "chunkpad.db");
+      const draw = sampler(dimensions, 42);
+      const writer = openSqliteMainStore({ path: file, annThreshold: Number.POSITIVE_INFINITY });
+      const fillSeconds = await fill(writer, size, dimensions, draw);
+      writer.close();
+      const queries = Array.from({ length: QUERIES }, draw);
+
+      const ann = openSqliteMainStore({ path: file });
+      let started = performance.now();
+      ann.vectorSearch(queries[0] as Float32Array, { k: 10 });
+      const buildSeconds = (performance.now() - started) / 1000;
+      const annTimes: number[] = [];
+      const annHits: string[][] = [];
+      for (const query of queries) {
+        started = performance.now();
+        annHits.push(ann.vectorSearch(query, { k: 10 }).map((hit) => hit.chunk.ref));
+        annTimes.push(performance.now() - started);
+      }
+      ann.close();
+      const indexBytes = fs.readdirSync(directory).filter((name) => name.includes(".usearch-")).reduce((sum, name) => sum + fs.statSync(path.join(directory, name)).size, 0);
+      const rss = process.memoryUsage().rss / 1e6;
+
+      const exact = openSqliteMainStore({ path: file, annThreshold: Number.POSITIVE_INFINITY });
+      const exactTimes: number[] = [];
+      let same = 0;
+      const exactQueries = Math.min(QUERIES, size >= 1_000_000 ? 30 : QUERIES);
+      for (const [index, query] of queries.slice(0, exactQueries).entries()) {
+        started = performance.now();
+        const truth = new Set(exact.vectorSearch(query, { k: 10 }).map((hit) => hit.chunk.ref));
+        exactTimes.push(performance.now() - started);
+        same += (annHits[index] as string[]).filter((ref) => truth.has(ref)).length;
+      }
+      exact.close();
+      console.log(
+        `${String(size).padEnd(10)} ${String(dimensions).padEnd(5)} ${(same / (exactQueries * 10)).toFixed(3).padEnd(10)} ` +
+          `${percentile(annTimes, 0.5).toFixed(1)} / ${percentile(annTimes, 0.95).toFixed(1)}`.padEnd(17) +
+          `${percentile(exactTimes, 0.5).toFixed(0)} / ${percentile(exactTimes, 0.95).toFixed(0)}`.padEnd(19) +
+          `${buildSeconds.toFixed(1)}`.padEnd(24) + `${(indexBytes / 1e6).toFixed(0)}`.padEnd(10) + `${rss.toFixed(0)}`.padEnd(8) + fillSeconds.toFixed(0),
+      );
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  }
+}
+
+await main();

@@ -1,0 +1,198 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { embedTextHash } from "../../core/chunk-ref.js";
+import type { SqliteMainStore, OpenSqliteMainStoreOptions } from "./main-store.js";
+import { openSqliteMainStore } from "./main-store.js";
+
+/**
+ * The approximate index as search sees it: the same hits as exact search on vectors with
+ * structure, after incremental changes, after a crash between commit and save, with a missing
+ * or damaged file, and under every filter. Threshold 100, so a few hundred vectors use it.
+ */
+
+const DIMENSIONS = 16;
+const THRESHOLD = 100;
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+function databaseFile(): string {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-ann-"));
+  cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }));
+  return path.join(directory, "chunkpad.db");
+}
+
+function open(file: string, options: Partial<OpenSqliteMainStoreOptions> = {}): SqliteMainStore {
+  const store = openSqliteMainStore({ path: file, annThreshold: THRESHOLD, ...options });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+/** Deterministic clustered unit vectors: a few centres, each point a centre plus noise. */
+function clustered(count: number, seed: number): Float32Array[] {
+  let state = seed >>> 0;
+  const random = () => ((state = (state * 1664525 + 1013904223) >>> 0) / 4294967296);
+  const gauss = () => Math.sqrt(-2 * Math.log(random() || 1e-9)) * Math.cos(2 * Math.PI * random());
+  const normalize = (values: Float32Array) => {
+    const length = Math.hypot(...values);
+    return values.map((value) => value / length);
+  };
+  const centres = Array.from({ length: 12 }, () => normalize(Float32Array.from({ length: DIMENSIONS }, gauss)));
+  return Array.from({ length: count }, () => {
+    const centre = centres[Math.floor(random() * centres.length)] as Float32Array;
+    return normalize(centre.map((value) => value + 0.5 * gauss() / Math.sqrt(DIMENSIONS)));
+  });
+}
+
+/** Folders "/a" (documents a0..a9) and "/b" (b0..b9), 20 chunks each; every chunk embedded. */
+function seed(store: SqliteMainStore, vectors: Float32Array[]) {
+  const folders = ["/a", "/b"].map((root) => store.upsertFolder(root, `${root}/_chunks`).id);
+  let next = 0;
+  for (const [index, folderId] of folders.entries()) {
+    for (let document = 0; document < 10; document++) {
+      store.syncDocument({
+        folderId, relativePath: `${"ab"[index]}${document}.md`, title: `doc ${index}-${document}`, documentType: "md", fileSize: 1, pageCount: null,
+        chunks: Array.from({ length: 20 }, (_, chunk) => ({ content: `chunk ${index} ${document} ${chunk}`, meta: {} })),
+      });
+    }
+  }
+  const chunks = store.listChunks();
+  store.ensureVectorTable(DIMENSIONS);
+  store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[next++] as Float32Array })), "model");
+  return { folders, chunks };
+}
+
+const refs = (store: SqliteMainStore, query: Float32Array, options: Record<string, unknown> = {}) => store.vectorSearch(query, { k: 10, ...options }).map((hit) => hit.chunk.ref);
+
+/** The approximate top 10 shares at least 9 with the exact one (the graph is built on several threads, so ties may differ). */
+function expectNearlySame(found: string[], exact: string[]): void {
+  expect(found).toHaveLength(exact.length);
+  expect(found.filter((ref) => exact.includes(ref)).length).toBeGreaterThanOrEqual(exact.length - 1);
+}
+
+describe("the approximate vector index", () => {
+  const vectors = clustered(400, 7);
+  const queries = clustered(20, 99);
+
+  it("finds what exact search finds, and is used above the threshold", () => {
+    const file = databaseFile();
+    const store = open(file);
+    seed(store, vectors);
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    let same = 0;
+    for (const query of queries) {
+      const truth = new Set(refs(exact, query));
+      same += refs(store, query).filter((ref) => truth.has(ref)).length;
+    }
+    expect(same / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+    expect(store.vectorIndexInfo().loaded).toBe(400);
+    expect(exact.vectorIndexInfo().loaded).toBe(0);
+    // The index keeps float16 vectors: its distances agree with exact ones to about 1e-3.
+    const [hit] = store.vectorSearch(queries[0] as Float32Array, { k: 1 });
+    const [truthHit] = exact.vectorSearch(queries[0] as Float32Array, { k: 1 });
+    expect(Math.abs((hit?.distance ?? 0) - (truthHit?.distance ?? 1))).toBeLessThan(2e-3);
+  });
+
+  it("applies the same filters as exact search: folders, documents, excluded chunks", () => {
+    const file = databaseFile();
+    const store = open(file);
+    const { folders, chunks } = seed(store, vectors);
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    const query = queries[3] as Float32Array;
+    const nearest = refs(exact, query);
+    store.setIncluded(nearest.slice(0, 3), false);
+    expectNearlySame(refs(store, query), refs(exact, query));
+    expect(refs(store, query).some((ref) => nearest.slice(0, 3).includes(ref))).toBe(false);
+    const inFolder = refs(store, query, { folderIds: [folders[1]] });
+    expectNearlySame(inFolder, refs(exact, query, { folderIds: [folders[1]] }));
+    expect(inFolder.every((ref) => ref.startsWith(`${folders[1]}:`))).toBe(true);
+    // One document's 20 chunks: fewer than the threshold, answered exactly.
+    const documentId = chunks[25]?.documentId;
+    expect(refs(store, query, { documentIds: [documentId] })).toEqual(refs(exact, query, { documentIds: [documentId] }));
+  });
+
+  it("follows changes made by other processes, and after a crash before the index was saved", () => {
+    const file = databaseFile();
+    const first = open(file);
+    const { chunks } = seed(first, vectors);
+    first.close();
+    expect(fs.readdirSync(path.dirname(file)).some((name) => name.includes(".usearch-"))).toBe(true);
+
+    // Another process changes vectors and "crashes": it never closes, so the index file is behind.
+    const writer = openSqliteMainStore({ path: file, annThreshold: THRESHOLD });
+    const target = queries[5] as Float32Array;
+    const moved = chunks[10] as (typeof chunks)[number];
+    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: target }], "model");
+    const gone = chunks[11] as (typeof chunks)[number];
+    writer.deleteVectors([gone.ref]);
+
+    const reader = open(file);
+    const found = refs(reader, target);
+    expect(found[0]).toBe(moved.ref);
+    expect(refs(reader, vectors[11] as Float32Array)).not.toContain(gone.ref);
+    reader.close();
+    writer.close();
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    const again = open(file);
+    let same = 0;
+    for (const query of queries) {
+      const truth = new Set(refs(exact, query));
+      same += refs(again, query).filter((ref) => truth.has(ref)).length;
+    }
+    expect(same / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it("rebuilds from the rows when the index file is missing or damaged", () => {
+    const file = databaseFile();
+    const store = open(file);
+    seed(store, vectors);
+    store.close();
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    const indexFile = () => path.join(path.dirname(file), fs.readdirSync(path.dirname(file)).find((name) => name.includes(".usearch-")) as string);
+
+    fs.writeFileSync(indexFile(), "not an index");
+    const damaged = open(file);
+    expectNearlySame(refs(damaged, queries[1] as Float32Array), refs(exact, queries[1] as Float32Array));
+    expect(damaged.vectorIndexInfo().loaded).toBe(400);
+    damaged.close();
+
+    fs.rmSync(indexFile());
+    const missing = open(file);
+    expectNearlySame(refs(missing, queries[2] as Float32Array), refs(exact, queries[2] as Float32Array));
+  });
+
+  it("leaves no index file behind when a folder is removed or the vectors are dropped", () => {
+    const file = databaseFile();
+    const store = open(file);
+    const { folders } = seed(store, vectors);
+    store.close();
+    const reopened = open(file);
+    const indexFiles = () => fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".usearch"));
+    expect(indexFiles().length).toBeGreaterThan(0);
+    reopened.removeFolder(folders[0] as string);
+    expect(indexFiles()).toEqual([]);
+    // The rest is found again, exactly (200 vectors, above the threshold: rebuilt).
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    const left = refs(reopened, queries[4] as Float32Array);
+    expectNearlySame(left, refs(exact, queries[4] as Float32Array));
+    expect(left.every((ref) => ref.startsWith(`${folders[1]}:`))).toBe(true);
+    expect(reopened.vectorIndexInfo().loaded).toBe(200);
+    reopened.close();
+    const last = open(file);
+    last.dropAllVectors();
+    expect(indexFiles()).toEqual([]);
+  });
+
+  it("stays exact below the threshold", () => {
+    const file = databaseFile();
+    const store = open(file, { annThreshold: 10_000 });
+    seed(store, vectors);
+    expect(refs(store, queries[0] as Float32Array)).toHaveLength(10);
+    expect(store.vectorIndexInfo().loaded).toBe(0);
+    store.close();
+    expect(fs.readdirSync(path.dirname(file)).some((name) => name.includes(".usearch"))).toBe(false);
+  });
+});

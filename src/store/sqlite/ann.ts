@@ -1,0 +1,293 @@
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { SqliteDatabase } from "./database.js";
+import { writeTransaction } from "./database.js";
+
+/**
+ * The approximate nearest-neighbour index beside the database: an HNSW graph (usearch) over
+ * the vectors in vec_chunks, keyed by chunk row id, in `{db}.usearch-<id>` files named by a
+ * small sidecar (`{db}.usearch.json`). Used for vector search once there are `threshold`
+ * vectors (brute force is already fast below that).
+ *
+ * SQLite stays the truth. While an index file exists, every vector change also writes a row to
+ * `ann_log` in the same transaction; an index knows the last log row it has applied and replays
+ * the rest (add = remove then add, so a replay twice is harmless) before it answers. A crash
+ * anywhere leaves an index that is at worst behind, never wrong; a missing, damaged or foreign
+ * file is rebuilt from the rows. Vectors are stored as float16 in the graph (half the memory of
+ * float32; distances within about 1e-3 of exact); re-scoring candidates from SQLite instead cost
+ * more than the whole graph search (sqlite-vec point lookups, bench/ann.ts).
+ */
+
+interface UsearchIndex {
+  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
+  remove(keys: BigUint64Array): unknown;
+  search(vector: Float32Array, k: number, threads: number): { keys: BigUint64Array; distances: Float32Array };
+  size(): number;
+  save(path: string): void;
+  load(path: string): void;
+}
+
+interface UsearchModule {
+  Index: new (config: { metric: string; dimensions: number; quantization: string; connectivity: number; expansion_add: number; expansion_search: number; multi: boolean }) => UsearchIndex;
+}
+
+/** Graph settings measured in bench/ann.ts and docs/decisions/026 (recall@10 ≥ 0.99 on clustered vectors). */
+const CONNECTIVITY = 16;
+const EXPANSION_ADD = 64;
+const EXPANSION_SEARCH = 256;
+/** Log rows applied but not yet saved that make a process save the index when it closes. */
+const SAVE_AFTER_CHANGES = 1;
+
+interface Sidecar {
+  file: string;
+  appliedSeq: number;
+  dimensions: number;
+  /** The file's size and a hash of its first and last 64 KB: a damaged or swapped file is rebuilt, never loaded. */
+  bytes: number;
+  sample: string;
+}
+
+const SAMPLE_BYTES = 64 * 1024;
+
+/** Size and sampled hash of a file, cheap even for a large index. */
+function fingerprintFile(file: string): { bytes: number; sample: string } {
+  const handle = fs.openSync(file, "r");
+  try {
+    const bytes = fs.fstatSync(handle).size;
+    const hash = createHash("sha256");
+    const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, bytes));
+    fs.readSync(handle, buffer, 0, buffer.length, 0);
+    hash.update(buffer);
+    fs.readSync(handle, buffer, 0, buffer.length, Math.max(0, bytes - buffer.length));
+    hash.update(buffer);
+    return { bytes, sample: hash.digest("hex") };
+  } finally {
+    fs.closeSync(handle);
+  }
+}
+
+export interface AnnOptions {
+  db: SqliteDatabase;
+  /** The database file; null for an in-memory database (the index then lives in memory only). */
+  databasePath: string | null;
+  /** Vectors below which search stays exact. */
+  threshold: number;
+  /** Replaces `require("usearch")` (tests simulate a missing native module). */
+  load?: () => UsearchModule;
+}
+
+export interface AnnIndex {
+  /** Why the index cannot be used at all (usearch did not load), or null. */
+  readonly unavailableReason: string | null;
+  /** Candidate chunk ids nearest first with their cosine distances, or null when search should stay exact (few vectors, no usearch). */
+  candidates(embedding: Float32Array, dimensions: number, count: number): Array<{ id: number; distance: number }> | null;
+  /** Records vector changes (call inside the write transaction that makes them). */
+  logAdd(chunkIds: readonly number[]): void;
+  logRemove(chunkIds: readonly number[]): void;
+  logReset(): void;
+  /** Brings the index file up to date when this process changed vectors (at close). */
+  persist(): void;
+  /** Deletes the index files (a removed folder, reset): the next search rebuilds from the rows. */
+  discard(): void;
+  /** Vectors in the loaded index (0 when none is loaded). */
+  loadedSize(): number;
+  /** Vectors below which search stays exact. */
+  readonly threshold: number;
+}
+
+
+const ACTIVE_KEY = "ann.active";
+const PRUNED_KEY = "ann.prunedThrough";
+
+export function createAnnIndex(options: AnnOptions): AnnIndex {
+  const { db } = options;
+  let module: UsearchModule | null = null;
+  let unavailableReason: string | null = null;
+  try {
+    module = options.load ? options.load() : (createRequire(import.meta.url)("usearch") as UsearchModule);
+  } catch (error) {
+    unavailableReason = `the approximate vector index (usearch) could not be loaded (${error instanceof Error ? error.message : String(error)}); vector search stays exact`;
+  }
+  const sidecarPath = options.databasePath === null ? null : `${options.databasePath}.usearch.json`;
+  let index: UsearchIndex | null = null;
+  let indexDimensions = 0;
+  let appliedSeq = 0;
+  let unsavedChanges = 0;
+  let wroteVectors = false;
+
+  const meta = (key: string) => db.prepare<[string], string>("SELECT value FROM meta WHERE key = ?").pluck().get(key) ?? null;
+  const setMeta = (key: string, value: string) => db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+  const active = () => meta(ACTIVE_KEY) === "1";
+  const log = (chunkIds: readonly number[], op: "add" | "remove") => {
+    wroteVectors = true;
+    if (!active()) return;
+    const insert = db.prepare("INSERT INTO ann_log (chunk_id, op) VALUES (?, ?)");
+    for (const id of chunkIds) insert.run(id, op);
+  };
+
+  const newIndex = (dimensions: number): UsearchIndex =>
+    new (module as UsearchModule).Index({ metric: "cos", dimensions, quantization: "f16", connectivity: CONNECTIVITY, expansion_add: EXPANSION_ADD, expansion_search: EXPANSION_SEARCH, multi: false });
+
+  const readSidecar = (): Sidecar | null => {
+    if (sidecarPath === null) return null;
+    try {
+      const value = JSON.parse(fs.readFileSync(sidecarPath, "utf8")) as Partial<Sidecar>;
+      if (typeof value.file !== "string" || typeof value.appliedSeq !== "number" || typeof value.dimensions !== "number" || typeof value.bytes !== "number" || typeof value.sample !== "string") return null;
+      if (value.file.includes("/") || value.file.includes("\\")) return null;
+      return value as Sidecar;
+    } catch {
+      return null;
+    }
+  };
+
+  /** Every vector from the rows, read in one transaction together with the log position it matches. */
+  const rebuild = (dimensions: number) => {
+    const snapshot = writeTransaction(db, () => {
+      setMeta(ACTIVE_KEY, "1");
+      const seq = db.prepare<[], number | null>("SELECT MAX(seq) FROM ann_log").pluck().get() ?? 0;
+      const rows = db.prepare<[], { id: number; embedding: Buffer }>("SELECT c.id AS id, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
+      return { seq, rows };
+    });
+    const fresh = newIndex(dimensions);
+    const keys = new BigUint64Array(snapshot.rows.length);
+    const vectors = new Float32Array(snapshot.rows.length * dimensions);
+    snapshot.rows.forEach((row, position) => {
+      keys[position] = BigInt(row.id);
+      vectors.set(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, dimensions), position * dimensions);
+    });
+    if (keys.length > 0) fresh.add(keys, vectors);
+    index = fresh;
+    indexDimensions = dimensions;
+    appliedSeq = snapshot.seq;
+    unsavedChanges = Math.max(1, snapshot.rows.length);
+  };
+
+  const loadFromFile = (dimensions: number): boolean => {
+    const sidecar = readSidecar();
+    if (sidecar === null || sidecarPath === null || sidecar.dimensions !== dimensions || !active()) return false;
+    if (sidecar.appliedSeq < Number(meta(PRUNED_KEY) ?? 0)) return false;
+    try {
+      const file = path.join(path.dirname(sidecarPath), sidecar.file);
+      const found = fingerprintFile(file);
+      if (found.bytes !== sidecar.bytes || found.sample !== sidecar.sample) return false;
+      const loaded = newIndex(dimensions);
+      loaded.load(file);
+      index = loaded;
+      indexDimensions = dimensions;
+      appliedSeq = sidecar.appliedSeq;
+      unsavedChanges = 0;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  /** Applies the log rows after appliedSeq; false when some were pruned before this index saw them. */
+  const replay = (): boolean => {
+    if (appliedSeq < Number(meta(PRUNED_KEY) ?? 0)) return false;
+    const rows = db.prepare<[number], { seq: number; chunk_id: number; op: string }>("SELECT seq, chunk_id, op FROM ann_log WHERE seq > ? ORDER BY seq").all(appliedSeq);
+    if (rows.length === 0) return true;
+    const vector = db.prepare<[number], Buffer>("SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.chunk_ref = c.ref WHERE c.id = ?").pluck();
+    for (const row of rows) {
+      const key = new BigUint64Array([BigInt(row.chunk_id)]);
+      if (row.op === "reset") {
+        index = newIndex(indexDimensions);
+      } else {
+        (index as UsearchIndex).remove(key);
+        // The row now, not at the time of the log entry: a later change is replayed too.
+        const blob = row.op === "add" ? vector.get(row.chunk_id) : undefined;
+        if (blob && blob.byteLength === indexDimensions * 4) (index as UsearchIndex).add(key, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+      }
+      appliedSeq = row.seq;
+      unsavedChanges += 1;
+    }
+    return true;
+  };
+
+  const upToDate = (dimensions: number) => {
+    if (index !== null && indexDimensions === dimensions && replay()) return;
+    index = null;
+    if (loadFromFile(dimensions) && replay()) return;
+    rebuild(dimensions);
+  };
+
+  const save = () => {
+    if (index === null || sidecarPath === null || unsavedChanges < SAVE_AFTER_CHANGES) return;
+    const directory = path.dirname(sidecarPath);
+    const previous = readSidecar();
+    const file = `${path.basename(options.databasePath as string)}.usearch-${randomBytes(6).toString("hex")}`;
+    index.save(path.join(directory, file));
+    const sidecar: Sidecar = { file, appliedSeq, dimensions: indexDimensions, ...fingerprintFile(path.join(directory, file)) };
+    const temporary = `${sidecarPath}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, JSON.stringify(sidecar), { mode: 0o600 });
+    fs.renameSync(temporary, sidecarPath);
+    fs.chmodSync(path.join(directory, file), 0o600);
+    if (previous && previous.file !== file) fs.rmSync(path.join(directory, previous.file), { force: true });
+    // Rows this file includes are no longer needed by anyone who can load it.
+    writeTransaction(db, () => {
+      db.prepare("DELETE FROM ann_log WHERE seq <= ?").run(appliedSeq);
+      if (appliedSeq > Number(meta(PRUNED_KEY) ?? 0)) setMeta(PRUNED_KEY, String(appliedSeq));
+    });
+    unsavedChanges = 0;
+  };
+
+  const vectorRows = () => db.prepare<[], number>("SELECT COUNT(*) FROM embedded_chunk_refs").pluck().get() ?? 0;
+
+  return {
+    unavailableReason,
+    threshold: options.threshold,
+    candidates(embedding, dimensions, count) {
+      if (module === null || vectorRows() < options.threshold) return null;
+      upToDate(dimensions);
+      const current = index as UsearchIndex;
+      const size = current.size();
+      if (size === 0) return [];
+      const found = current.search(embedding, Math.min(count, size), 1);
+      return Array.from(found.keys, (key, position) => ({ id: Number(key), distance: found.distances[position] as number }));
+    },
+    logAdd: (chunkIds) => log(chunkIds, "add"),
+    logRemove: (chunkIds) => log(chunkIds, "remove"),
+    logReset() {
+      wroteVectors = true;
+      if (active()) db.prepare("INSERT INTO ann_log (chunk_id, op) VALUES (0, 'reset')").run();
+    },
+    persist() {
+      if (module === null || sidecarPath === null || !db.open) return;
+      try {
+        if (index === null && !wroteVectors) return;
+        const dimensions = vectorDimensionsOf(db);
+        if (dimensions === null) return;
+        if (!active() && vectorRows() < options.threshold) return;
+        upToDate(dimensions);
+        save();
+      } catch {
+        // The index is a cache: a failure to write it costs the next search a rebuild, nothing more.
+      }
+    },
+    discard() {
+      index = null;
+      appliedSeq = 0;
+      unsavedChanges = 0;
+      writeTransaction(db, () => {
+        db.prepare("DELETE FROM meta WHERE key IN (?, ?)").run(ACTIVE_KEY, PRUNED_KEY);
+        db.exec("DELETE FROM ann_log");
+      });
+      if (sidecarPath === null) return;
+      const sidecar = readSidecar();
+      if (sidecar) fs.rmSync(path.join(path.dirname(sidecarPath), sidecar.file), { force: true });
+      fs.rmSync(sidecarPath, { force: true });
+      // Files of saves that lost a race, if any.
+      const prefix = `${path.basename(options.databasePath as string)}.usearch-`;
+      for (const name of fs.readdirSync(path.dirname(sidecarPath))) if (name.startsWith(prefix)) fs.rmSync(path.join(path.dirname(sidecarPath), name), { force: true });
+    },
+    loadedSize: () => index?.size() ?? 0,
+  };
+}
+
+function vectorDimensionsOf(db: SqliteDatabase): number | null {
+  const sql = db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'vec_chunks'").pluck().get();
+  const match = sql === undefined ? null : /embedding\s+float\[(\d+)\]/i.exec(sql);
+  return match?.[1] === undefined ? null : Number(match[1]);
+}
