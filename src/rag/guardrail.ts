@@ -4,7 +4,7 @@ import type { ScoredChunk } from "../core/types.js";
 export const REFUSAL_TEXT = "I don't know based on your documents.";
 
 /** Matches the config default (answer.minSimilarity). */
-export const DEFAULT_MIN_SIMILARITY = 0.25;
+export const DEFAULT_MIN_SIMILARITY = 0.3;
 
 export interface GuardrailOptions {
   /** The floor the best included chunk must reach, 0..1. */

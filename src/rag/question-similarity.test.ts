@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScoredChunk } from "../core/types.js";
-import { answerSimilarity, decideRefusal, keywordCoverage } from "./question-similarity.js";
+import { answerSimilarity, decideRefusal, keywordCoverage, rarity } from "./question-similarity.js";
 
 function scored(content: string, extra: Partial<ScoredChunk> = {}): ScoredChunk {
   return {
@@ -53,5 +53,27 @@ describe("decideRefusal", () => {
     const results = [scored("the warranty"), scored("penguins in antarctic winter survive", { isIncluded: false })];
     expect(decideRefusal("penguins survive antarctic winter warranty", results, "keyword", 0.25)).toMatchObject({ refuse: true, reason: "below-similarity-floor" });
     expect(decideRefusal("warranty", results, "keyword", 0.25)).toMatchObject({ refuse: false, bestSimilarity: 1 });
+  });
+});
+
+describe("rarity-weighted coverage", () => {
+  const chunk = (content: string): ScoredChunk => ({ chunk: { content } as ScoredChunk["chunk"], score: 1, isIncluded: true });
+
+  it("counts a rare word for more than common ones, so sharing only common words is not enough", () => {
+    const question = "when did the river flood the valley";
+    // Clauses: river, flood, valley ("when", "did", "the" are stop words); "river" and "valley" are everywhere, "flood" is rare.
+    const weights = [rarity(90, 100), rarity(2, 100), rarity(80, 100)];
+    const onlyCommon = chunk("The river runs through the valley.");
+    expect(keywordCoverage(question, onlyCommon.chunk.content)).toBeCloseTo(2 / 3, 5);
+    expect(keywordCoverage(question, onlyCommon.chunk.content, weights)).toBeLessThan(0.3);
+    expect(decideRefusal(question, [onlyCommon], "keyword", 0.3, { clauseWeights: weights })).toMatchObject({ refuse: true });
+    expect(decideRefusal(question, [chunk("The flood of 1927 covered everything.")], "keyword", 0.3, { clauseWeights: weights })).toMatchObject({ refuse: false });
+  });
+
+  it("keeps a separate floor for vector similarity", () => {
+    const near = { ...chunk("unrelated words"), distance: 0.45 };
+    expect(decideRefusal("penguins", [near], "vector", 0.3)).toMatchObject({ refuse: false });
+    expect(decideRefusal("penguins", [near], "vector", 0.3, { minVectorSimilarity: 0.6 })).toMatchObject({ refuse: true });
+    expect(decideRefusal("penguins", [near], "hybrid", 0.3, { minVectorSimilarity: 0.5 })).toMatchObject({ refuse: false });
   });
 });

@@ -55,24 +55,54 @@ function clauseMatches(clause: QueryClause, words: readonly string[]): boolean {
  * holds every word the question was searched by, 0 when it holds none (or the question has
  * no searchable word).
  */
-export function keywordCoverage(question: string, text: string): number {
+export function keywordCoverage(question: string, text: string, weights?: readonly number[]): number {
   const clauses = parseQuery(question).include;
   if (clauses.length === 0) return 0;
   const words = wordsOf(text);
-  const matched = clauses.filter((clause) => clauseMatches(clause, words)).length;
-  return matched / clauses.length;
+  // Each term counts by its rarity when weights are given (a common word proves little).
+  const weightOf = (index: number) => (weights === undefined ? 1 : Math.max(0, weights[index] ?? 1));
+  const total = clauses.reduce((sum, _, index) => sum + weightOf(index), 0);
+  if (total <= 0) return 0;
+  const matched = clauses.reduce((sum, clause, index) => sum + (clauseMatches(clause, words) ? weightOf(index) : 0), 0);
+  return matched / total;
 }
 
-/** The guardrail's measure for one search result (see the file comment). */
-export function answerSimilarity(question: string, result: ScoredChunk, mode: GuardrailSearchMode): number {
+/** The clauses keyword coverage weighs, in order: what `weights` must line up with. */
+export function coverageClauses(question: string): QueryClause[] {
+  return parseQuery(question).include;
+}
+
+/**
+ * How rare a term is among `total` chunks, `matching` of which contain it (BM25's idf,
+ * never negative): a word in every chunk weighs almost nothing, a word in one weighs most.
+ */
+export function rarity(matching: number, total: number): number {
+  return Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+}
+
+export interface RefusalOptions {
+  /** Per question clause (coverageClauses order): its rarity weight; absent = every term counts the same. */
+  clauseWeights?: readonly number[];
+  /** The floor for vector similarity; absent = the same floor as keyword coverage. */
+  minVectorSimilarity?: number;
+}
+
+/**
+ * The guardrail's measure for one search result (see the file comment), on the keyword floor's
+ * scale: a vector similarity is scaled by minSimilarity / minVectorSimilarity, so a chunk passes
+ * when its keyword coverage reaches the keyword floor or its vector similarity the vector floor.
+ */
+export function answerSimilarity(question: string, result: ScoredChunk, mode: GuardrailSearchMode, options: RefusalOptions & { minSimilarity?: number } = {}): number {
   if (result.pinned) return 1;
-  const vector = result.distance === undefined ? 0 : vectorSimilarity(result.distance);
+  const raw = result.distance === undefined ? 0 : vectorSimilarity(result.distance);
+  const floor = options.minSimilarity ?? 1;
+  const vector = options.minVectorSimilarity === undefined || options.minVectorSimilarity <= 0 ? raw : (raw * floor) / options.minVectorSimilarity;
   if (mode === "vector") return vector;
-  const keyword = keywordCoverage(question, result.chunk.content);
+  const keyword = keywordCoverage(question, result.chunk.content, options.clauseWeights);
   return mode === "keyword" ? keyword : Math.max(vector, keyword);
 }
 
 /** shouldRefuse with the measure above, for a search that ran in `mode`. */
-export function decideRefusal(question: string, results: readonly ScoredChunk[], mode: GuardrailSearchMode, minSimilarity: number): GuardrailDecision {
-  return shouldRefuse(results, { minSimilarity, similarityOf: (result) => answerSimilarity(question, result, mode) });
+export function decideRefusal(question: string, results: readonly ScoredChunk[], mode: GuardrailSearchMode, minSimilarity: number, options: RefusalOptions = {}): GuardrailDecision {
+  return shouldRefuse(results, { minSimilarity, similarityOf: (result) => answerSimilarity(question, result, mode, { ...options, minSimilarity }) });
 }

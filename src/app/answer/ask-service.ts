@@ -16,6 +16,7 @@ import { deleteConversation, getConversation, listConversations, type Conversati
 import { createLlmSetup } from "./llm-setup.js";
 import { describeProviders, type ProviderStatus } from "./providers.js";
 import type { ChunkpadPaths } from "../settings/paths.js";
+import { questionTermWeights } from "./term-weights.js";
 import type { SearchOptions, SearchReport } from "../search/search.js";
 
 /**
@@ -72,7 +73,7 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
   });
   let chats: ChatStore | undefined;
   const getChats = () => (chats ??= openChatStore({ path: options.paths.chatDatabasePath }));
-  const dependencies: AskDependencies = { search: options.search, getConfig: options.getConfig, llm, chats: getChats };
+  const dependencies: AskDependencies = { search: options.search, getConfig: options.getConfig, llm, chats: getChats, termWeights: (question) => questionTermWeights(options.getStore(), question) };
 
   return {
     ask: (question, askOptions) => askQuestion(dependencies, question, askOptions),

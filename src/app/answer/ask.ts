@@ -79,6 +79,8 @@ export interface AskDependencies {
   getConfig: () => ChunkpadConfig;
   llm: Pick<LlmSetup, "select" | "client">;
   chats: () => ChatStore;
+  /** Rarity weights of the question's search terms for the guardrail (absent: every term counts the same). */
+  termWeights?: (question: string) => Promise<number[]>;
 }
 
 export interface AnswerInput extends AnswerSettings {
@@ -116,7 +118,11 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
   const generation = dependencies.getConfig().generation;
   const answerMode: AnswerMode = input.strict ?? generation.mode === "strict" ? "strict" : "normal";
   const base = { question: input.question, answerMode, invalidCitations: [], citations: [], droppedForBudget: [] };
-  const decision = decideRefusal(input.question, input.chunks, input.searchMode, generation.minSimilarity);
+  const clauseWeights = await dependencies.termWeights?.(input.question);
+  const decision = decideRefusal(input.question, input.chunks, input.searchMode, generation.minSimilarity, {
+    ...(clauseWeights === undefined ? {} : { clauseWeights }),
+    ...(generation.minVectorSimilarity === undefined ? {} : { minVectorSimilarity: generation.minVectorSimilarity }),
+  });
   if (decision.refuse) {
     const message = refusalMessage(decision, input, generation.minSimilarity);
     yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message };
@@ -196,7 +202,7 @@ function refusalMessage(decision: { reason: RefusalReason; message: string; best
   const percent = (value: number) => `${Math.round(value * 100)}%`;
   const measure =
     mode === "keyword"
-      ? `The closest chunk holds ${percent(decision.bestSimilarity)} of the question's search words`
+      ? `The closest chunk holds ${percent(decision.bestSimilarity)} of the question's search words (each weighed by how rare it is in your documents)`
       : `The closest chunk is ${percent(decision.bestSimilarity)} similar to the question`;
   return `${measure}, below the ${percent(floor)} floor (generation.minSimilarity). Rephrase the question, or lower the floor with "chunkpad config set generation.minSimilarity <fraction>".`;
 }

@@ -12,7 +12,7 @@ const LEGACY_FULL_FILE = {
   ingest: { maxFileSizeMb: 200, perFileTimeoutSeconds: 120, maxDecompressedMb: 256, maxArchiveEntries: 5000, workers: 2, workerHeapMb: 1024 },
   embedding: { provider: "local", model: "bge-base-en-v1.5", dtype: "fp32", batchSize: 16 },
   search: { fusion: "weighted", minScore: 0.1, limit: 5, vectorWeight: 0.7, keywordWeight: 0.3 },
-  generation: { mode: "normal", minSimilarity: 0.25, models: {} },
+  generation: { mode: "normal", minSimilarity: 0.3, models: {} },
 };
 
 /** What every command reads: the settings of this file, resolved (no flags, no environment unless given). */

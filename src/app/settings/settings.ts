@@ -85,7 +85,8 @@ export const SETTINGS: readonly SettingDefinition[] = [
   { key: "search.rerankWeight", kind: FRACTION, default: 0.7, description: "share of the cross-encoder's score in a re-scored result's score" },
   { key: "generation.provider", kind: { type: "enum", values: ["anthropic", "openai", "ollama", "local"] }, default: undefined, flag: "--provider", description: "the LLM that answers; unset: the first with a key, else local" },
   { key: "generation.mode", kind: { type: "enum", values: ["normal", "strict"] }, default: "normal", flag: "--strict", description: "strict answers only with sentences from the chunks" },
-  { key: "generation.minSimilarity", kind: FRACTION, default: DEFAULT_MIN_SIMILARITY, description: 'below this, answer "I don\'t know" without asking the LLM' },
+  { key: "generation.minSimilarity", kind: FRACTION, default: DEFAULT_MIN_SIMILARITY, description: 'below this share of the question\'s words (weighed by rarity) in the best chunk, answer "I don\'t know" without asking the LLM' },
+  { key: "generation.minVectorSimilarity", kind: FRACTION, default: undefined, description: "the floor for vector similarity (it depends on the embedding model); unset: generation.minSimilarity" },
   ...(["anthropic", "openai", "ollama", "local"] as const).map(
     (provider): SettingDefinition => ({ key: `generation.models.${provider}`, kind: TEXT, default: DEFAULT_LLM_MODELS[provider], flag: "ask --model", description: `the ${provider} model that answers` }),
   ),
@@ -283,6 +284,7 @@ export interface ChunkpadConfig {
     provider?: GenerationProviderName;
     mode: "normal" | "strict";
     minSimilarity: number;
+    minVectorSimilarity?: number;
     /** The model per provider (defaults included). */
     models: Record<string, string>;
     openaiBaseUrl?: string;
