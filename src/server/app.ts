@@ -7,7 +7,12 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { ChunkpadError, errorOutcome, MAX_NEIGHBOURS, SEARCH_MODES, toErrorJson, toPlainJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
+import {
+  ChunkpadError, createAnswerCollector, errorOutcome, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, toAskFailureEvents, toAskStreamEvents, toEmbedJson, toEmbedProgressEvent,
+  toErrorJson, toPlainJson, toProcessJson, toProcessProgressEvent, toReviewJson, toSearchJson, toSyncJson, type Chunkpad,
+} from "../index.js";
+import { streamSSE } from "hono/streaming";
+import { createJobManager, summarize, type Job, type JobEvent, type JobManager } from "./jobs.js";
 import { createMcpServer } from "../mcp/server.js";
 
 /**
@@ -50,6 +55,25 @@ const embedBody = z.object({
   model: z.string().min(1).optional(),
   dtype: z.enum(["fp32", "q8"]).optional(),
 });
+const jobBody = z.object({
+  kind: z.enum(["process", "embed", "sync"]),
+  /** An added folder (path or id); process needs one, embed and sync default to every folder. */
+  folder: z.string().min(1).optional(),
+  /** The user agreed, in the app, to download the embedding model if it is needed. */
+  consent: z.boolean().optional(),
+  /** sync: embed folders without vectors too. */
+  embed: z.boolean().optional(),
+});
+const askBody = z.object({
+  question: z.string().min(1, "question is required").max(10_000),
+  mode: z.enum(SEARCH_MODES).optional(),
+  strict: z.boolean().optional(),
+  provider: z.enum(LLM_PROVIDER_NAMES).optional(),
+  model: z.string().min(1).optional(),
+  pins: z.array(z.string()).optional(),
+  folders: z.array(z.string()).optional(),
+  conversationId: z.string().min(1).optional(),
+});
 const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
 const chunkQuery = z.object({ neighbours: z.coerce.number().int().min(0).max(MAX_NEIGHBOURS).optional() });
 
@@ -72,7 +96,7 @@ function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
   throw new ChunkpadError("INVALID_ARGUMENT", `${issue?.path.join(".") || "request"}: ${issue?.message ?? "invalid"}. See /api/openapi.json for the request shapes.`);
 }
 
-export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions): Hono {
+export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, jobs: JobManager = createJobManager()): Hono {
   const app = new Hono();
   const port = String(options.port);
   const allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", ...(options.remote ? [options.host] : [])].map((host) => `${host}:${port}`));
@@ -162,6 +186,105 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions): 
     return c.json(toReviewJson(report));
   });
 
+  // Long work as jobs: started by POST, followed over SSE (replayed from the start, or from
+  // Last-Event-ID), stopped by DELETE; they run on when the tab that started them closes.
+  const jobJson = (job: Job) => ({ ...summarize(job), events: `/api/jobs/${job.id}/events` });
+  const consentOf = (agreed: boolean | undefined) => async () => agreed === true;
+
+  app.post("/api/jobs", async (c) => {
+    const body = parsed(jobBody, await c.req.json().catch(() => undefined));
+    if (body.kind === "process" && body.folder === undefined) throw new ChunkpadError("INVALID_ARGUMENT", 'folder: a process job needs the folder to process (its path, or its id from /api/folders).');
+    const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
+      if (body.kind === "process") {
+        return toProcessJson(await chunkpad.processFolder(body.folder as string, { signal, onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+      }
+      if (body.kind === "embed") {
+        return toEmbedJson(await chunkpad.embed({ ...(body.folder ? { folder: body.folder } : {}), signal, consent: consentOf(body.consent), onProgress: (progress) => emit(toEmbedProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+      }
+      return toSyncJson(await chunkpad.sync(body.folder, {
+        signal,
+        embed: body.embed === true,
+        consent: consentOf(body.consent),
+        onProcessProgress: (progress) => emit(toProcessProgressEvent(progress)),
+        onEmbedProgress: (progress) => emit(toEmbedProgressEvent(progress)),
+        onFolder: (folder) => emit({ type: "sync-folder", ...folder }),
+      }));
+    });
+    return c.json(jobJson(job), 202);
+  });
+
+  app.post("/api/ask", async (c) => {
+    const body = parsed(askBody, await c.req.json().catch(() => undefined));
+    const job = jobs.start("ask", body.question, async ({ signal, emit }) => {
+      const collector = createAnswerCollector(body.question);
+      try {
+        for await (const event of chunkpad.ask(body.question, {
+          signal,
+          ...(body.mode ? { mode: body.mode } : {}),
+          ...(body.strict === undefined ? {} : { strict: body.strict }),
+          ...(body.provider ? { provider: body.provider } : {}),
+          ...(body.model ? { model: body.model } : {}),
+          ...(body.pins ? { pins: body.pins } : {}),
+          ...(body.folders ? { folders: body.folders } : {}),
+          ...(body.conversationId ? { conversationId: body.conversationId } : {}),
+          onNotice: (message) => emit({ type: "notice", message }),
+        })) {
+          for (const wire of toAskStreamEvents(event, collector)) emit(wire);
+        }
+      } catch (error) {
+        for (const wire of toAskFailureEvents(error, collector)) emit(wire);
+        throw error;
+      }
+      return collector.result();
+    });
+    return c.json(jobJson(job), 202);
+  });
+
+  app.get("/api/jobs", (c) => c.json({ jobs: jobs.list().map((job) => ({ ...job, events: `/api/jobs/${job.id}/events` })) }));
+
+  const findJob = (id: string): Job => {
+    const job = jobs.get(id);
+    if (!job) throw new ChunkpadError("NOT_FOUND", `There is no job ${id} (finished jobs are kept for a while only). GET /api/jobs lists them.`);
+    return job;
+  };
+  app.get("/api/jobs/:id", (c) => c.json(jobJson(findJob(c.req.param("id")))));
+  app.delete("/api/jobs/:id", (c) => {
+    const job = findJob(c.req.param("id"));
+    jobs.cancel(job.id);
+    return c.json(jobJson(job), 202);
+  });
+
+  app.get("/api/jobs/:id/events", (c) => {
+    const job = findJob(c.req.param("id"));
+    const lastSeen = Number(c.req.header("last-event-id") ?? "-1");
+    return streamSSE(c, async (stream) => {
+      const queue: JobEvent[] = job.events.slice(Number.isInteger(lastSeen) ? lastSeen + 1 : 0);
+      let wake: (() => void) | null = null;
+      const listener = (event: JobEvent) => {
+        queue.push(event);
+        wake?.();
+      };
+      if (job.state === "running") job.listeners.add(listener);
+      stream.onAbort(() => {
+        job.listeners.delete(listener);
+        wake?.();
+      });
+      try {
+        for (;;) {
+          for (let event = queue.shift(); event; event = queue.shift()) await stream.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event.data) });
+          if (job.state !== "running" || stream.aborted) break;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            if (queue.length > 0 || job.state !== "running") resolve();
+          });
+          wake = null;
+        }
+      } finally {
+        job.listeners.delete(listener);
+      }
+    });
+  });
+
   app.get("/api/openapi.json", (c) => c.json(openApiDocument(options.version)));
 
   // MCP over Streamable HTTP: the same server as `chunkpad mcp`, one per request (stateless).
@@ -188,6 +311,16 @@ function openApiDocument(version: string) {
     paths: {
       "/api/status": { get: { summary: "Counts and the embedding model's state", responses: { 200: ok("Status"), default: error } } },
       "/api/folders": { get: { summary: "Added folders with live counts", responses: { 200: ok("Folders"), default: error } } },
+      "/api/jobs": {
+        get: { summary: "Jobs started on this server, newest first", responses: { 200: ok("jobs"), default: error } },
+        post: { summary: "Start a process, embed or sync job; follow it at /api/jobs/{id}/events", requestBody: { content: { "application/json": { schema: z.toJSONSchema(jobBody) } } }, responses: { 202: ok("the job"), default: error } },
+      },
+      "/api/jobs/{id}": {
+        get: { summary: "A job's state and result", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("the job"), default: error } },
+        delete: { summary: "Cancel a running job", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 202: ok("the job"), default: error } },
+      },
+      "/api/jobs/{id}/events": { get: { summary: "Server-sent events of a job from its start (or after Last-Event-ID): progress, answer tokens, then job-done, job-failed or job-cancelled", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "text/event-stream" }, default: error } } },
+      "/api/ask": { post: { summary: "Ask a question as a job: chunks, text-delta, citation, final events (chunkpad.answer/1)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(askBody) } } }, responses: { 202: ok("the job"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },

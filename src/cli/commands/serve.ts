@@ -35,7 +35,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       if (remote && !flags.allowRemote) {
         throw new ChunkpadError("INVALID_ARGUMENT", `Not serving on ${flags.host}: other machines could reach your documents. Use the default 127.0.0.1, or add --allow-remote (every request then needs the session token).`);
       }
-      const [{ serve }, { createServerApp }] = await Promise.all([import("@hono/node-server"), import("../../server/app.js")]);
+      const [{ serve }, { createServerApp }, { createJobManager }] = await Promise.all([import("@hono/node-server"), import("../../server/app.js"), import("../../server/jobs.js")]);
+      const jobs = createJobManager();
       const chunkpad = context.chunkpad();
       const token = randomBytes(32).toString("hex");
       // The app needs the port it was given (its Host allowlist names it), known only once listening.
@@ -48,7 +49,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         );
       });
       const port = (server.address() as AddressInfo).port;
-      const app = createServerApp(chunkpad, { port, host: flags.host, token, remote, version: context.version });
+      const app = createServerApp(chunkpad, { port, host: flags.host, token, remote, version: context.version }, jobs);
       routes.handler = (request) => app.fetch(request);
       const displayHost = flags.host.includes(":") ? `[${flags.host}]` : flags.host;
       const url = `http://${displayHost}:${port}`;
@@ -67,12 +68,17 @@ export function registerServeCommand(program: Command, context: CliContext): voi
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);
           watching.abort();
+          void jobs.stopAll();
           server.close(() => resolve());
+          // Event streams stay open as long as their jobs run; at shutdown they end now.
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         };
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);
       });
       await watcher;
+      // Running jobs stop where they are; process and embed pick up from there next time.
+      await jobs.stopAll();
       fs.rmSync(infoFile, { force: true });
     });
 }
