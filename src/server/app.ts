@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Readable } from "node:stream";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono, type Context } from "hono";
@@ -36,7 +37,18 @@ export interface ServerAppOptions {
   token: string;
   remote: boolean;
   version: string;
+  /** Where the built web app is (default: dist/web beside this file). */
+  webRoot?: string;
 }
+
+const STATIC_TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".woff2": "font/woff2",
+  ".json": "application/json",
+};
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const TOKEN_HEADER = "x-chunkpad-token";
@@ -113,6 +125,11 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     }
     await next();
   });
+  const folderById = async (id: string) => {
+    const folder = (await chunkpad.listFolders()).find((candidate) => candidate.id === id);
+    if (!folder) throw new ChunkpadError("NOT_FOUND", `No added folder has the id ${id}. GET /api/folders lists them.`);
+    return folder;
+  };
   app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ code: "INVALID_ARGUMENT", message: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`, retryable: false }, 413) }));
 
   app.onError((error, c) => {
@@ -142,6 +159,17 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   });
 
   app.get("/api/folders", async (c) => c.json(toPlainJson({ folders: await chunkpad.listFolders() }) as object));
+
+  // The web app's document tree and chunk list: a folder's documents, and per chunk its review and embed state.
+  app.get("/api/folders/:folder/documents", async (c) => {
+    const folder = await folderById(c.req.param("folder"));
+    return c.json(toPlainJson({ documents: await chunkpad.listDocuments(folder.id) }) as object);
+  });
+  app.get("/api/folders/:folder/chunks", async (c) => {
+    const folder = await folderById(c.req.param("folder"));
+    const document = c.req.query("document");
+    return c.json(toPlainJson({ chunks: await chunkpad.chunkStates(folder.rootPath, document === undefined || document === "" ? undefined : document) }) as object);
+  });
 
   app.get("/api/search", async (c) => {
     const query = parsed(searchQuery, { ...c.req.query(), folder: c.req.queries("folder"), document: c.req.queries("document") });
@@ -286,6 +314,31 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   });
 
   app.get("/api/openapi.json", (c) => c.json(openApiDocument(options.version)));
+
+  // The web app (built into dist/web): static files, and index.html for every other page, with
+  // the session token in a meta tag (this origin only: no CORS, and the Host check above).
+  const webRoot = options.webRoot ?? fileURLToPath(new URL("../web/", import.meta.url));
+  const securityHeaders = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  };
+  app.get("/assets/*", (c) => {
+    const relative = c.req.path.slice(1);
+    const file = path.join(webRoot, relative);
+    if (!file.startsWith(path.join(webRoot, "assets") + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return c.json({ code: "NOT_FOUND", message: `No such file: ${c.req.path}.`, retryable: false }, 404);
+    const type = STATIC_TYPES[path.extname(file)] ?? "application/octet-stream";
+    return new Response(fs.readFileSync(file), { headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", ...securityHeaders } });
+  });
+  app.get("*", (c) => {
+    if (c.req.path.startsWith("/api/") || c.req.path === "/mcp") return c.json({ code: "NOT_FOUND", message: `No such endpoint: GET ${c.req.path}. See /api/openapi.json.`, retryable: false }, 404);
+    const index = path.join(webRoot, "index.html");
+    if (!fs.existsSync(index)) {
+      return c.text("The web app is not built. Run \"npm run build\" in the Chunkpad folder, then reload.", 503);
+    }
+    const html = fs.readFileSync(index, "utf8").replace("<head>", `<head>\n    <meta name="chunkpad-token" content="${options.token}">`);
+    return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...securityHeaders } });
+  });
 
   // MCP over Streamable HTTP: the same server as `chunkpad mcp`, one per request (stateless).
   app.all("/mcp", async (c) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -13,6 +14,7 @@ interface ServeFlags {
   host: string;
   allowRemote?: boolean;
   watch?: boolean;
+  open?: boolean;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -30,6 +32,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .option("--host <address>", "address to bind; anything but loopback also needs --allow-remote", "127.0.0.1")
     .option("--allow-remote", "allow a non-loopback --host; every request then needs the token, reads too")
     .option("--watch", "also keep every added folder in sync as its files change (like chunkpad watch)")
+    .option("--open", "open the web app in your browser")
     .action(async (flags: ServeFlags) => {
       const remote = !LOOPBACK.has(flags.host);
       if (remote && !flags.allowRemote) {
@@ -57,6 +60,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       fs.mkdirSync(chunkpad.paths.dataDir, { recursive: true, mode: 0o700 });
       fs.writeFileSync(infoFile, `${JSON.stringify({ url, port, host: flags.host, token, pid: process.pid }, null, 2)}\n`, { mode: 0o600 });
       context.io.stderr.write(`Chunkpad API on ${url} (OpenAPI: ${url}/api/openapi.json, MCP: ${url}/mcp); session token in ${infoFile}. Ctrl-C stops it.\n`);
+      context.io.stderr.write(`Web app: ${url}\n`);
+      if (flags.open) openInBrowser(url);
       const watching = new AbortController();
       const watcher = flags.watch
         ? chunkpad.watch([], { signal: watching.signal, onEvent: (event) => context.io.stderr.write(describeWatchEvent(event)) }).catch((error: unknown) => {
@@ -81,4 +86,15 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       await jobs.stopAll();
       fs.rmSync(infoFile, { force: true });
     });
+}
+
+/** The platform's way to open a URL; a failure only means the user opens it by hand. */
+function openInBrowser(url: string): void {
+  const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
+  const args = process.platform === "win32" ? ["/c", "start", "", url] : [url];
+  try {
+    spawn(command, args, { detached: true, stdio: "ignore" }).on("error", () => undefined).unref();
+  } catch {
+    // No opener on this system: the URL is printed above.
+  }
 }

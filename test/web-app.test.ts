@@ -1,0 +1,154 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, cliEnv, makeTempDir, REPO_ROOT, runCli, writeSampleDocuments } from "./helpers/cli.js";
+import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
+import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
+
+const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+/** CHUNKPAD_SCREENSHOTS=1 writes the screenshots the README shows into docs/screenshots. */
+const SCREENSHOTS = process.env.CHUNKPAD_SCREENSHOTS === "1" ? path.join(REPO_ROOT, "docs", "screenshots") : null;
+
+/**
+ * The web app in a real browser (Debian's chromium through playwright-core) against a real
+ * `chunkpad serve`: a folder of real documents, a local OpenAI-compatible server for answers.
+ */
+describe("the web app", () => {
+  let home: string;
+  let folder: string;
+  let openai: ScriptedServer;
+  let server: ChildProcess;
+  let closed: Promise<unknown>;
+  let info: { url: string; token: string };
+  let browser: Browser;
+  let page: Page;
+
+  /** Serious and critical accessibility problems axe-core finds on the page as it is now. */
+  const axeProblems = async () => {
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
+      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
+    });
+    return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  };
+  const shoot = async (name: string) => {
+    if (SCREENSHOTS === null) return;
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  };
+
+  beforeAll(async () => {
+    home = makeTempDir("web");
+    folder = path.join(home, "docs");
+    writeSampleDocuments(folder);
+    openai = await startOpenAiServer();
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCli(["config", "set", "generation.provider", "openai"], { home })).code).toBe(0);
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off" });
+    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
+    closed = new Promise((resolve) => server.on("close", resolve));
+    await new Promise<void>((resolve, reject) => {
+      let stderr = "";
+      server.stderr?.on("data", (data: Buffer) => {
+        stderr += data.toString();
+        if (stderr.includes("Chunkpad API on")) resolve();
+      });
+      server.on("close", () => reject(new Error(`serve exited early:\n${stderr}`)));
+    });
+    info = JSON.parse(fs.readFileSync(path.join(home, "data", "server.json"), "utf8")) as typeof info;
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+    // bypassCSP lets the test inject axe-core; the CSP itself is checked in the last test.
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    await page.goto(info.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    server.kill("SIGTERM");
+    await closed;
+    await openai.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it("shows the added folder and its documents, and excludes a chunk from search", async () => {
+    await expect.poll(() => page.getByRole("option").first().textContent()).toContain(folder);
+    await page.getByRole("button", { name: /notes\.md/ }).click();
+    const include = page.getByRole("checkbox", { name: "Include chunk 1" });
+    await expect.poll(() => include.isChecked()).toBe(true);
+    await shoot("documents-light");
+    await include.uncheck();
+    await expect.poll(() => include.isChecked()).toBe(false);
+    const search = (await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
+    expect(search.results.map((result) => result.relativePath)).not.toContain("notes.md");
+    await include.check();
+    await expect.poll(() => include.isChecked()).toBe(true);
+    expect(await axeProblems()).toEqual([]);
+  });
+
+  it("searches and opens a result's chunk in the side panel; Escape closes it", async () => {
+    await page.getByRole("tab", { name: "Search" }).click();
+    await page.getByLabel("Search your documents").fill("aardvark campaign");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const result = page.getByRole("button", { name: /report\.txt/ });
+    await result.click();
+    const panel = page.getByRole("complementary", { name: "Cited chunk" });
+    await expect.poll(() => panel.textContent()).toContain("aardvark campaign");
+    expect(await axeProblems()).toEqual([]);
+    await page.keyboard.press("Escape");
+    await expect.poll(() => panel.count()).toBe(0);
+  });
+
+  it("streams an answer, and its citation opens the cited chunk", async () => {
+    openai.script({ reply: "text", deltas: ["The heron waits ", "at dawn [C1]."] });
+    await page.getByRole("tab", { name: "Chat" }).click();
+    const box = page.getByLabel("Question");
+    await box.fill("When does the heron wait by the river?");
+    await box.press("Enter");
+    await expect.poll(() => page.locator(".answer").first().textContent()).toContain("The heron waits at dawn");
+    await page.getByRole("button", { name: "Open citation C1" }).click();
+    await expect.poll(() => page.getByRole("complementary", { name: "Cited chunk" }).textContent()).toContain("heron");
+    await shoot("chat-light");
+    expect(await axeProblems()).toEqual([]);
+    await page.getByRole("button", { name: "Close the chunk panel" }).click();
+  });
+
+  it("switches to the dark and high-contrast themes without accessibility problems", async () => {
+    await page.getByRole("tab", { name: "Settings" }).click();
+    for (const theme of ["dark", "contrast"]) {
+      await page.getByLabel("Theme").selectOption(theme);
+      await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
+      expect(await axeProblems()).toEqual([]);
+    }
+    await page.getByLabel("Theme").selectOption("dark");
+    await page.getByRole("tab", { name: "Chat" }).click();
+    await shoot("chat-dark");
+    await page.getByRole("tab", { name: "Documents" }).click();
+    await shoot("documents-dark");
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByLabel("Theme").selectOption("system");
+  });
+
+  it("sends no page and no answer to a foreign Host, and the page carries a strict CSP", async () => {
+    const response = await fetch(info.url);
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(await response.text()).toContain('name="chunkpad-token"');
+    // A page on another site that rebinds its name to 127.0.0.1 sends its own Host: no page, no token.
+    const port = new URL(info.url).port;
+    const foreign = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const outgoing = http.request({ host: "127.0.0.1", port, path: "/", headers: { host: `evil.example:${port}` } }, (answer) => {
+        let body = "";
+        answer.on("data", (data: Buffer) => (body += data.toString()));
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 0, body }));
+      });
+      outgoing.on("error", reject);
+      outgoing.end();
+    });
+    expect(foreign.status).toBe(421);
+    expect(foreign.body).not.toContain(info.token);
+  });
+});

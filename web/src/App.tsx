@@ -1,0 +1,471 @@
+import { useCallback, useEffect, useState, type KeyboardEvent } from "react";
+import { followJob, get, post, remove, type ChunkState, type ChunkView, type DocumentRecord, type Folder, type Job, type JobEvent, type SearchReport } from "./api.js";
+import { Button, Card, Dialog, Pill, ProgressBar } from "./components.js";
+
+type View = "documents" | "search" | "chat" | "settings";
+type Theme = "system" | "light" | "dark" | "contrast";
+
+const VIEWS: Array<{ id: View; label: string }> = [
+  { id: "documents", label: "Documents" },
+  { id: "search", label: "Search" },
+  { id: "chat", label: "Chat" },
+  { id: "settings", label: "Settings" },
+];
+
+export function App() {
+  const [view, setView] = useState<View>("documents");
+  const [folders, setFolders] = useState<Folder[] | null>(null);
+  const [panelRef, setPanelRef] = useState<string | null>(null);
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("chunkpad-theme") as Theme | null) ?? "system");
+  const refreshFolders = useCallback(() => {
+    void get<{ folders: Folder[] }>("/api/folders").then((answer) => setFolders(answer.folders));
+  }, []);
+  useEffect(refreshFolders, [refreshFolders]);
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem("chunkpad-theme", theme);
+  }, [theme]);
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <h1 className="brand">Chunkpad</h1>
+        <nav aria-label="Views" className="tabs" role="tablist">
+          {VIEWS.map((entry) => (
+            <button key={entry.id} type="button" role="tab" aria-selected={view === entry.id} className="tab" onClick={() => setView(entry.id)}>
+              {entry.label}
+            </button>
+          ))}
+        </nav>
+      </header>
+      <main className="main">
+        {view === "documents" && <DocumentsView folders={folders} onChanged={refreshFolders} />}
+        {view === "search" && <SearchView onOpen={setPanelRef} hasFolders={(folders?.length ?? 0) > 0} />}
+        {view === "chat" && <ChatView onOpen={setPanelRef} hasFolders={(folders?.length ?? 0) > 0} />}
+        {view === "settings" && <SettingsView theme={theme} onTheme={setTheme} />}
+      </main>
+      {panelRef && <ChunkPanel chunkRef={panelRef} onClose={() => setPanelRef(null)} />}
+    </div>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents: folders, the document list, each document's chunks with include/exclude, embedding
+
+function useJob() {
+  const [job, setJob] = useState<Job | null>(null);
+  const [progress, setProgress] = useState<{ label: string; value: number | null } | null>(null);
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const start = useCallback(async (body: Record<string, unknown>, onDone: () => void) => {
+    setOutcome(null);
+    const started = await post<Job>("/api/jobs", body);
+    setJob(started);
+    setProgress({ label: "Starting…", value: null });
+    followJob(started, (event: JobEvent) => {
+      const data = event.data;
+      if (event.type === "process-progress") setProgress({ label: `Processing ${String(data.file ?? "")}`, value: Number(data.total) > 0 ? (Number(data.done) / Number(data.total)) * 100 : null });
+      if (event.type === "embed-progress" && data.phase === "embed") setProgress({ label: `Embedding ${String(data.done)} of ${String(data.total)} chunks`, value: Number(data.total) > 0 ? (Number(data.done) / Number(data.total)) * 100 : null });
+      if (event.type === "embed-progress" && data.phase === "model") {
+        const status = data.status as { state?: string; percent?: number };
+        setProgress({ label: status.state === "downloading" ? "Downloading the embedding model" : "Loading the embedding model", value: status.percent ?? null });
+      }
+      if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") {
+        setJob(null);
+        setProgress(null);
+        const error = (data.error as { message?: string } | undefined)?.message;
+        setOutcome(event.type === "job-done" ? "Done." : event.type === "job-cancelled" ? "Cancelled." : `Failed: ${error ?? "unknown error"}`);
+        onDone();
+      }
+    });
+  }, []);
+  const cancel = useCallback(() => {
+    if (job) void remove(`/api/jobs/${job.id}`);
+  }, [job]);
+  return { job, progress, outcome, start, cancel };
+}
+
+function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onChanged: () => void }) {
+  const [selected, setSelected] = useState<string | null>(null);
+  const [path, setPath] = useState("");
+  const [consentOpen, setConsentOpen] = useState(false);
+  const { job, progress, outcome, start, cancel } = useJob();
+  const folder = folders?.find((candidate) => candidate.id === selected) ?? folders?.[0] ?? null;
+
+  return (
+    <div className="split">
+      <aside className="sidebar" aria-label="Folders">
+        <form
+          className="add-folder"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (path.trim() !== "") void start({ kind: "process", folder: path.trim() }, onChanged);
+          }}
+        >
+          <label htmlFor="folder-path">Folder to add</label>
+          <input id="folder-path" value={path} onChange={(event) => setPath(event.target.value)} placeholder="/home/me/Documents/reports" />
+          <Button type="submit" variant="primary" disabled={job !== null}>
+            Add folder
+          </Button>
+        </form>
+        {folders === null ? <p>Loading…</p> : folders.length === 0 ? <p className="empty">No folder yet. Type the path of a folder of documents above and choose Add folder.</p> : null}
+        <ul className="folder-list" role="listbox" aria-label="Added folders">
+          {folders?.map((entry) => (
+            <li key={entry.id} role="option" aria-selected={entry.id === folder?.id} tabIndex={0} className="folder" onClick={() => setSelected(entry.id)} onKeyDown={(event) => event.key === "Enter" && setSelected(entry.id)}>
+              <span className="folder-path">{entry.rootPath}</span>
+              <span className="folder-counts">
+                <Pill>{entry.documentCount} documents</Pill> <Pill tone={entry.embeddedChunkCount > 0 ? "good" : "neutral"}>{entry.embeddedChunkCount} of {entry.includedChunkCount} embedded</Pill>
+                {entry.failedCount > 0 && <Pill tone="bad">{entry.failedCount} failed</Pill>}
+              </span>
+            </li>
+          ))}
+        </ul>
+        {progress && (
+          <div className="job" aria-live="polite">
+            <ProgressBar value={progress.value} label={progress.label} />
+            <p>{progress.label}</p>
+            <Button onClick={cancel}>Cancel</Button>
+          </div>
+        )}
+        {outcome && <p role="status">{outcome}</p>}
+      </aside>
+      <section className="content" aria-label="Documents and chunks">
+        {folder ? (
+          <>
+            <div className="toolbar">
+              <h2>{folder.rootPath}</h2>
+              <Button variant="primary" disabled={job !== null} onClick={() => setConsentOpen(true)}>
+                Embed selected
+              </Button>
+            </div>
+            <FolderDocuments folder={folder} onChanged={onChanged} />
+          </>
+        ) : (
+          <p className="empty">Add a folder to see its documents and chunks here.</p>
+        )}
+      </section>
+      <Dialog title="Embed the included chunks" open={consentOpen} onClose={() => setConsentOpen(false)}>
+        <p>The embedding model is downloaded once from the model hub if it is not on this computer yet, then every included chunk that is new or changed is embedded. Your documents never leave this computer.</p>
+        <div className="dialog-actions">
+          <Button onClick={() => setConsentOpen(false)}>Not now</Button>
+          <Button
+            variant="primary"
+            onClick={() => {
+              setConsentOpen(false);
+              if (folder) void start({ kind: "embed", folder: folder.id, consent: true }, onChanged);
+            }}
+          >
+            Download if needed and embed
+          </Button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}
+
+function FolderDocuments({ folder, onChanged }: { folder: Folder; onChanged: () => void }) {
+  const [documents, setDocuments] = useState<DocumentRecord[] | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  useEffect(() => {
+    setDocuments(null);
+    void get<{ documents: DocumentRecord[] }>(`/api/folders/${folder.id}/documents`).then((answer) => setDocuments(answer.documents));
+  }, [folder.id, folder.storedChunkCount]);
+  if (documents === null) return <p>Loading…</p>;
+  if (documents.length === 0) return <p className="empty">This folder has no documents Chunkpad can read yet.</p>;
+  return (
+    <ul className="documents" aria-label="Documents">
+      {documents.map((document) => (
+        <li key={document.id}>
+          <button type="button" className="document" aria-expanded={open === document.relativePath} onClick={() => setOpen(open === document.relativePath ? null : document.relativePath)}>
+            <span>{document.relativePath}</span> <Pill>{document.chunkCount} chunks</Pill>
+          </button>
+          {open === document.relativePath && <ChunkList folder={folder} document={document.relativePath} onChanged={onChanged} />}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ChunkList({ folder, document, onChanged }: { folder: Folder; document: string; onChanged: () => void }) {
+  const [chunks, setChunks] = useState<ChunkState[] | null>(null);
+  const load = useCallback(() => {
+    void get<{ chunks: ChunkState[] }>(`/api/folders/${folder.id}/chunks?document=${encodeURIComponent(document)}`).then((answer) => setChunks(answer.chunks));
+  }, [folder.id, document]);
+  useEffect(load, [load]);
+  if (chunks === null) return <p>Loading…</p>;
+  return (
+    <ol className="chunks" aria-label={`Chunks of ${document}`}>
+      {chunks.map((chunk) => (
+        <li key={chunk.ref} className={chunk.included ? "chunk" : "chunk chunk-excluded"}>
+          <label>
+            <input
+              type="checkbox"
+              checked={chunk.included}
+              aria-label={`Include chunk ${chunk.ordinal}`}
+              onChange={(event) => {
+                const included = event.target.checked;
+                // Shown at once; the server's answer (or a failure) settles it.
+                setChunks((all) => all?.map((other) => (other.ref === chunk.ref ? { ...other, included } : other)) ?? null);
+                void post("/api/review", { targets: [chunk.ref], included }).finally(() => {
+                  load();
+                  onChanged();
+                });
+              }}
+            />{" "}
+            <strong>Chunk {chunk.ordinal}</strong> {chunk.location && <Pill>{chunk.location}</Pill>} <Pill tone={chunk.embedState === "embedded" ? "good" : chunk.embedState === "modified" ? "warn" : "neutral"}>{chunk.embedState}</Pill>
+          </label>
+          <p className="preview">{chunk.preview}</p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search
+
+function SearchView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFolders: boolean }) {
+  const [query, setQuery] = useState("");
+  const [mode, setMode] = useState("auto");
+  const [report, setReport] = useState<SearchReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = async () => {
+    setError(null);
+    try {
+      setReport(await get<SearchReport>(`/api/search?q=${encodeURIComponent(query)}${mode === "auto" ? "" : `&mode=${mode}`}`));
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  if (!hasFolders) return <p className="empty">Nothing to search yet: add a folder under Documents first.</p>;
+  return (
+    <div className="stack">
+      <form
+        className="search-form"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void run();
+        }}
+      >
+        <label htmlFor="search-query">Search your documents</label>
+        <input id="search-query" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <label htmlFor="search-mode">Mode</label>
+        <select id="search-mode" value={mode} onChange={(event) => setMode(event.target.value)}>
+          <option value="auto">Best available</option>
+          <option value="keyword">Keyword</option>
+          <option value="vector">Meaning</option>
+          <option value="hybrid">Hybrid</option>
+        </select>
+        <Button type="submit" variant="primary">
+          Search
+        </Button>
+      </form>
+      {error && <p role="alert">{error}</p>}
+      {report && (
+        <Card label="Search results">
+          <p className="meta">
+            {report.results.length} results · {report.mode}
+          </p>
+          {report.notices.map((notice) => (
+            <p key={notice} className="notice">
+              {notice}
+            </p>
+          ))}
+          <ol className="results">
+            {report.results.map((result) => (
+              <li key={result.ref}>
+                <button type="button" className="result" onClick={() => onOpen(result.ref)}>
+                  <span className="relevance">{result.relevancePercent}%</span> <strong>{result.relativePath}</strong> {result.location && <Pill>{result.location}</Pill>}
+                </button>
+                <p className="preview">{result.snippet}</p>
+                <p className="explain">
+                  score {result.score.toFixed(3)}
+                  {result.distance !== undefined && ` · vector distance ${result.distance.toFixed(3)} (rank ${result.vectorRank})`}
+                  {result.bm25 !== undefined && ` · keyword rank ${result.keywordRank}`}
+                  {result.moreInDocument && ` · ${result.moreInDocument.length} more in this document`}
+                </p>
+              </li>
+            ))}
+          </ol>
+        </Card>
+      )}
+    </div>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chat
+
+interface Turn {
+  question: string;
+  chunks: Array<{ number: number; ref: string; relativePath: string; location: string | null; relevancePercent: number }>;
+  answer: string;
+  citations: Array<{ label: string; ref: string }>;
+  done: boolean;
+  error: string | null;
+}
+
+function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFolders: boolean }) {
+  const [question, setQuestion] = useState("");
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [conversationId, setConversationId] = useState<string | null>(null);
+  const busy = turns.some((turn) => !turn.done);
+  const update = (change: (turn: Turn) => Turn) => setTurns((all) => [...all.slice(0, -1), change(all.at(-1) as Turn)]);
+
+  const send = async () => {
+    const text = question.trim();
+    if (text === "" || busy) return;
+    setQuestion("");
+    setTurns((all) => [...all, { question: text, chunks: [], answer: "", citations: [], done: false, error: null }]);
+    try {
+      const job = await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}) });
+      followJob(job, (event) => {
+        const data = event.data;
+        if (event.type === "chunks") update((turn) => ({ ...turn, chunks: data.chunks as Turn["chunks"] }));
+        if (event.type === "text-delta") update((turn) => ({ ...turn, answer: turn.answer + String(data.text) }));
+        if (event.type === "refused") update((turn) => ({ ...turn, answer: `${String(data.text)} ${String(data.message)}` }));
+        if (event.type === "final") {
+          const answer = data.answer as { citations: Turn["citations"]; conversationId: string | null };
+          if (answer.conversationId) setConversationId(answer.conversationId);
+          update((turn) => ({ ...turn, citations: answer.citations }));
+        }
+        if (event.type === "job-failed") update((turn) => ({ ...turn, error: (data.error as { message?: string }).message ?? "failed" }));
+        if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") update((turn) => ({ ...turn, done: true }));
+      });
+    } catch (failure) {
+      update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
+    }
+  };
+  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      void send();
+    }
+  };
+  if (!hasFolders) return <p className="empty">Add a folder under Documents, then ask about it here.</p>;
+  return (
+    <div className="stack chat">
+      {turns.length === 0 && <p className="empty">Ask a question about your documents. Answers cite the chunks they use; click a citation to read it.</p>}
+      {turns.map((turn, index) => (
+        <Card key={index} label={`Question ${index + 1}`}>
+          <p className="question">{turn.question}</p>
+          {turn.chunks.length > 0 && (
+            <ul className="chunk-bar" aria-label="Chunks found">
+              {turn.chunks.map((chunk) => (
+                <li key={chunk.ref}>
+                  <button type="button" className="chunk-chip" onClick={() => onOpen(chunk.ref)}>
+                    C{chunk.number} · {chunk.relativePath} {chunk.location ?? ""} · {chunk.relevancePercent}%
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <div className="answer" aria-live="polite" aria-busy={!turn.done}>
+            {renderAnswer(turn, onOpen)}
+          </div>
+          {turn.error && <p role="alert">{turn.error}</p>}
+        </Card>
+      ))}
+      <form
+        className="ask-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send();
+        }}
+      >
+        <label htmlFor="question">Question</label>
+        <textarea id="question" rows={3} value={question} onChange={(event) => setQuestion(event.target.value)} onKeyDown={onKey} placeholder="Enter sends, Shift+Enter adds a line" />
+        <Button type="submit" variant="primary" disabled={busy}>
+          Ask
+        </Button>
+      </form>
+    </div>
+  );
+}
+
+/** The answer with each [C#] as a button that opens the cited chunk. */
+function renderAnswer(turn: Turn, onOpen: (ref: string) => void) {
+  const parts = turn.answer.split(/(\[C\d+\])/g);
+  return (
+    <p>
+      {parts.map((part, index) => {
+        const label = /^\[(C\d+)\]$/.exec(part)?.[1];
+        const chunk = label ? turn.chunks.find((candidate) => `C${candidate.number}` === label) : undefined;
+        return chunk ? (
+          <button key={index} type="button" className="citation" aria-label={`Open citation ${label}`} onClick={() => onOpen(chunk.ref)}>
+            [{label}]
+          </button>
+        ) : (
+          <span key={index}>{part}</span>
+        );
+      })}
+    </p>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings and the chunk panel
+
+function SettingsView({ theme, onTheme }: { theme: Theme; onTheme: (theme: Theme) => void }) {
+  const [status, setStatus] = useState<Record<string, unknown> | null>(null);
+  useEffect(() => {
+    void get<Record<string, unknown>>("/api/status").then(setStatus);
+  }, []);
+  const model = status?.embeddingModel as { model?: string; state?: string } | undefined;
+  return (
+    <div className="stack">
+      <Card label="Appearance">
+        <h2>Appearance</h2>
+        <label htmlFor="theme">Theme</label>
+        <select id="theme" value={theme} onChange={(event) => onTheme(event.target.value as Theme)}>
+          <option value="system">As the system</option>
+          <option value="light">Light</option>
+          <option value="dark">Dark</option>
+          <option value="contrast">High contrast</option>
+        </select>
+      </Card>
+      <Card label="Embedding model">
+        <h2>Embedding model</h2>
+        <p>
+          {model?.model ?? "…"} <Pill tone={model?.state === "ready" ? "good" : "warn"}>{model?.state ?? "…"}</Pill>
+        </p>
+        <p className="meta">Change it with "chunkpad config set embedding.model …"; the app shows what the server uses.</p>
+      </Card>
+    </div>
+  );
+}
+
+function ChunkPanel({ chunkRef, onClose }: { chunkRef: string; onClose: () => void }) {
+  const [view, setView] = useState<ChunkView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setView(null);
+    get<ChunkView>(`/api/chunks/${encodeURIComponent(chunkRef)}`).then(setView, (failure: Error) => setError(failure.message));
+  }, [chunkRef]);
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => event.key === "Escape" && onClose();
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+  return (
+    <aside className="panel" aria-label="Cited chunk">
+      <div className="toolbar">
+        <h2>{view ? view.chunk.relativePath : "Chunk"}</h2>
+        <Button onClick={onClose} aria-label="Close the chunk panel">
+          Close
+        </Button>
+      </div>
+      {error && <p role="alert">{error}</p>}
+      {view && (
+        <>
+          <p className="meta">
+            {view.chunk.documentTitle}
+            {view.chunk.location ? ` · ${view.chunk.location}` : ""}
+            {view.chunk.section ? ` · ${view.chunk.section}` : ""}
+          </p>
+          <p className="chunk-text">{view.chunk.text}</p>
+        </>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,103 @@
+/** The HTTP API of `chunkpad serve`, as the app uses it. State changes carry the session token from the page. */
+
+const token = document.querySelector<HTMLMetaElement>('meta[name="chunkpad-token"]')?.content ?? "";
+
+export interface ApiError {
+  code: string;
+  message: string;
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(method === "GET" ? {} : { "x-chunkpad-token": token }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const data = (await response.json().catch(() => ({}))) as T & Partial<ApiError>;
+  if (!response.ok) throw Object.assign(new Error(data.message ?? `HTTP ${response.status}`), { code: data.code ?? "ERROR" });
+  return data;
+}
+
+export const get = <T>(path: string) => request<T>("GET", path);
+export const post = <T>(path: string, body: unknown) => request<T>("POST", path, body);
+export const remove = <T>(path: string) => request<T>("DELETE", path);
+
+export interface Folder {
+  id: string;
+  rootPath: string;
+  documentCount: number;
+  storedChunkCount: number;
+  includedChunkCount: number;
+  embeddedChunkCount: number;
+  modifiedChunkCount: number;
+  failedCount: number;
+}
+
+export interface DocumentRecord {
+  id: string;
+  relativePath: string;
+  title: string;
+  chunkCount: number;
+  pageCount: number | null;
+}
+
+export interface ChunkState {
+  ref: string;
+  ordinal: number;
+  included: boolean;
+  embedState: string;
+  location: string | null;
+  section: string | null;
+  preview: string;
+}
+
+export interface SearchResult {
+  ref: string;
+  relativePath: string;
+  documentTitle: string;
+  location: string | null;
+  snippet: string;
+  score: number;
+  relevancePercent: number;
+  distance?: number;
+  bm25?: number;
+  vectorRank?: number;
+  keywordRank?: number;
+  moreInDocument?: Array<{ ref: string }>;
+}
+
+export interface SearchReport {
+  mode: string;
+  notices: string[];
+  results: SearchResult[];
+}
+
+export interface ChunkView {
+  chunk: { ref: string; relativePath: string; documentTitle: string; location: string | null; section: string | null; text: string };
+}
+
+export interface Job {
+  id: string;
+  kind: string;
+  state: string;
+  events: string;
+}
+
+export interface JobEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** Follows a job's server-sent events until it ends; the server replays what the page missed. */
+export function followJob(job: Job, onEvent: (event: JobEvent) => void): () => void {
+  const source = new EventSource(job.events);
+  const types = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder"];
+  for (const type of types) source.addEventListener(type, (message) => onEvent({ type, data: JSON.parse((message as MessageEvent<string>).data) as Record<string, unknown> }));
+  for (const type of ["job-done", "job-failed", "job-cancelled"]) {
+    source.addEventListener(type, (message) => {
+      source.close();
+      onEvent({ type, data: JSON.parse((message as MessageEvent<string>).data) as Record<string, unknown> });
+    });
+  }
+  return () => source.close();
+}
