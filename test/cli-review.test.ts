@@ -20,7 +20,7 @@ describe("chunkpad exclude / include", () => {
   let folderId = "";
 
   const found = async (query: string): Promise<string[]> => {
-    const result = await runCli(["search", query, "--json", "--limit", "50"], { home });
+    const result = await runCli(["search", query, "--json", "--limit", "50", "--per-document", "0"], { home });
     expect(result.code, result.stderr).toBe(0);
     return json<SearchReport>(result).results.map((row) => row.ref);
   };

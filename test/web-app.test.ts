@@ -90,6 +90,32 @@ describe("the web app", () => {
     expect(await axeProblems()).toEqual([]);
   });
 
+  it("edits a chunk in the editor: the chunk file changes and search finds the new text", async () => {
+    await page.getByRole("button", { name: "Edit chunk 1" }).first().click();
+    const editor = page.getByLabel("Text of chunk 1");
+    await editor.fill("# Field notes\n\nA kingfisher dives into the river at dawn.");
+    await page.getByRole("button", { name: "Save chunk 1" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Saved" }).count()).toBe(1);
+    expect(fs.readFileSync(path.join(folder, "_chunks", "notes.md.md"), "utf8")).toContain("A kingfisher dives into the river at dawn.");
+    const search = (await (await fetch(`${info.url}/api/search?q=kingfisher&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
+    expect(search.results.map((result) => result.relativePath)).toEqual(["notes.md"]);
+  });
+
+  it("never overwrites a chunk changed elsewhere since the editor read it", async () => {
+    const ref = ((await (await fetch(`${info.url}/api/search?q=aardvark&mode=keyword`)).json()) as { results: Array<{ ref: string }> }).results[0]?.ref as string;
+    const before = (await (await fetch(`${info.url}/api/chunks/${encodeURIComponent(ref)}?neighbours=0`)).json()) as { chunk: { contentHash: string; text: string } };
+    const chunkFile = path.join(folder, "_chunks", "report.txt.md");
+    fs.writeFileSync(chunkFile, fs.readFileSync(chunkFile, "utf8").replace("aardvark campaign", "aardvark and otter campaign"));
+    const response = await fetch(`${info.url}/api/chunks/${encodeURIComponent(ref)}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", "x-chunkpad-token": info.token },
+      body: JSON.stringify({ text: "Overwritten.", baseHash: before.chunk.contentHash }),
+    });
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { code: string }).code).toBe("CHUNK_FILE_CONFLICT");
+    expect(fs.readFileSync(chunkFile, "utf8")).toContain("aardvark and otter campaign");
+  });
+
   it("searches and opens a result's chunk in the side panel; Escape closes it", async () => {
     await page.getByRole("tab", { name: "Search" }).click();
     await page.getByLabel("Search your documents").fill("aardvark campaign");
@@ -104,14 +130,15 @@ describe("the web app", () => {
   });
 
   it("streams an answer, and its citation opens the cited chunk", async () => {
-    openai.script({ reply: "text", deltas: ["The heron waits ", "at dawn [C1]."] });
+    openai.script({ reply: "text", deltas: ["The kingfisher dives ", "at dawn [C1]."] });
     await page.getByRole("tab", { name: "Chat" }).click();
     const box = page.getByLabel("Question");
-    await box.fill("When does the heron wait by the river?");
+    // notes.md's first chunk was edited in the editor test above: the answer comes from the new text.
+    await box.fill("When does the kingfisher dive into the river?");
     await box.press("Enter");
-    await expect.poll(() => page.locator(".answer").first().textContent()).toContain("The heron waits at dawn");
+    await expect.poll(() => page.locator(".answer").first().textContent()).toContain("The kingfisher dives at dawn");
     await page.getByRole("button", { name: "Open citation C1" }).click();
-    await expect.poll(() => page.getByRole("complementary", { name: "Cited chunk" }).textContent()).toContain("heron");
+    await expect.poll(() => page.getByRole("complementary", { name: "Cited chunk" }).textContent()).toContain("kingfisher");
     await shoot("chat-light");
     expect(await axeProblems()).toEqual([]);
     await page.getByRole("button", { name: "Close the chunk panel" }).click();

@@ -27,6 +27,8 @@ import { exportArchive, importArchive, type ExportReport, type ImportOptions, ty
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
 import { createWarmEmbedders, embedderViaServer, findServer } from "./daemon/daemon.js";
 import type { DaemonEmbedRequest, DaemonEmbedResponse } from "../embedding/daemon.js";
+import { editChunkText } from "./review/edit-chunk.js";
+import { parseChunkRef } from "../core/chunk-ref.js";
 import { readChunk, readDocument, sourceFile, type ChunkWithNeighbours, type DocumentRequest, type DocumentText, type SourceFile } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
 
@@ -70,6 +72,11 @@ export interface Chunkpad {
   listDocuments(folderId?: string): Promise<DocumentRecord[]>;
   /** One chunk by its reference, with up to `neighbours` chunks before and after it in its document. */
   readChunk(ref: string, options?: { neighbours?: number }): Promise<ChunkWithNeighbours>;
+  /**
+   * Replaces one chunk's text in its chunk file and takes it in (Step 1), as a hand edit would;
+   * CHUNK_FILE_CONFLICT when the chunk changed since `baseHash` (the contentHash the editor read).
+   */
+  editChunk(ref: string, text: string, baseHash: string, options?: FolderLockOptions): Promise<ChunkWithNeighbours>;
   /** A document's text (all of it, or the chunks on the pages asked for), by id, path or name. */
   readDocument(request: DocumentRequest): Promise<DocumentText>;
   /** The original file of an indexed document (by id or path), checked to be inside its added folder. */
@@ -276,6 +283,15 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     readChunk: (ref, readOptions = {}) => readChunk(getStore(), ref, readOptions.neighbours),
     readDocument: (request) => readDocument(getStore(), request),
+    async editChunk(ref, text, baseHash, editOptions = {}) {
+      const folder = parseChunkRef(ref) === null ? null : await getStore().getFolder(parseChunkRef(ref)?.folderId ?? "");
+      if (!folder) return readChunk(getStore(), ref, 0);
+      await withFolderLocks([folder.rootPath], { ...pickLockOptions(editOptions), purpose: "editing a chunk" }, async () => {
+        await editChunkText(getStore(), ref, text, baseHash);
+        await runProcessFolder(folder.rootPath);
+      });
+      return readChunk(getStore(), ref, 0);
+    },
     sourceFile: (document) => sourceFile(getStore(), document),
     async removeFolder(folderPath, removeOptions = {}) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });

@@ -86,6 +86,7 @@ const askBody = z.object({
   folders: z.array(z.string()).optional(),
   conversationId: z.string().min(1).optional(),
 });
+const chunkEdit = z.object({ text: z.string().min(1).max(200_000), baseHash: z.string().min(1, "baseHash (the contentHash the editor read) is required") });
 const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
 const chunkQuery = z.object({ neighbours: z.coerce.number().int().min(0).max(MAX_NEIGHBOURS).optional() });
 
@@ -185,6 +186,11 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.get("/api/chunks/:ref", async (c) => {
     const { neighbours } = parsed(chunkQuery, c.req.query());
     return c.json(toPlainJson(await chunkpad.readChunk(c.req.param("ref"), { neighbours: neighbours ?? 1 })) as object);
+  });
+
+  app.put("/api/chunks/:ref", async (c) => {
+    const body = parsed(chunkEdit, await c.req.json().catch(() => undefined));
+    return c.json(toPlainJson(await chunkpad.editChunk(c.req.param("ref"), body.text, body.baseHash)) as object);
   });
 
   app.get("/api/documents/:document", async (c) => {
@@ -376,7 +382,7 @@ function openApiDocument(version: string) {
       "/api/ask": { post: { summary: "Ask a question as a job: chunks, text-delta, citation, final events (chunkpad.answer/1)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(askBody) } } }, responses: { 202: ok("the job"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
-      "/api/chunks/{ref}": { get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },
+      "/api/chunks/{ref}": { put: { summary: "Replace a chunk's text in its chunk file (409 when it changed since baseHash)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(chunkEdit) } } }, responses: { 200: ok("Chunk"), default: error } }, get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },
       "/api/documents/{document}": { get: { summary: "A document's text, or pages of it", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }, ...parameters(documentQuery, "query")], responses: { 200: ok("Document text"), default: error } } },
       "/api/documents/{document}/source": { get: { summary: "The original file of an indexed document (PDFs inline, never as HTML)", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "The file" }, default: error } } },
       "/api/review": { post: { summary: "Include or exclude chunks (chunkpad.review/1)", requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(reviewBody) } } }, responses: { 200: ok("chunkpad.review/1"), default: error } } },

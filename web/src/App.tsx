@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type KeyboardEvent } from "react";
-import { followJob, get, post, remove, type ChunkState, type ChunkView, type DocumentRecord, type Folder, type Job, type JobEvent, type SearchReport } from "./api.js";
+import { followJob, get, post, put, remove, type ChunkState, type ChunkView, type DocumentRecord, type Folder, type Job, type JobEvent, type SearchReport } from "./api.js";
 import { Button, Card, Dialog, Pill, ProgressBar } from "./components.js";
 
 type View = "documents" | "search" | "chat" | "settings";
@@ -214,9 +214,55 @@ function ChunkList({ folder, document, onChanged }: { folder: Folder; document: 
             <strong>Chunk {chunk.ordinal}</strong> {chunk.location && <Pill>{chunk.location}</Pill>} <Pill tone={chunk.embedState === "embedded" ? "good" : chunk.embedState === "modified" ? "warn" : "neutral"}>{chunk.embedState}</Pill>
           </label>
           <p className="preview">{chunk.preview}</p>
+          <ChunkEditor chunkRef={chunk.ref} ordinal={chunk.ordinal} onSaved={load} />
         </li>
       ))}
     </ol>
+  );
+}
+
+/** Edits a chunk's text in its chunk file; a change made elsewhere meanwhile is reported, never overwritten. */
+function ChunkEditor({ chunkRef, ordinal, onSaved }: { chunkRef: string; ordinal: number; onSaved: () => void }) {
+  const [editing, setEditing] = useState<{ text: string; baseHash: string } | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const open = async () => {
+    setMessage(null);
+    const view = await get<ChunkView>(`/api/chunks/${encodeURIComponent(chunkRef)}?neighbours=0`);
+    setEditing({ text: view.chunk.text, baseHash: view.chunk.contentHash });
+  };
+  const save = async () => {
+    if (!editing) return;
+    try {
+      await put(`/api/chunks/${encodeURIComponent(chunkRef)}`, editing);
+      setEditing(null);
+      setMessage("Saved to the chunk file.");
+      onSaved();
+    } catch (failure) {
+      setMessage((failure as Error).message);
+    }
+  };
+  if (!editing) {
+    return (
+      <>
+        <Button onClick={() => void open()} aria-label={`Edit chunk ${ordinal}`}>
+          Edit
+        </Button>
+        {message && <span role="status"> {message}</span>}
+      </>
+    );
+  }
+  return (
+    <div className="editor">
+      <label htmlFor={`edit-${chunkRef}`}>Text of chunk {ordinal}</label>
+      <textarea id={`edit-${chunkRef}`} rows={8} value={editing.text} onChange={(event) => setEditing({ ...editing, text: event.target.value })} />
+      <div className="dialog-actions">
+        <Button onClick={() => setEditing(null)}>Cancel</Button>
+        <Button variant="primary" onClick={() => void save()}>
+          Save chunk {ordinal}
+        </Button>
+      </div>
+      {message && <p role="alert">{message}</p>}
+    </div>
   );
 }
 

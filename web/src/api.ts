@@ -21,6 +21,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 export const get = <T>(path: string) => request<T>("GET", path);
 export const post = <T>(path: string, body: unknown) => request<T>("POST", path, body);
 export const remove = <T>(path: string) => request<T>("DELETE", path);
+export const put = <T>(path: string, body: unknown) => request<T>("PUT", path, body);
 
 export interface Folder {
   id: string;
@@ -73,7 +74,7 @@ export interface SearchReport {
 }
 
 export interface ChunkView {
-  chunk: { ref: string; relativePath: string; documentTitle: string; location: string | null; section: string | null; text: string };
+  chunk: { ref: string; relativePath: string; documentTitle: string; location: string | null; section: string | null; text: string; contentHash: string };
 }
 
 export interface Job {

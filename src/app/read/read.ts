@@ -25,6 +25,8 @@ export interface ChunkView {
   section: string | null;
   included: boolean;
   text: string;
+  /** Hash of the text, for an editor to say which version it changes (editChunk). */
+  contentHash: string;
 }
 
 export interface ChunkWithNeighbours {
@@ -64,6 +66,7 @@ function view(chunk: ChunkRecord, folderPath: string | null): ChunkView {
     section: chunk.section ?? null,
     included: chunk.included,
     text: chunk.content,
+    contentHash: chunk.contentHash,
   };
 }
 
