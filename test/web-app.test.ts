@@ -144,6 +144,24 @@ describe("the web app", () => {
     await page.getByRole("button", { name: "Close the chunk panel" }).click();
   });
 
+  it("regenerates from the chunks left switched on, without searching again", async () => {
+    const chips = page.getByRole("checkbox", { name: /^Use C\d+ for the answer$/ });
+    const count = await chips.count();
+    expect(count).toBeGreaterThan(0);
+    // Every chunk off: the answer is "I don't know" without asking the model.
+    const requests = openai.requests.length;
+    for (let index = 0; index < count; index++) await chips.nth(index).uncheck();
+    await page.getByRole("button", { name: "Regenerate with the chunks switched on" }).click();
+    await expect.poll(() => page.locator(".answer").last().textContent()).toContain("switched off");
+    expect(openai.requests.length).toBe(requests);
+    // The first chunk back on: the model answers again from it alone.
+    openai.script({ reply: "text", deltas: ["Again: it dives at dawn [C1]."] });
+    await chips.first().check();
+    await page.getByRole("button", { name: "Regenerate with the chunks switched on" }).click();
+    await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
+    expect(openai.requests.length).toBe(requests + 1);
+  });
+
   it("switches to the dark and high-contrast themes without accessibility problems", async () => {
     await page.getByRole("tab", { name: "Settings" }).click();
     for (const theme of ["dark", "contrast"]) {

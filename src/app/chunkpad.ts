@@ -125,6 +125,8 @@ export interface Chunkpad {
   evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
   /** Searches, then streams a grounded answer with [C#] citations (or refuses below the floor). */
   ask: AnswerService["ask"];
+  /** Answers a question again from chunks already found, with the user's toggles (isIncluded); no new search. */
+  regenerate: AnswerService["regenerate"];
   /** An interactive chat: follow-up questions, chunk toggles, regenerate without a new search. */
   startChat: AnswerService["startChat"];
   listConversations: AnswerService["listConversations"];
@@ -409,6 +411,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     modelStatus: (request) => embedService.modelStatus(request),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
+    regenerate: (input) => answers.regenerate(input),
     startChat: (chatOptions) => answers.startChat(chatOptions),
     listConversations: () => answers.listConversations(),
     getConversation: (id) => answers.getConversation(id),

@@ -10,7 +10,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import {
   ChunkpadError, createAnswerCollector, errorOutcome, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, toAskFailureEvents, toAskStreamEvents, toEmbedJson, toEmbedProgressEvent,
-  toErrorJson, toPlainJson, toProcessJson, toProcessProgressEvent, toReviewJson, toSearchJson, toSyncJson, type Chunkpad,
+  toErrorJson, toPlainJson, toProcessJson, toProcessProgressEvent, toReviewJson, toSearchJson, toSyncJson, type Chunkpad, type SearchMode, type SearchResult,
 } from "../index.js";
 import { streamSSE } from "hono/streaming";
 import { createJobManager, summarize, type Job, type JobEvent, type JobManager } from "./jobs.js";
@@ -87,6 +87,11 @@ const askBody = z.object({
   conversationId: z.string().min(1).optional(),
 });
 const chunkEdit = z.object({ text: z.string().min(1).max(200_000), baseHash: z.string().min(1, "baseHash (the contentHash the editor read) is required") });
+const regenerateBody = z.object({
+  conversationId: z.string().min(1),
+  /** The chunk numbers (1-based, as the chunks event numbered them) to answer from. */
+  included: z.array(z.number().int().min(1)),
+});
 const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
 const chunkQuery = z.object({ neighbours: z.coerce.number().int().min(0).max(MAX_NEIGHBOURS).optional() });
 
@@ -247,10 +252,18 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     return c.json(jobJson(job), 202);
   });
 
+  /**
+   * The chunks each conversation's last question found, with their numbers, so the app can
+   * switch some off and regenerate without searching again. Kept in memory only: the
+   * conversation itself is in the chat database; after a restart, the question is asked again.
+   */
+  const lastChunks = new Map<string, { question: string; searchMode: SearchMode; chunks: SearchResult[] }>();
+
   app.post("/api/ask", async (c) => {
     const body = parsed(askBody, await c.req.json().catch(() => undefined));
     const job = jobs.start("ask", body.question, async ({ signal, emit }) => {
       const collector = createAnswerCollector(body.question);
+      let found: { searchMode: SearchMode; chunks: SearchResult[] } | undefined;
       try {
         for await (const event of chunkpad.ask(body.question, {
           signal,
@@ -263,12 +276,41 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
           ...(body.conversationId ? { conversationId: body.conversationId } : {}),
           onNotice: (message) => emit({ type: "notice", message }),
         })) {
+          if (event.type === "chunks") found = { searchMode: event.search.mode, chunks: event.chunks };
+          if (event.type === "done" && found && event.answer.conversationId) lastChunks.set(event.answer.conversationId, { question: body.question, ...found });
           for (const wire of toAskStreamEvents(event, collector)) emit(wire);
         }
       } catch (error) {
         for (const wire of toAskFailureEvents(error, collector)) emit(wire);
         throw error;
       }
+      return collector.result();
+    });
+    return c.json(jobJson(job), 202);
+  });
+
+  // Regenerate: the last question of a conversation, answered again from its chunks with only
+  // the numbers in `included` switched on; no new search. The answer is added to the conversation.
+  app.post("/api/regenerate", async (c) => {
+    const body = parsed(regenerateBody, await c.req.json().catch(() => undefined));
+    const last = lastChunks.get(body.conversationId);
+    if (!last) throw new ChunkpadError("NOT_FOUND", "This server has not answered a question in that conversation since it started; ask the question again to get its chunks.");
+    const conversation = await chunkpad.getConversation(body.conversationId);
+    const lastUser = conversation.messages.map((message) => message.role).lastIndexOf("user");
+    const history = conversation.messages.slice(0, Math.max(0, lastUser)).filter((message) => message.role === "user" || message.role === "assistant").map((message) => ({ role: message.role as "user" | "assistant", content: message.content }));
+    const chunks = last.chunks.map((chunk, index) => ({ ...chunk, isIncluded: body.included.includes(index + 1) }));
+    const job = jobs.start("ask", last.question, async ({ signal, emit }) => {
+      const collector = createAnswerCollector(last.question);
+      try {
+        for await (const event of chunkpad.regenerate({ question: last.question, chunks, searchMode: last.searchMode, history, storeQuestion: false, conversationId: body.conversationId, signal })) {
+          for (const wire of toAskStreamEvents(event, collector)) emit(wire);
+        }
+      } catch (error) {
+        for (const wire of toAskFailureEvents(error, collector)) emit(wire);
+        throw error;
+      }
+      // The chunks bar keeps the toggles for the next regenerate.
+      lastChunks.set(body.conversationId, { ...last, chunks });
       return collector.result();
     });
     return c.json(jobJson(job), 202);
@@ -380,6 +422,7 @@ function openApiDocument(version: string) {
       },
       "/api/jobs/{id}/events": { get: { summary: "Server-sent events of a job from its start (or after Last-Event-ID): progress, answer tokens, then job-done, job-failed or job-cancelled", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "text/event-stream" }, default: error } } },
       "/api/ask": { post: { summary: "Ask a question as a job: chunks, text-delta, citation, final events (chunkpad.answer/1)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(askBody) } } }, responses: { 202: ok("the job"), default: error } } },
+      "/api/regenerate": { post: { summary: "Answer a conversation's last question again from its chunks, only the numbers in included switched on (no new search); a job like /api/ask", requestBody: { content: { "application/json": { schema: z.toJSONSchema(regenerateBody) } } }, responses: { 202: ok("the job"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { put: { summary: "Replace a chunk's text in its chunk file (409 when it changed since baseHash)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(chunkEdit) } } }, responses: { 200: ok("Chunk"), default: error } }, get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },

@@ -344,7 +344,7 @@ function SearchView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; has
 
 interface Turn {
   question: string;
-  chunks: Array<{ number: number; ref: string; relativePath: string; location: string | null; relevancePercent: number }>;
+  chunks: Array<{ number: number; ref: string; relativePath: string; location: string | null; relevancePercent: number; included: boolean }>;
   answer: string;
   citations: Array<{ label: string; ref: string }>;
   done: boolean;
@@ -358,26 +358,41 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
   const busy = turns.some((turn) => !turn.done);
   const update = (change: (turn: Turn) => Turn) => setTurns((all) => [...all.slice(0, -1), change(all.at(-1) as Turn)]);
 
+  /** Follows an answer job into the last turn. */
+  const follow = (job: Job) =>
+    followJob(job, (event) => {
+      const data = event.data;
+      if (event.type === "chunks") update((turn) => ({ ...turn, chunks: (data.chunks as Turn["chunks"]).map((chunk) => ({ ...chunk, included: chunk.included !== false })) }));
+      if (event.type === "text-delta") update((turn) => ({ ...turn, answer: turn.answer + String(data.text) }));
+      if (event.type === "refused") update((turn) => ({ ...turn, answer: `${String(data.text)} ${String(data.message)}` }));
+      if (event.type === "final") {
+        const answer = data.answer as { citations: Turn["citations"]; conversationId: string | null };
+        if (answer.conversationId) setConversationId(answer.conversationId);
+        update((turn) => ({ ...turn, citations: answer.citations }));
+      }
+      if (event.type === "job-failed") update((turn) => ({ ...turn, error: (data.error as { message?: string }).message ?? "failed" }));
+      if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") update((turn) => ({ ...turn, done: true }));
+    });
+
+  /** The last question again, from the chunks left switched on; no new search. */
+  const regenerate = async () => {
+    const last = turns.at(-1);
+    if (!last || !conversationId || busy) return;
+    update((turn) => ({ ...turn, answer: "", citations: [], done: false, error: null }));
+    try {
+      follow(await post<Job>("/api/regenerate", { conversationId, included: last.chunks.filter((chunk) => chunk.included).map((chunk) => chunk.number) }));
+    } catch (failure) {
+      update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
+    }
+  };
+
   const send = async () => {
     const text = question.trim();
     if (text === "" || busy) return;
     setQuestion("");
     setTurns((all) => [...all, { question: text, chunks: [], answer: "", citations: [], done: false, error: null }]);
     try {
-      const job = await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}) });
-      followJob(job, (event) => {
-        const data = event.data;
-        if (event.type === "chunks") update((turn) => ({ ...turn, chunks: data.chunks as Turn["chunks"] }));
-        if (event.type === "text-delta") update((turn) => ({ ...turn, answer: turn.answer + String(data.text) }));
-        if (event.type === "refused") update((turn) => ({ ...turn, answer: `${String(data.text)} ${String(data.message)}` }));
-        if (event.type === "final") {
-          const answer = data.answer as { citations: Turn["citations"]; conversationId: string | null };
-          if (answer.conversationId) setConversationId(answer.conversationId);
-          update((turn) => ({ ...turn, citations: answer.citations }));
-        }
-        if (event.type === "job-failed") update((turn) => ({ ...turn, error: (data.error as { message?: string }).message ?? "failed" }));
-        if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") update((turn) => ({ ...turn, done: true }));
-      });
+      follow(await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}) }));
     } catch (failure) {
       update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
     }
@@ -398,8 +413,18 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
           {turn.chunks.length > 0 && (
             <ul className="chunk-bar" aria-label="Chunks found">
               {turn.chunks.map((chunk) => (
-                <li key={chunk.ref}>
-                  <button type="button" className="chunk-chip" onClick={() => onOpen(chunk.ref)}>
+                <li key={chunk.ref} className={chunk.included ? "chunk-chip" : "chunk-chip chunk-off"}>
+                  <input
+                    type="checkbox"
+                    checked={chunk.included}
+                    disabled={index !== turns.length - 1 || !turn.done}
+                    aria-label={`Use C${chunk.number} for the answer`}
+                    onChange={(event) => {
+                      const included = event.target.checked;
+                      update((last) => ({ ...last, chunks: last.chunks.map((other) => (other.ref === chunk.ref ? { ...other, included } : other)) }));
+                    }}
+                  />
+                  <button type="button" className="chip-open" onClick={() => onOpen(chunk.ref)}>
                     C{chunk.number} · {chunk.relativePath} {chunk.location ?? ""} · {chunk.relevancePercent}%
                   </button>
                 </li>
@@ -410,6 +435,9 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
             {renderAnswer(turn, onOpen)}
           </div>
           {turn.error && <p role="alert">{turn.error}</p>}
+          {index === turns.length - 1 && turn.done && conversationId && turn.chunks.length > 0 && (
+            <Button onClick={() => void regenerate()}>Regenerate with the chunks switched on</Button>
+          )}
         </Card>
       ))}
       <form

@@ -9,7 +9,7 @@ import {
 } from "../../llm/index.js";
 import { openChatStore, type ChatStore, type ConversationSummary } from "../../store/index.js";
 import type { MainStore } from "../../store/index.js";
-import { askQuestion, type AskDependencies, type AskEvent, type AskOptions } from "./ask.js";
+import { answerFromChunks, askQuestion, type AnswerInput, type AskDependencies, type AskEvent, type AskOptions } from "./ask.js";
 import { createChatSession, type ChatSession, type ChatSessionOptions } from "./ask-session.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import { deleteConversation, getConversation, listConversations, type ConversationView } from "./conversations.js";
@@ -38,6 +38,8 @@ export interface AnswerServiceOptions {
 
 export interface AnswerService {
   ask(question: string, options?: AskOptions): AsyncGenerator<AskEvent>;
+  /** Answers again from chunks already found (the user's toggles in `isIncluded`), without searching. */
+  regenerate(input: AnswerInput): AsyncGenerator<AskEvent>;
   startChat(options?: ChatSessionOptions): ChatSession;
   listConversations(): ConversationSummary[];
   /** By id or a unique start of it; NOT_FOUND when there is none. */
@@ -77,6 +79,7 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
 
   return {
     ask: (question, askOptions) => askQuestion(dependencies, question, askOptions),
+    regenerate: (input) => answerFromChunks(dependencies, input),
     startChat: (sessionOptions) => createChatSession(dependencies, sessionOptions),
     listConversations: () => listConversations(getChats()),
     getConversation: (id) => getConversation(getChats(), async (refs) => await options.getStore().getChunks(refs), id),
