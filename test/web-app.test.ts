@@ -162,6 +162,40 @@ describe("the web app", () => {
     expect(openai.requests.length).toBe(requests + 1);
   });
 
+  it("lists the conversation just held, and starts a new one", async () => {
+    const list = page.getByRole("navigation", { name: "Conversations" });
+    await expect.poll(() => list.textContent()).toContain("When does the kingfisher dive into the river?");
+    await page.getByRole("button", { name: "New conversation" }).click();
+    await expect.poll(() => page.locator(".answer").count()).toBe(0);
+    await list.getByRole("button", { name: /kingfisher/ }).click();
+    await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
+  });
+
+  it("picks a folder with the server's folder picker", async () => {
+    await page.getByRole("tab", { name: "Documents" }).click();
+    await page.getByRole("button", { name: "Browse…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Choose a folder" });
+    await dialog.getByRole("button", { name: "docs", exact: true }).click();
+    await expect.poll(() => dialog.locator(".folder-path").textContent()).toBe(fs.realpathSync(folder));
+    expect(await axeProblems()).toEqual([]);
+    await dialog.getByRole("button", { name: "Choose this folder" }).click();
+    await expect.poll(() => page.getByLabel("Folder to add").inputValue()).toBe(fs.realpathSync(folder));
+  });
+
+  it("stores an API key without ever showing it again", async () => {
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await expect.poll(() => page.getByRole("region", { name: "Answer providers" }).textContent()).toContain("openai");
+    const secret = "sk-ant-web-test-0123456789";
+    await page.getByLabel(/anthropic API key/).fill(secret);
+    await page.getByRole("button", { name: "Save anthropic key" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "anthropic key is stored" }).count()).toBe(1);
+    expect(await page.getByLabel(/anthropic API key/).inputValue()).toBe("");
+    expect(await page.content()).not.toContain(secret);
+    const providers = await (await fetch(`${info.url}/api/providers`)).text();
+    expect(providers).not.toContain(secret);
+    expect(await axeProblems()).toEqual([]);
+  });
+
   it("switches to the dark and high-contrast themes without accessibility problems", async () => {
     await page.getByRole("tab", { name: "Settings" }).click();
     for (const theme of ["dark", "contrast"]) {
@@ -195,5 +229,8 @@ describe("the web app", () => {
     });
     expect(foreign.status).toBe(421);
     expect(foreign.body).not.toContain(info.token);
+    // Folder names are the user's: the picker needs the token even to read.
+    expect((await fetch(`${info.url}/api/browse`)).status).toBe(403);
+    expect((await fetch(`${info.url}/api/browse`, { headers: { "x-chunkpad-token": info.token } })).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Readable } from "node:stream";
@@ -9,7 +10,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import {
-  ChunkpadError, createAnswerCollector, errorOutcome, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, toAskFailureEvents, toAskStreamEvents, toEmbedJson, toEmbedProgressEvent,
+  ChunkpadError, createAnswerCollector, SECRET_PROVIDERS, errorOutcome, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, toAskFailureEvents, toAskStreamEvents, toEmbedJson, toEmbedProgressEvent,
   toErrorJson, toPlainJson, toProcessJson, toProcessProgressEvent, toReviewJson, toSearchJson, toSyncJson, type Chunkpad, type SearchMode, type SearchResult,
 } from "../index.js";
 import { streamSSE } from "hono/streaming";
@@ -92,6 +93,7 @@ const regenerateBody = z.object({
   /** The chunk numbers (1-based, as the chunks event numbered them) to answer from. */
   included: z.array(z.number().int().min(1)),
 });
+const keyBody = z.object({ provider: z.enum(SECRET_PROVIDERS), key: z.string().min(8, "key looks too short").max(500) });
 const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
 const chunkQuery = z.object({ neighbours: z.coerce.number().int().min(0).max(MAX_NEIGHBOURS).optional() });
 
@@ -361,6 +363,35 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     });
   });
 
+  // Conversations (kept in the chat database), answer providers, and API keys: write-only.
+  app.get("/api/conversations", (c) => c.json(toPlainJson({ conversations: chunkpad.listConversations() }) as object));
+  app.get("/api/conversations/:id", async (c) => c.json(toPlainJson(await chunkpad.getConversation(c.req.param("id"))) as object));
+  app.get("/api/providers", async (c) => c.json(toPlainJson({ providers: await chunkpad.providers(), keys: await chunkpad.listApiKeys() }) as object));
+  app.post("/api/keys", async (c) => {
+    const body = parsed(keyBody, await c.req.json().catch(() => undefined));
+    // Never echoed: the answer says where the key is kept, not what it is.
+    return c.json(toPlainJson(await chunkpad.setApiKey(body.provider, body.key)) as object);
+  });
+  app.delete("/api/keys/:provider", async (c) => c.json(toPlainJson(await chunkpad.deleteApiKey(c.req.param("provider"))) as object));
+
+  // The folder picker: the folders inside one folder (never files, never hidden ones).
+  app.get("/api/browse", async (c) => {
+    // It shows the user's folders: like a change, it needs the session token (another local user can reach 127.0.0.1 too).
+    if (!sameSecret(c.req.header(TOKEN_HEADER), options.token)) return refuse(c, 403, `Send the session token in the ${TOKEN_HEADER} header to browse folders.`);
+    const asked = c.req.query("path");
+    const start = asked === undefined || asked === "" ? os.homedir() : path.resolve(asked);
+    let real: string;
+    let entries: fs.Dirent[];
+    try {
+      real = await fs.promises.realpath(start);
+      entries = await fs.promises.readdir(real, { withFileTypes: true });
+    } catch (error) {
+      throw new ChunkpadError("NOT_FOUND", `Cannot open the folder ${start} (${(error as NodeJS.ErrnoException).code ?? "error"}). Pick another one.`);
+    }
+    const folders = entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort((a, b) => a.localeCompare(b));
+    return c.json({ path: real, parent: path.dirname(real) === real ? null : path.dirname(real), folders });
+  });
+
   app.get("/api/openapi.json", (c) => c.json(openApiDocument(options.version)));
 
   // The web app (built into dist/web): static files, and index.html for every other page, with
@@ -423,6 +454,11 @@ function openApiDocument(version: string) {
       "/api/jobs/{id}/events": { get: { summary: "Server-sent events of a job from its start (or after Last-Event-ID): progress, answer tokens, then job-done, job-failed or job-cancelled", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "text/event-stream" }, default: error } } },
       "/api/ask": { post: { summary: "Ask a question as a job: chunks, text-delta, citation, final events (chunkpad.answer/1)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(askBody) } } }, responses: { 202: ok("the job"), default: error } } },
       "/api/regenerate": { post: { summary: "Answer a conversation's last question again from its chunks, only the numbers in included switched on (no new search); a job like /api/ask", requestBody: { content: { "application/json": { schema: z.toJSONSchema(regenerateBody) } } }, responses: { 202: ok("the job"), default: error } } },
+      "/api/conversations": { get: { summary: "Stored conversations, newest first", responses: { 200: ok("conversations"), default: error } } },
+      "/api/conversations/{id}": { get: { summary: "A conversation with its messages and citations", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("conversation"), default: error } } },
+      "/api/providers": { get: { summary: "Answer providers (which is selected and ready) and where each API key comes from (never the key)", responses: { 200: ok("providers, keys"), default: error } } },
+      "/api/keys": { post: { summary: "Store an API key (write-only: the answer says where it is kept)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(keyBody) } } }, responses: { 200: ok("key description"), default: error } } },
+      "/api/browse": { get: { summary: "Folders inside a folder, for the folder picker", parameters: [{ name: "path", in: "query", required: false, schema: { type: "string" } }], responses: { 200: ok("path, parent, folders"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { put: { summary: "Replace a chunk's text in its chunk file (409 when it changed since baseHash)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(chunkEdit) } } }, responses: { 200: ok("Chunk"), default: error } }, get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },

@@ -1,5 +1,8 @@
 import { useCallback, useEffect, useState, type KeyboardEvent } from "react";
-import { followJob, get, post, put, remove, type ChunkState, type ChunkView, type DocumentRecord, type Folder, type Job, type JobEvent, type SearchReport } from "./api.js";
+import {
+  followJob, get, post, put, remove,
+  type ChunkState, type ChunkView, type Conversation, type ConversationSummary, type DocumentRecord, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
+} from "./api.js";
 import { Button, Card, Dialog, Pill, ProgressBar } from "./components.js";
 
 type View = "documents" | "search" | "chat" | "settings";
@@ -88,6 +91,7 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
   const [selected, setSelected] = useState<string | null>(null);
   const [path, setPath] = useState("");
   const [consentOpen, setConsentOpen] = useState(false);
+  const [picking, setPicking] = useState(false);
   const { job, progress, outcome, start, cancel } = useJob();
   const folder = folders?.find((candidate) => candidate.id === selected) ?? folders?.[0] ?? null;
 
@@ -103,9 +107,12 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
         >
           <label htmlFor="folder-path">Folder to add</label>
           <input id="folder-path" value={path} onChange={(event) => setPath(event.target.value)} placeholder="/home/me/Documents/reports" />
-          <Button type="submit" variant="primary" disabled={job !== null}>
-            Add folder
-          </Button>
+          <div className="dialog-actions">
+            <Button onClick={() => setPicking(true)}>Browse…</Button>
+            <Button type="submit" variant="primary" disabled={job !== null}>
+              Add folder
+            </Button>
+          </div>
         </form>
         {folders === null ? <p>Loading…</p> : folders.length === 0 ? <p className="empty">No folder yet. Type the path of a folder of documents above and choose Add folder.</p> : null}
         <ul className="folder-list" role="listbox" aria-label="Added folders">
@@ -143,6 +150,15 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
           <p className="empty">Add a folder to see its documents and chunks here.</p>
         )}
       </section>
+      <FolderPicker
+        open={picking}
+        start={path}
+        onClose={() => setPicking(false)}
+        onChoose={(chosen) => {
+          setPath(chosen);
+          setPicking(false);
+        }}
+      />
       <Dialog title="Embed the included chunks" open={consentOpen} onClose={() => setConsentOpen(false)}>
         <p>The embedding model is downloaded once from the model hub if it is not on this computer yet, then every included chunk that is new or changed is embedded. Your documents never leave this computer.</p>
         <div className="dialog-actions">
@@ -159,6 +175,52 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
         </div>
       </Dialog>
     </div>
+  );
+}
+
+/** A folder picker over the server's folders (the app runs in a browser, which cannot name local paths). */
+function FolderPicker({ open, start, onClose, onChoose }: { open: boolean; start: string; onClose: () => void; onChoose: (path: string) => void }) {
+  const [listing, setListing] = useState<{ path: string; parent: string | null; folders: string[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const browse = useCallback((target: string) => {
+    setError(null);
+    get<{ path: string; parent: string | null; folders: string[] }>(`/api/browse?path=${encodeURIComponent(target)}`).then(setListing, (failure: Error) => setError(failure.message));
+  }, []);
+  useEffect(() => {
+    if (open) browse(start);
+  }, [open, start, browse]);
+  const join = (base: string, name: string) => `${base.replace(/[\\/]$/, "")}/${name}`;
+  return (
+    <Dialog title="Choose a folder" open={open} onClose={onClose}>
+      {error && <p role="alert">{error}</p>}
+      {listing && (
+        <>
+          <p className="folder-path">{listing.path}</p>
+          <ul className="picker" aria-label="Folders">
+            {listing.parent && (
+              <li>
+                <button type="button" className="document" onClick={() => browse(listing.parent as string)}>
+                  .. (up)
+                </button>
+              </li>
+            )}
+            {listing.folders.map((name) => (
+              <li key={name}>
+                <button type="button" className="document" onClick={() => browse(join(listing.path, name))}>
+                  {name}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <div className="dialog-actions">
+            <Button onClick={onClose}>Cancel</Button>
+            <Button variant="primary" onClick={() => onChoose(listing.path)}>
+              Choose this folder
+            </Button>
+          </div>
+        </>
+      )}
+    </Dialog>
   );
 }
 
@@ -403,9 +465,44 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
       void send();
     }
   };
+  const [conversations, setConversations] = useState<ConversationSummary[]>([]);
+  useEffect(() => {
+    void get<{ conversations: ConversationSummary[] }>("/api/conversations").then((answer) => setConversations(answer.conversations));
+  }, [conversationId]);
+  const openConversation = async (id: string) => {
+    const conversation = await get<Conversation>(`/api/conversations/${encodeURIComponent(id)}`);
+    const loaded: Turn[] = [];
+    for (const message of conversation.messages) {
+      if (message.role === "user") loaded.push({ question: message.content, chunks: [], answer: "", citations: [], done: true, error: null });
+      else if (message.role === "assistant" && loaded.length > 0) (loaded.at(-1) as Turn).answer = message.content;
+    }
+    setTurns(loaded);
+    setConversationId(conversation.id);
+  };
   if (!hasFolders) return <p className="empty">Add a folder under Documents, then ask about it here.</p>;
   return (
     <div className="stack chat">
+      {conversations.length > 0 && (
+        <nav aria-label="Conversations" className="conversations">
+          <Button
+            onClick={() => {
+              setTurns([]);
+              setConversationId(null);
+            }}
+          >
+            New conversation
+          </Button>
+          <ul>
+            {conversations.slice(0, 20).map((conversation) => (
+              <li key={conversation.id}>
+                <button type="button" className="document" aria-current={conversation.id === conversationId} onClick={() => void openConversation(conversation.id)}>
+                  {conversation.title} <Pill>{conversation.messageCount} messages</Pill>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
       {turns.length === 0 && <p className="empty">Ask a question about your documents. Answers cite the chunks they use; click a citation to read it.</p>}
       {turns.map((turn, index) => (
         <Card key={index} label={`Question ${index + 1}`}>
@@ -498,6 +595,7 @@ function SettingsView({ theme, onTheme }: { theme: Theme; onTheme: (theme: Theme
           <option value="contrast">High contrast</option>
         </select>
       </Card>
+      <ProvidersCard />
       <Card label="Embedding model">
         <h2>Embedding model</h2>
         <p>
@@ -506,6 +604,55 @@ function SettingsView({ theme, onTheme }: { theme: Theme; onTheme: (theme: Theme
         <p className="meta">Change it with "chunkpad config set embedding.model …"; the app shows what the server uses.</p>
       </Card>
     </div>
+  );
+}
+
+/** Answer providers and API keys: a key can be set or replaced, never read back. */
+function ProvidersCard() {
+  const [state, setState] = useState<{ providers: Provider[]; keys: KeyDescription[] } | null>(null);
+  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const load = useCallback(() => {
+    void get<{ providers: Provider[]; keys: KeyDescription[] }>("/api/providers").then(setState);
+  }, []);
+  useEffect(load, [load]);
+  return (
+    <Card label="Answer providers">
+      <h2>Answer providers</h2>
+      <ul className="providers">
+        {state?.providers.map((provider) => (
+          <li key={provider.provider}>
+            <strong>{provider.provider}</strong> ({provider.model}) {provider.selected && <Pill>selected</Pill>} <Pill tone={provider.ready ? "good" : "warn"}>{provider.ready ? "ready" : "not ready"}</Pill>
+            <p className="meta">{provider.detail}</p>
+          </li>
+        ))}
+      </ul>
+      {state?.keys.map((key) => (
+        <form
+          key={key.provider}
+          className="key-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const value = drafts[key.provider] ?? "";
+            post<KeyDescription>("/api/keys", { provider: key.provider, key: value }).then(
+              (stored) => {
+                setDrafts({ ...drafts, [key.provider]: "" });
+                setMessage(`The ${stored.provider} key is stored (${stored.location}).`);
+                load();
+              },
+              (failure: Error) => setMessage(failure.message),
+            );
+          }}
+        >
+          <label htmlFor={`key-${key.provider}`}>
+            {key.provider} API key {key.source ? `(set: ${key.location})` : "(not set)"}
+          </label>
+          <input id={`key-${key.provider}`} type="password" autoComplete="off" value={drafts[key.provider] ?? ""} onChange={(event) => setDrafts({ ...drafts, [key.provider]: event.target.value })} />
+          <Button type="submit">Save {key.provider} key</Button>
+        </form>
+      ))}
+      {message && <p role="status">{message}</p>}
+    </Card>
   );
 }
 

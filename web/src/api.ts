@@ -10,7 +10,7 @@ export interface ApiError {
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(method === "GET" ? {} : { "x-chunkpad-token": token }) },
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), "x-chunkpad-token": token },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const data = (await response.json().catch(() => ({}))) as T & Partial<ApiError>;
@@ -75,6 +75,33 @@ export interface SearchReport {
 
 export interface ChunkView {
   chunk: { ref: string; relativePath: string; documentTitle: string; location: string | null; section: string | null; text: string; contentHash: string };
+}
+
+export interface Provider {
+  provider: string;
+  model: string;
+  selected: boolean;
+  ready: boolean;
+  detail: string;
+}
+
+export interface KeyDescription {
+  provider: string;
+  source: string | null;
+  location: string;
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  updatedAt: string;
+  messageCount: number;
+}
+
+export interface Conversation {
+  id: string;
+  title: string;
+  messages: Array<{ role: string; content: string }>;
 }
 
 export interface Job {
