@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cliEnv, makeTempDir, REPO_ROOT, runCli, writeSampleDocuments } from "./helpers/cli.js";
+import { BIN, cliEnv, makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./helpers/cli.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -47,6 +47,7 @@ describe("the web app", () => {
     home = makeTempDir("web");
     folder = path.join(home, "docs");
     writeSampleDocuments(folder);
+    fs.copyFileSync(path.join(SHARED, "corpus", "pdf.js", "pdfs", "tracemonkey.pdf"), path.join(folder, "paper.pdf"));
     openai = await startOpenAiServer();
     expect((await runCli(["add", folder], { home })).code).toBe(0);
     expect((await runCli(["config", "set", "generation.provider", "openai"], { home })).code).toBe(0);
@@ -127,6 +128,19 @@ describe("the web app", () => {
     expect(await axeProblems()).toEqual([]);
     await page.keyboard.press("Escape");
     await expect.poll(() => panel.count()).toBe(0);
+  });
+
+  it("shows a PDF result's page, drawn by pdf.js, with the chunk's text highlighted", async () => {
+    await page.getByLabel("Search your documents").fill("trace-based compilation");
+    await page.getByLabel("Mode").selectOption("keyword");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("button", { name: /paper\.pdf/ }).first().click();
+    const pdfPage = page.getByRole("img", { name: /^Page \d+ of paper\.pdf, the cited text highlighted$/ });
+    await expect.poll(() => pdfPage.getAttribute("data-highlighted"), { timeout: 15_000 }).not.toBe("0");
+    expect(Number(await pdfPage.getAttribute("data-highlighted"))).toBeGreaterThan(0);
+    await pdfPage.scrollIntoViewIfNeeded();
+    await shoot("pdf-citation-light");
+    await page.getByRole("button", { name: "Close the chunk panel" }).click();
   });
 
   it("streams an answer, and its citation opens the cited chunk", async () => {

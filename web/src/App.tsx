@@ -1,9 +1,12 @@
-import { useCallback, useEffect, useState, type KeyboardEvent } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState, type KeyboardEvent } from "react";
 import {
   followJob, get, post, put, remove,
   type ChunkState, type ChunkView, type Conversation, type ConversationSummary, type DocumentRecord, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
 } from "./api.js";
 import { Button, Card, Dialog, Pill, ProgressBar } from "./components.js";
+
+// pdf.js is large: loaded the first time a PDF page is shown.
+const PdfPage = lazy(async () => ({ default: (await import("./PdfPage.js")).PdfPage }));
 
 type View = "documents" | "search" | "chat" | "settings";
 type Theme = "system" | "light" | "dark" | "contrast";
@@ -685,6 +688,11 @@ function ChunkPanel({ chunkRef, onClose }: { chunkRef: string; onClose: () => vo
             {view.chunk.section ? ` · ${view.chunk.section}` : ""}
           </p>
           <p className="chunk-text">{view.chunk.text}</p>
+          {view.chunk.relativePath.toLowerCase().endsWith(".pdf") && view.chunk.page !== null && (
+            <Suspense fallback={<p>Loading the page…</p>}>
+              <PdfPage documentId={view.chunk.documentId} page={view.chunk.page} chunkText={view.chunk.text} label={`Page ${view.chunk.page} of ${view.chunk.relativePath}, the cited text highlighted`} />
+            </Suspense>
+          )}
         </>
       )}
     </aside>

@@ -74,7 +74,7 @@ export interface SearchReport {
 }
 
 export interface ChunkView {
-  chunk: { ref: string; relativePath: string; documentTitle: string; location: string | null; section: string | null; text: string; contentHash: string };
+  chunk: { ref: string; documentId: string; relativePath: string; documentTitle: string; location: string | null; page: number | null; section: string | null; text: string; contentHash: string };
 }
 
 export interface Provider {
