@@ -239,11 +239,14 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     unavailableReason,
     threshold: options.threshold,
     candidates(embedding, dimensions, count) {
-      if (module === null || vectorRows() < options.threshold) return null;
+      if (module === null || !Number.isFinite(options.threshold)) return null;
+      // Counting a million rows costs more than the search: without an index yet, count once;
+      // with one, the index (brought up to date from the log) knows how many vectors there are.
+      if (index === null && !active() && vectorRows() < options.threshold) return null;
       upToDate(dimensions);
       const current = index as UsearchIndex;
       const size = current.size();
-      if (size === 0) return [];
+      if (size < options.threshold) return null;
       const found = current.search(embedding, Math.min(count, size), 1);
       return Array.from(found.keys, (key, position) => ({ id: Number(key), distance: found.distances[position] as number }));
     },

@@ -1,0 +1,26 @@
+import usearch from "usearch";
+const { Index } = usearch;
+function rng(seed){ let s=seed>>>0; return ()=>{ s=(Math.imul(s,1664525)+1013904223)>>>0; return s/4294967296; }; }
+function gauss(r){ const u=r()||1e-9, v=r(); return Math.sqrt(-2*Math.log(u))*Math.cos(2*Math.PI*v); }
+function norm(v){ let s=0; for (const x of v) s+=x*x; s=Math.sqrt(s); for (let i=0;i<v.length;i++) v[i]/=s; return v; }
+const N=+process.argv[2], D=384, C=2000, noise=0.8;
+const r=rng(42);
+const centres=Array.from({length:C},()=>norm(Float32Array.from({length:D},()=>gauss(r))));
+const data=new Float32Array(N*D);
+const draw=(out,off)=>{ const c=centres[Math.floor(r()*C)]; for(let j=0;j<D;j++) out[off+j]=c[j]+noise*gauss(r)/Math.sqrt(D); norm(out.subarray(off,off+D)); };
+for(let i=0;i<N;i++) draw(data,i*D);
+const Q=50; const queries=new Float32Array(Q*D); for(let i=0;i<Q;i++) draw(queries,i*D);
+const truths=[]; for(let q=0;q<Q;q++){ const v=queries.subarray(q*D,(q+1)*D); const sims=new Float32Array(N); for(let i=0;i<N;i++){ let s=0; const o=i*D; for(let j=0;j<D;j++) s+=data[o+j]*v[j]; sims[i]=s; } const idx=Array.from(sims.keys()).sort((a,b)=>sims[b]-sims[a]).slice(0,10); truths.push(new Set(idx.map(i=>BigInt(i+1)))); }
+for (const [conn, ea, es, cand] of JSON.parse(process.argv[3])) {
+  const idx=new Index({metric:"cos",dimensions:D,quantization:"f16",connectivity:conn,expansion_add:ea,expansion_search:es,multi:false});
+  const keys=new BigUint64Array(N); for(let i=0;i<N;i++) keys[i]=BigInt(i+1);
+  let t=performance.now(); idx.add(keys,data,2); const build=performance.now()-t;
+  for (const ef of [es, es*2]) {
+    const idx2 = idx; // same graph, vary search expansion via a new view is not possible; report at build ef only
+    const lat=[]; let hit=0;
+    for(let q=0;q<Q;q++){ const v=queries.subarray(q*D,(q+1)*D); t=performance.now(); const m=idx2.search(v,cand,1); lat.push(performance.now()-t); const got=Array.from(m.keys).slice(0,10); for(const k of got) if(truths[q].has(k)) hit++; }
+    lat.sort((a,b)=>a-b);
+    console.log(`${N} M=${conn} efa=${ea} ef=${es} cand=${cand}: build ${(build/1000).toFixed(0)}s recall ${(hit/(Q*10)).toFixed(3)} p50 ${lat[Q/2].toFixed(2)}ms p95 ${lat[Math.floor(Q*0.95)].toFixed(2)}ms`);
+    break;
+  }
+}
