@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cliEnv, json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { startServe, type RunningServer } from "./helpers/serve.js";
 import { TINY_BERT_DIR } from "./helpers/hub-server.js";
 
 interface ServerStatus {
@@ -21,25 +21,15 @@ interface SearchJson {
 describe("the warm daemon (chunkpad serve keeps the model loaded for CLI verbs)", () => {
   let home: string;
   let folder: string;
-  let server: ChildProcess;
-  let closed: Promise<unknown>;
-  let info: { url: string; token: string; pid: number };
+  let server: RunningServer;
+  let info: RunningServer["info"];
   const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, { home, ...(env ? { env } : {}) });
   const serverStatus = async () => (await (await fetch(`${info.url}/api/status`)).json()) as ServerStatus;
   const inProcess = { CHUNKPAD_SERVER: "off" };
 
   const startServer = async () => {
-    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env: cliEnv(home), stdio: ["ignore", "ignore", "pipe"] });
-    closed = new Promise((resolve) => server.on("close", resolve));
-    await new Promise<void>((resolve, reject) => {
-      let stderr = "";
-      server.stderr?.on("data", (data: Buffer) => {
-        stderr += data.toString();
-        if (stderr.includes("Chunkpad API on")) resolve();
-      });
-      server.on("close", () => reject(new Error(`serve exited early:\n${stderr}`)));
-    });
-    info = JSON.parse(fs.readFileSync(path.join(home, "data", "server.json"), "utf8")) as typeof info;
+    server = await startServe(home);
+    info = server.info;
   };
 
   beforeAll(async () => {
@@ -52,8 +42,7 @@ describe("the warm daemon (chunkpad serve keeps the model loaded for CLI verbs)"
     await startServer();
   });
   afterAll(async () => {
-    server.kill("SIGTERM");
-    await closed;
+    await server.stop();
     fs.rmSync(home, { recursive: true, force: true });
   });
 
@@ -102,8 +91,7 @@ describe("the warm daemon (chunkpad serve keeps the model loaded for CLI verbs)"
   });
 
   it("falls back to loading the model here when the server is gone without cleaning up", async () => {
-    server.kill("SIGKILL");
-    await closed;
+    await server.stop("SIGKILL");
     expect(fs.existsSync(path.join(home, "data", "server.json"))).toBe(true);
     const search = await cli(["search", "birds by the water", "--mode", "hybrid", "--json"]);
     expect(search.code, search.stderr).toBe(0);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, cliEnv, json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { startServe } from "./helpers/serve.js";
 import { TINY_BERT_DIR } from "./helpers/hub-server.js";
 
 interface FolderReport {
@@ -172,29 +173,17 @@ describe("chunkpad serve --watch", () => {
     const folder = path.join(home, "docs");
     writeFile(folder, "heron.md", "# Heron\n\nThe grey heron waits by the river.\n");
     expect((await runCli(["add", folder], { home })).code).toBe(0);
-    const server = spawn(process.execPath, [BIN, "serve", "--port", "0", "--watch"], { env: cliEnv(home), stdio: ["ignore", "ignore", "pipe"] });
-    const closed = new Promise((resolve) => server.on("close", resolve));
-    let stderr = "";
-    const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
-    server.stderr?.on("data", (data: Buffer) => {
-      stderr += data.toString();
-      for (const waiter of waiters.filter((candidate) => candidate.pattern.test(stderr))) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
-    });
-    const logged = (pattern: RegExp) => (pattern.test(stderr) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ pattern, resolve })));
+    const server = await startServe(home, { args: ["--watch"] });
     try {
-      await logged(/Watching 1 folder/);
-      const { url } = JSON.parse(fs.readFileSync(path.join(home, "data", "server.json"), "utf8")) as { url: string };
+      await server.logged(/Watching 1 folder/);
+      const { url } = server.info;
       writeFile(folder, "swan.md", "# Swan\n\nA swan glides on the lake.\n");
-      await logged(/1 document processed/);
+      await server.logged(/1 document processed/);
       const response = await fetch(`${url}/api/search?q=swan&mode=keyword`);
       const body = (await response.json()) as { results: Array<{ relativePath: string }> };
       expect(body.results.map((hit) => hit.relativePath)).toEqual(["swan.md"]);
     } finally {
-      server.kill("SIGTERM");
-      await closed;
+      await server.stop();
       fs.rmSync(home, { recursive: true, force: true });
     }
   });

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cliEnv, json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { startServe, type RunningServer } from "./helpers/serve.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
@@ -24,9 +24,8 @@ describe("chunkpad serve: jobs and their event streams", () => {
   let folder: string;
   let hub: HubServer;
   let openai: ScriptedServer;
-  let server: ChildProcess;
-  let closed: Promise<unknown>;
-  let info: { url: string; token: string };
+  let server: RunningServer;
+  let info: RunningServer["info"];
 
   const post = (pathname: string, body: unknown, withToken = true) =>
     fetch(`${info.url}${pathname}`, { method: "POST", headers: { "content-type": "application/json", ...(withToken ? { "x-chunkpad-token": info.token } : {}) }, body: JSON.stringify(body) });
@@ -72,22 +71,11 @@ describe("chunkpad serve: jobs and their event streams", () => {
     for (const [key, value] of [["embedding.model", TINY_BERT_REPO], ["embedding.dtype", "fp32"], ["generation.provider", "openai"]]) {
       expect((await runCli(["config", "set", key as string, value as string], { home })).code).toBe(0);
     }
-    const env = cliEnv(home, { CHUNKPAD_HUB_URL: hub.url, OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off" });
-    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
-    closed = new Promise((resolve) => server.on("close", resolve));
-    await new Promise<void>((resolve, reject) => {
-      let stderr = "";
-      server.stderr?.on("data", (data: Buffer) => {
-        stderr += data.toString();
-        if (stderr.includes("Chunkpad API on")) resolve();
-      });
-      server.on("close", () => reject(new Error(`serve exited early:\n${stderr}`)));
-    });
-    info = JSON.parse(fs.readFileSync(path.join(home, "data", "server.json"), "utf8")) as typeof info;
+    server = await startServe(home, { env: { CHUNKPAD_HUB_URL: hub.url, OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off" } });
+    info = server.info;
   });
   afterAll(async () => {
-    server.kill("SIGTERM");
-    await closed;
+    await server.stop();
     await Promise.all([hub.close(), openai.close()]);
     fs.rmSync(home, { recursive: true, force: true });
   });

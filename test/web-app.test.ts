@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cliEnv, makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./helpers/cli.js";
+import { makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./helpers/cli.js";
+import { startServe, type RunningServer } from "./helpers/serve.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -22,9 +22,8 @@ describe("the web app", () => {
   let home: string;
   let folder: string;
   let openai: ScriptedServer;
-  let server: ChildProcess;
-  let closed: Promise<unknown>;
-  let info: { url: string; token: string };
+  let server: RunningServer;
+  let info: RunningServer["info"];
   let browser: Browser;
   let page: Page;
 
@@ -51,18 +50,8 @@ describe("the web app", () => {
     openai = await startOpenAiServer();
     expect((await runCli(["add", folder], { home })).code).toBe(0);
     expect((await runCli(["config", "set", "generation.provider", "openai"], { home })).code).toBe(0);
-    const env = cliEnv(home, { OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off" });
-    server = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
-    closed = new Promise((resolve) => server.on("close", resolve));
-    await new Promise<void>((resolve, reject) => {
-      let stderr = "";
-      server.stderr?.on("data", (data: Buffer) => {
-        stderr += data.toString();
-        if (stderr.includes("Chunkpad API on")) resolve();
-      });
-      server.on("close", () => reject(new Error(`serve exited early:\n${stderr}`)));
-    });
-    info = JSON.parse(fs.readFileSync(path.join(home, "data", "server.json"), "utf8")) as typeof info;
+    server = await startServe(home, { env: { OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off" } });
+    info = server.info;
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
     // bypassCSP lets the test inject axe-core; the CSP itself is checked in the last test.
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
@@ -70,8 +59,7 @@ describe("the web app", () => {
   });
   afterAll(async () => {
     await browser?.close();
-    server.kill("SIGTERM");
-    await closed;
+    await server.stop();
     await openai.close();
     fs.rmSync(home, { recursive: true, force: true });
   });
