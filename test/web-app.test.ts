@@ -32,7 +32,7 @@ describe("the web app", () => {
     await page.addScriptTag({ path: AXE });
     const violations = await page.evaluate(async () => {
       const result = await (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
-      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
+      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length, html: (violation.nodes as Array<{ html: string }>).slice(0, 2).map((node) => node.html) }));
     });
     return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
   };
@@ -77,6 +77,15 @@ describe("the web app", () => {
     await include.check();
     await expect.poll(() => include.isChecked()).toBe(true);
     expect(await axeProblems()).toEqual([]);
+  });
+
+  it("excludes and includes every chunk of a document at once", async () => {
+    await page.getByRole("button", { name: "Exclude all chunks of notes.md" }).click();
+    await expect.poll(() => page.getByRole("checkbox", { name: /^Include chunk \d+$/ }).first().isChecked()).toBe(false);
+    const excluded = (await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
+    expect(excluded.results.map((result) => result.relativePath)).not.toContain("notes.md");
+    await page.getByRole("button", { name: "Include all chunks of notes.md" }).click();
+    await expect.poll(() => page.getByRole("checkbox", { name: /^Include chunk \d+$/ }).first().isChecked()).toBe(true);
   });
 
   it("edits a chunk in the editor: the chunk file changes and search finds the new text", async () => {
@@ -182,6 +191,18 @@ describe("the web app", () => {
     expect(await axeProblems()).toEqual([]);
     await dialog.getByRole("button", { name: "Choose this folder" }).click();
     await expect.poll(() => page.getByLabel("Folder to add").inputValue()).toBe(fs.realpathSync(folder));
+  });
+
+  it("changes a setting in the config file", async () => {
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByLabel(/^search\.perDocument/).fill("2");
+    await page.getByRole("button", { name: "Save search.perDocument" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "search.perDocument is now 2" }).count()).toBe(1);
+    const settings = (await (await fetch(`${info.url}/api/settings`)).json()) as { settings: Array<{ key: string; value: unknown; source: string }> };
+    expect(settings.settings.find((row) => row.key === "search.perDocument")).toMatchObject({ value: 2, source: "config" });
+    const bad = await fetch(`${info.url}/api/settings/search.perDocument`, { method: "PUT", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ value: "many" }) });
+    expect(bad.status).toBe(400);
+    expect((await fetch(`${info.url}/api/settings/search.perDocument`, { method: "DELETE", headers: { "x-chunkpad-token": info.token } })).status).toBe(200);
   });
 
   it("stores an API key without ever showing it again", async () => {

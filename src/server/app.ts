@@ -95,6 +95,7 @@ const regenerateBody = z.object({
   included: z.array(z.number().int().min(1)),
 });
 const keyBody = z.object({ provider: z.enum(SECRET_PROVIDERS), key: z.string().min(8, "key looks too short").max(500) });
+const settingBody = z.object({ value: z.union([z.string(), z.number()]) });
 const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
 const chunkQuery = z.object({ neighbours: z.coerce.number().int().min(0).max(MAX_NEIGHBOURS).optional() });
 
@@ -375,6 +376,21 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   });
   app.delete("/api/keys/:provider", async (c) => c.json(toPlainJson(await chunkpad.deleteApiKey(c.req.param("provider"))) as object));
 
+  // Settings, as `chunkpad config` shows and changes them (API keys are never settings).
+  const settingJson = (row: ReturnType<Chunkpad["setting"]>) => ({
+    key: row.key, value: row.value ?? null, source: row.source, problem: row.problem ?? null, description: row.setting.description,
+    kind: row.setting.kind, default: row.setting.default ?? null,
+  });
+  app.get("/api/settings", (c) => c.json({ settings: chunkpad.settings().settings.map(settingJson) }));
+  app.put("/api/settings/:key", async (c) => {
+    const body = parsed(settingBody, await c.req.json().catch(() => undefined));
+    return c.json(settingJson(chunkpad.setConfig(c.req.param("key"), String(body.value))));
+  });
+  app.delete("/api/settings/:key", (c) => {
+    const row = chunkpad.unsetConfig(c.req.param("key"));
+    return c.json(row === null ? { key: c.req.param("key"), removed: true } : settingJson(row));
+  });
+
   // The folder picker: the folders inside one folder (never files, never hidden ones).
   app.get("/api/browse", async (c) => {
     // It shows the user's folders: like a change, it needs the session token (another local user can reach 127.0.0.1 too).
@@ -460,6 +476,11 @@ function openApiDocument(version: string) {
       "/api/providers": { get: { summary: "Answer providers (which is selected and ready) and where each API key comes from (never the key)", responses: { 200: ok("providers, keys"), default: error } } },
       "/api/keys": { post: { summary: "Store an API key (write-only: the answer says where it is kept)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(keyBody) } } }, responses: { 200: ok("key description"), default: error } } },
       "/api/browse": { get: { summary: "Folders inside a folder, for the folder picker", parameters: [{ name: "path", in: "query", required: false, schema: { type: "string" } }], responses: { 200: ok("path, parent, folders"), default: error } } },
+      "/api/settings": { get: { summary: "Every setting with its effective value and where it comes from (flag, env, config, default)", responses: { 200: ok("settings"), default: error } } },
+      "/api/settings/{key}": {
+        put: { summary: "Write one setting to the config file (validated)", parameters: [{ name: "key", in: "path", required: true, schema: { type: "string" } }], requestBody: { content: { "application/json": { schema: z.toJSONSchema(settingBody) } } }, responses: { 200: ok("the setting"), default: error } },
+        delete: { summary: "Remove one setting from the config file (its default applies again)", parameters: [{ name: "key", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("the setting"), default: error } },
+      },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { put: { summary: "Replace a chunk's text in its chunk file (409 when it changed since baseHash)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(chunkEdit) } } }, responses: { 200: ok("Chunk"), default: error } }, get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },

@@ -257,7 +257,22 @@ function ChunkList({ folder, document, onChanged }: { folder: Folder; document: 
   }, [folder.id, document]);
   useEffect(load, [load]);
   if (chunks === null) return <p>Loading…</p>;
+  const setAll = (included: boolean) => {
+    void post("/api/review", { targets: [document], included, folders: [folder.id] }).finally(() => {
+      load();
+      onChanged();
+    });
+  };
   return (
+    <>
+    <div className="dialog-actions">
+      <Button onClick={() => setAll(false)} aria-label={`Exclude all chunks of ${document}`}>
+        Exclude all
+      </Button>
+      <Button onClick={() => setAll(true)} aria-label={`Include all chunks of ${document}`}>
+        Include all
+      </Button>
+    </div>
     <ol className="chunks" aria-label={`Chunks of ${document}`}>
       {chunks.map((chunk) => (
         <li key={chunk.ref} className={chunk.included ? "chunk" : "chunk chunk-excluded"}>
@@ -283,6 +298,7 @@ function ChunkList({ folder, document, onChanged }: { folder: Folder; document: 
         </li>
       ))}
     </ol>
+    </>
   );
 }
 
@@ -457,7 +473,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
     setQuestion("");
     setTurns((all) => [...all, { question: text, chunks: [], answer: "", citations: [], done: false, error: null }]);
     try {
-      follow(await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}) }));
+      follow(await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(strict ? { strict: true } : {}) }));
     } catch (failure) {
       update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
     }
@@ -469,6 +485,12 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
     }
   };
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
+  const [providers, setProviders] = useState<Provider[]>([]);
+  const [provider, setProvider] = useState("");
+  const [strict, setStrict] = useState(false);
+  useEffect(() => {
+    void get<{ providers: Provider[] }>("/api/providers").then((answer) => setProviders(answer.providers));
+  }, []);
   useEffect(() => {
     void get<{ conversations: ConversationSummary[] }>("/api/conversations").then((answer) => setConversations(answer.conversations));
   }, [conversationId]);
@@ -549,6 +571,20 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
       >
         <label htmlFor="question">Question</label>
         <textarea id="question" rows={3} value={question} onChange={(event) => setQuestion(event.target.value)} onKeyDown={onKey} placeholder="Enter sends, Shift+Enter adds a line" />
+        <div className="ask-options">
+          <label htmlFor="provider">Answered by</label>
+          <select id="provider" value={provider} onChange={(event) => setProvider(event.target.value)}>
+            <option value="">The configured provider</option>
+            {providers.map((entry) => (
+              <option key={entry.provider} value={entry.provider} disabled={!entry.ready}>
+                {entry.provider} ({entry.model}){entry.ready ? "" : ", not ready"}
+              </option>
+            ))}
+          </select>
+          <label className="inline">
+            <input type="checkbox" checked={strict} onChange={(event) => setStrict(event.target.checked)} /> Strict: answer only with sentences from the chunks
+          </label>
+        </div>
         <Button type="submit" variant="primary" disabled={busy}>
           Ask
         </Button>
@@ -599,6 +635,7 @@ function SettingsView({ theme, onTheme }: { theme: Theme; onTheme: (theme: Theme
         </select>
       </Card>
       <ProvidersCard />
+      <SettingsCard />
       <Card label="Embedding model">
         <h2>Embedding model</h2>
         <p>
@@ -607,6 +644,80 @@ function SettingsView({ theme, onTheme }: { theme: Theme; onTheme: (theme: Theme
         <p className="meta">Change it with "chunkpad config set embedding.model …"; the app shows what the server uses.</p>
       </Card>
     </div>
+  );
+}
+
+interface SettingRow {
+  key: string;
+  value: string | number | null;
+  source: string;
+  problem: string | null;
+  description: string;
+  kind: { type: string; values?: string[]; min?: number; max?: number };
+}
+
+/** The settings worth changing from the app; `chunkpad config list` has them all. */
+const EDITABLE = [
+  "embedding.model", "embedding.dtype", "chunking.chunkSizeTokens", "chunking.chunkOverlapTokens", "search.fusion", "search.minScore", "search.perDocument",
+  "search.rerank", "generation.provider", "generation.mode", "generation.minSimilarity", "generation.minVectorSimilarity",
+];
+
+function SettingsCard() {
+  const [rows, setRows] = useState<SettingRow[] | null>(null);
+  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const load = useCallback(() => {
+    void get<{ settings: SettingRow[] }>("/api/settings").then((answer) => setRows(answer.settings.filter((row) => EDITABLE.includes(row.key))));
+  }, []);
+  useEffect(load, [load]);
+  const save = (key: string) => {
+    put<SettingRow>(`/api/settings/${encodeURIComponent(key)}`, { value: drafts[key] ?? "" }).then(
+      (row) => {
+        setMessage(`${row.key} is now ${String(row.value)}.`);
+        load();
+      },
+      (failure: Error) => setMessage(failure.message),
+    );
+  };
+  return (
+    <Card label="Settings">
+      <h2>Settings</h2>
+      <p className="meta">Written to the config file, as "chunkpad config set" does. A changed chunk size applies the next time a folder is processed; a changed embedding model needs the chunks embedded again.</p>
+      {rows?.map((row) => {
+        const id = `setting-${row.key.replace(/\W+/g, "-")}`;
+        const value = drafts[row.key] ?? (row.value === null ? "" : String(row.value));
+        return (
+          <form
+            key={row.key}
+            className="setting"
+            onSubmit={(event) => {
+              event.preventDefault();
+              save(row.key);
+            }}
+          >
+            <label htmlFor={id}>
+              {row.key} <Pill>{row.source}</Pill>
+            </label>
+            {row.kind.type === "enum" ? (
+              <select id={id} value={value} onChange={(event) => setDrafts({ ...drafts, [row.key]: event.target.value })}>
+                {row.value === null && <option value="">(not set)</option>}
+                {row.kind.values?.map((option) => (
+                  <option key={option} value={option}>
+                    {option}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input id={id} value={value} onChange={(event) => setDrafts({ ...drafts, [row.key]: event.target.value })} />
+            )}
+            <p className="meta">{row.description}</p>
+            {row.problem && <p role="alert">{row.problem}</p>}
+            <Button type="submit">Save {row.key}</Button>
+          </form>
+        );
+      })}
+      {message && <p role="status">{message}</p>}
+    </Card>
   );
 }
 
