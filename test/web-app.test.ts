@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./helpers/cli.js";
 import { startServe, type RunningServer } from "./helpers/serve.js";
+import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -22,6 +23,7 @@ describe("the web app", () => {
   let home: string;
   let folder: string;
   let openai: ScriptedServer;
+  let hub: HubServer;
   let server: RunningServer;
   let info: RunningServer["info"];
   let browser: Browser;
@@ -47,10 +49,12 @@ describe("the web app", () => {
     folder = path.join(home, "docs");
     writeSampleDocuments(folder);
     fs.copyFileSync(path.join(SHARED, "corpus", "pdf.js", "pdfs", "tracemonkey.pdf"), path.join(folder, "paper.pdf"));
-    openai = await startOpenAiServer();
+    [openai, hub] = await Promise.all([startOpenAiServer(), startHubServer()]);
     expect((await runCli(["add", folder], { home })).code).toBe(0);
-    expect((await runCli(["config", "set", "generation.provider", "openai"], { home })).code).toBe(0);
-    server = await startServe(home, { env: { OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off" } });
+    for (const [key, value] of [["generation.provider", "openai"], ["embedding.model", TINY_BERT_REPO], ["embedding.dtype", "fp32"]]) {
+      expect((await runCli(["config", "set", key as string, value as string], { home })).code).toBe(0);
+    }
+    server = await startServe(home, { env: { OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off", CHUNKPAD_HUB_URL: hub.url } });
     info = server.info;
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
     // bypassCSP lets the test inject axe-core; the CSP itself is checked in the last test.
@@ -60,7 +64,7 @@ describe("the web app", () => {
   afterAll(async () => {
     await browser?.close();
     await server.stop();
-    await openai.close();
+    await Promise.all([openai.close(), hub.close()]);
     fs.rmSync(home, { recursive: true, force: true });
   });
 
@@ -77,6 +81,49 @@ describe("the web app", () => {
     await include.check();
     await expect.poll(() => include.isChecked()).toBe(true);
     expect(await axeProblems()).toEqual([]);
+  });
+
+  it("moves between documents with the arrow keys, and opens one with Enter", async () => {
+    const documents = page.getByRole("list", { name: "Documents" }).getByRole("button");
+    await documents.first().focus();
+    await page.keyboard.press("ArrowDown");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(await documents.nth(1).textContent());
+    await page.keyboard.press("End");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(await documents.last().textContent());
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => documents.first().getAttribute("aria-expanded")).toBe("true");
+    // One document is open at a time: back to notes.md, as the next tests expect.
+    await page.getByRole("button", { name: /notes\.md/ }).click();
+    await expect.poll(() => page.getByRole("button", { name: /notes\.md/ }).getAttribute("aria-expanded")).toBe("true");
+  });
+
+  it("copies uploaded documents into the folder and processes them; never overwrites one", async () => {
+    const input = page.getByLabel("Upload files into this folder");
+    await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("# Swan\n\nA swan glides on the lake at dusk.\n") });
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Copied 1 file into the folder." }).count()).toBe(1);
+    await expect.poll(() => page.getByRole("button", { name: /swan\.md/ }).count(), { timeout: 15_000 }).toBe(1);
+    expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
+    await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("Something else.") });
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "already exists" }).count()).toBe(1);
+    expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
+    const folders = (await (await fetch(`${info.url}/api/folders`)).json()) as { folders: Array<{ id: string }> };
+    const escape = await fetch(`${info.url}/api/folders/${folders.folders[0]?.id}/files?name=${encodeURIComponent("../escaped.md")}`, { method: "POST", headers: { "x-chunkpad-token": info.token }, body: "x" });
+    expect(escape.status).toBe(400);
+    expect(fs.existsSync(path.join(home, "escaped.md"))).toBe(false);
+  });
+
+  it("embeds after consent, downloading the model from the hub, and then searches by meaning", async () => {
+    await page.getByRole("button", { name: "Embed selected" }).click();
+    const dialog = page.getByRole("dialog", { name: "Embed the included chunks" });
+    expect(await axeProblems()).toEqual([]);
+    await dialog.getByRole("button", { name: "Download if needed and embed" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 30_000 }).toBe(1);
+    expect(hub.requests.some((request) => request.path.endsWith("onnx/model.onnx"))).toBe(true);
+    await expect.poll(() => page.getByRole("option").first().textContent()).toMatch(/(\d+) of \1 embedded/);
+    const search = (await (await fetch(`${info.url}/api/search?q=birds%20near%20water&mode=vector`)).json()) as { mode: string; results: unknown[] };
+    expect(search.mode).toBe("vector");
+    expect(search.results.length).toBeGreaterThan(0);
   });
 
   it("excludes and includes every chunk of a document at once", async () => {

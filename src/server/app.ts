@@ -53,6 +53,7 @@ const STATIC_TYPES: Record<string, string> = {
 };
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+const UPLOAD_PATH = /^\/api\/folders\/[^/]+\/files$/;
 export const TOKEN_HEADER = "x-chunkpad-token";
 
 const searchQuery = z.object({
@@ -140,7 +141,13 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     if (!folder) throw new ChunkpadError("NOT_FOUND", `No added folder has the id ${id}. GET /api/folders lists them.`);
     return folder;
   };
-  app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ code: "INVALID_ARGUMENT", message: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`, retryable: false }, 413) }));
+  const tooLarge = (limit: number) => (c: Context) => c.json({ code: "INVALID_ARGUMENT", message: `The request body is larger than ${Math.round(limit / 1024 / 1024)} MB.`, retryable: false }, 413);
+  const uploadLimit = () => chunkpad.config.ingest.maxFileSizeMb * 1024 * 1024;
+  // Uploads carry a document (up to the ingest size limit); every other body stays small.
+  app.use("*", async (c, next) => {
+    if (UPLOAD_PATH.test(c.req.path)) return bodyLimit({ maxSize: uploadLimit(), onError: tooLarge(uploadLimit()) })(c, next);
+    return bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) })(c, next);
+  });
 
   app.onError((error, c) => {
     const outcome = errorOutcome(error);
@@ -175,6 +182,25 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     const folder = await folderById(c.req.param("folder"));
     return c.json(toPlainJson({ documents: await chunkpad.listDocuments(folder.id) }) as object);
   });
+  // Drag-and-drop upload: one document into the top of an added folder (the app then processes it).
+  app.post("/api/folders/:folder/files", async (c) => {
+    const folder = await folderById(c.req.param("folder"));
+    const name = (c.req.query("name") ?? "").normalize("NFC");
+    if (name === "" || name !== path.basename(name) || name.includes("\\") || name.startsWith(".") || name === "_chunks" || name.length > 255) {
+      throw new ChunkpadError("INVALID_ARGUMENT", `"${name}" cannot be a file name here: give a plain name (no folders, not hidden).`);
+    }
+    const target = path.join(folder.rootPath, name);
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    try {
+      // "wx": an existing file is never overwritten.
+      await fs.promises.writeFile(target, bytes, { flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new ChunkpadError("INVALID_ARGUMENT", `${name} already exists in ${folder.rootPath}; rename the file you upload, or replace it on disk.`);
+      throw error;
+    }
+    return c.json({ folderId: folder.id, relativePath: name, bytes: bytes.byteLength }, 201);
+  });
+
   app.get("/api/folders/:folder/chunks", async (c) => {
     const folder = await folderById(c.req.param("folder"));
     const document = c.req.query("document");
@@ -481,6 +507,7 @@ function openApiDocument(version: string) {
         put: { summary: "Write one setting to the config file (validated)", parameters: [{ name: "key", in: "path", required: true, schema: { type: "string" } }], requestBody: { content: { "application/json": { schema: z.toJSONSchema(settingBody) } } }, responses: { 200: ok("the setting"), default: error } },
         delete: { summary: "Remove one setting from the config file (its default applies again)", parameters: [{ name: "key", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("the setting"), default: error } },
       },
+      "/api/folders/{id}/files": { post: { summary: "Upload one document (the raw bytes; ?name=file.pdf) into an added folder; never overwrites", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { name: "name", in: "query", required: true, schema: { type: "string" } }], responses: { 201: ok("folderId, relativePath, bytes"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { put: { summary: "Replace a chunk's text in its chunk file (409 when it changed since baseHash)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(chunkEdit) } } }, responses: { 200: ok("Chunk"), default: error } }, get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState, type KeyboardEvent } from "react";
 import {
-  followJob, get, post, put, remove,
+  followJob, get, post, put, remove, uploadFile,
   type ChunkState, type ChunkView, type Conversation, type ConversationSummary, type DocumentRecord, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
 } from "./api.js";
 import { Button, Card, Dialog, Pill, ProgressBar } from "./components.js";
@@ -95,8 +95,18 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
   const [path, setPath] = useState("");
   const [consentOpen, setConsentOpen] = useState(false);
   const [picking, setPicking] = useState(false);
+  const [dragging, setDragging] = useState(false);
+  const [uploadMessage, setUploadMessage] = useState<string | null>(null);
   const { job, progress, outcome, start, cancel } = useJob();
   const folder = folders?.find((candidate) => candidate.id === selected) ?? folders?.[0] ?? null;
+  /** Copies dropped or chosen files into the folder, then processes it. */
+  const upload = async (files: File[]) => {
+    if (!folder || files.length === 0) return;
+    const problems: string[] = [];
+    for (const file of files) await uploadFile(folder.id, file).catch((failure: Error) => problems.push(`${file.name}: ${failure.message}`));
+    setUploadMessage(problems.length === 0 ? `Copied ${files.length} file${files.length === 1 ? "" : "s"} into the folder.` : problems.join(" "));
+    if (problems.length < files.length) await start({ kind: "process", folder: folder.rootPath }, onChanged);
+  };
 
   return (
     <div className="split">
@@ -118,7 +128,7 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
           </div>
         </form>
         {folders === null ? <p>Loading…</p> : folders.length === 0 ? <p className="empty">No folder yet. Type the path of a folder of documents above and choose Add folder.</p> : null}
-        <ul className="folder-list" role="listbox" aria-label="Added folders">
+        <ul className="folder-list" role="listbox" aria-label="Added folders" onKeyDown={moveFocusWithArrows}>
           {folders?.map((entry) => (
             <li key={entry.id} role="option" aria-selected={entry.id === folder?.id} tabIndex={0} className="folder" onClick={() => setSelected(entry.id)} onKeyDown={(event) => event.key === "Enter" && setSelected(entry.id)}>
               <span className="folder-path">{entry.rootPath}</span>
@@ -138,15 +148,37 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
         )}
         {outcome && <p role="status">{outcome}</p>}
       </aside>
-      <section className="content" aria-label="Documents and chunks">
+      <section
+        className={dragging ? "content dropping" : "content"}
+        aria-label="Documents and chunks"
+        onDragOver={(event) => {
+          if (!folder) return;
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event) => {
+          event.preventDefault();
+          setDragging(false);
+          void upload(Array.from(event.dataTransfer.files));
+        }}
+      >
         {folder ? (
           <>
             <div className="toolbar">
               <h2>{folder.rootPath}</h2>
-              <Button variant="primary" disabled={job !== null} onClick={() => setConsentOpen(true)}>
-                Embed selected
-              </Button>
+              <div className="dialog-actions">
+                <label className="button button-default upload">
+                  Upload files…
+                  <input type="file" multiple className="visually-hidden" aria-label="Upload files into this folder" onChange={(event) => void upload(Array.from(event.target.files ?? []))} />
+                </label>
+                <Button variant="primary" disabled={job !== null} onClick={() => setConsentOpen(true)}>
+                  Embed selected
+                </Button>
+              </div>
             </div>
+            <p className="meta">Drop documents here to copy them into this folder; they are processed at once.</p>
+            {uploadMessage && <p role="status">{uploadMessage}</p>}
             <FolderDocuments folder={folder} onChanged={onChanged} />
           </>
         ) : (
@@ -179,6 +211,21 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
       </Dialog>
     </div>
   );
+}
+
+/**
+ * Arrow keys move between the items of a list (Home and End to its ends), as in a desktop tree;
+ * Enter or Space acts on the focused one.
+ */
+function moveFocusWithArrows(event: KeyboardEvent<HTMLElement>) {
+  const keys = ["ArrowDown", "ArrowUp", "Home", "End"];
+  if (!keys.includes(event.key)) return;
+  const items = Array.from(event.currentTarget.querySelectorAll<HTMLElement>(":scope > li > button.document, :scope > li[role='option']"));
+  if (items.length === 0) return;
+  event.preventDefault();
+  const current = items.findIndex((item) => item === document.activeElement);
+  const next = event.key === "Home" ? 0 : event.key === "End" ? items.length - 1 : Math.min(items.length - 1, Math.max(0, current + (event.key === "ArrowDown" ? 1 : -1)));
+  items[next]?.focus();
 }
 
 /** A folder picker over the server's folders (the app runs in a browser, which cannot name local paths). */
@@ -237,7 +284,7 @@ function FolderDocuments({ folder, onChanged }: { folder: Folder; onChanged: () 
   if (documents === null) return <p>Loading…</p>;
   if (documents.length === 0) return <p className="empty">This folder has no documents Chunkpad can read yet.</p>;
   return (
-    <ul className="documents" aria-label="Documents">
+    <ul className="documents" aria-label="Documents" onKeyDown={moveFocusWithArrows}>
       {documents.map((document) => (
         <li key={document.id}>
           <button type="button" className="document" aria-expanded={open === document.relativePath} onClick={() => setOpen(open === document.relativePath ? null : document.relativePath)}>

@@ -23,6 +23,19 @@ export const post = <T>(path: string, body: unknown) => request<T>("POST", path,
 export const remove = <T>(path: string) => request<T>("DELETE", path);
 export const put = <T>(path: string, body: unknown) => request<T>("PUT", path, body);
 
+/** Sends one file's bytes into an added folder; the server never overwrites a file. */
+export async function uploadFile(folderId: string, file: File): Promise<void> {
+  const response = await fetch(`/api/folders/${encodeURIComponent(folderId)}/files?name=${encodeURIComponent(file.name)}`, {
+    method: "POST",
+    headers: { "content-type": "application/octet-stream", "x-chunkpad-token": token },
+    body: file,
+  });
+  if (!response.ok) {
+    const data = (await response.json().catch(() => ({}))) as Partial<ApiError>;
+    throw Object.assign(new Error(data.message ?? `HTTP ${response.status}`), { code: data.code ?? "ERROR" });
+  }
+}
+
 export interface Folder {
   id: string;
   rootPath: string;

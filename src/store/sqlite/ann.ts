@@ -34,9 +34,9 @@ interface UsearchModule {
 }
 
 /** Graph settings measured in bench/ann.ts and docs/decisions/026 (recall@10 ≥ 0.99 on clustered vectors). */
-const CONNECTIVITY = 16;
-const EXPANSION_ADD = 64;
-const EXPANSION_SEARCH = 256;
+const CONNECTIVITY = 24;
+const EXPANSION_ADD = 128;
+const EXPANSION_SEARCH = 512;
 /** Log rows applied but not yet saved that make a process save the index when it closes. */
 const SAVE_AFTER_CHANGES = 1;
 
