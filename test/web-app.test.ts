@@ -135,6 +135,14 @@ describe("the web app", () => {
     await expect.poll(() => page.getByRole("checkbox", { name: /^Include chunk \d+$/ }).first().isChecked()).toBe(true);
   });
 
+  it("excludes and includes a whole folder", async () => {
+    await page.getByRole("button", { name: "Exclude all chunks of this folder" }).click();
+    const emptied = async () => ((await (await fetch(`${info.url}/api/search?q=river&mode=keyword`)).json()) as { results: unknown[] }).results.length;
+    await expect.poll(emptied).toBe(0);
+    await page.getByRole("button", { name: "Include all chunks of this folder" }).click();
+    await expect.poll(emptied).toBeGreaterThan(0);
+  });
+
   it("edits a chunk in the editor: the chunk file changes and search finds the new text", async () => {
     await page.getByRole("button", { name: "Edit chunk 1" }).first().click();
     const editor = page.getByLabel("Text of chunk 1");
@@ -220,12 +228,25 @@ describe("the web app", () => {
     expect(openai.requests.length).toBe(requests + 1);
   });
 
+  it("puts a pinned document's chunks first in the chunks bar", async () => {
+    openai.script({ reply: "text", deltas: ["Pinned [C1]."] });
+    await page.getByRole("button", { name: "New conversation" }).click();
+    await page.getByLabel("Pin a document (its chunks come first)").fill("report.txt");
+    const box = page.getByLabel("Question");
+    await box.fill("When does the kingfisher dive into the river?");
+    await box.press("Enter");
+    await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Pinned");
+    expect(await page.getByRole("list", { name: "Chunks found" }).last().getByRole("listitem").first().textContent()).toContain("report.txt");
+    await page.getByLabel("Pin a document (its chunks come first)").fill("");
+  });
+
   it("lists the conversation just held, and starts a new one", async () => {
     const list = page.getByRole("navigation", { name: "Conversations" });
     await expect.poll(() => list.textContent()).toContain("When does the kingfisher dive into the river?");
     await page.getByRole("button", { name: "New conversation" }).click();
     await expect.poll(() => page.locator(".answer").count()).toBe(0);
-    await list.getByRole("button", { name: /kingfisher/ }).click();
+    // Newest first: the pinned question above is the first; the one before it, with its regenerated answer, the last.
+    await list.getByRole("button", { name: /kingfisher/ }).last().click();
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
   });
 

@@ -46,7 +46,7 @@ export function App() {
       </header>
       <main className="main">
         {view === "documents" && <DocumentsView folders={folders} onChanged={refreshFolders} />}
-        {view === "search" && <SearchView onOpen={setPanelRef} hasFolders={(folders?.length ?? 0) > 0} />}
+        {view === "search" && <SearchView onOpen={setPanelRef} hasFolders={(folders?.length ?? 0) > 0} folders={folders ?? []} />}
         {view === "chat" && <ChatView onOpen={setPanelRef} hasFolders={(folders?.length ?? 0) > 0} />}
         {view === "settings" && <SettingsView theme={theme} onTheme={setTheme} />}
       </main>
@@ -178,6 +178,17 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
               </div>
             </div>
             <p className="meta">Drop documents here to copy them into this folder; they are processed at once.</p>
+            <div className="dialog-actions">
+              <Button
+                aria-label="Exclude all chunks of this folder"
+                onClick={() => void post("/api/review", { targets: [folder.rootPath], included: false }).finally(onChanged)}
+              >
+                Exclude all
+              </Button>
+              <Button aria-label="Include all chunks of this folder" onClick={() => void post("/api/review", { targets: [folder.rootPath], included: true }).finally(onChanged)}>
+                Include all
+              </Button>
+            </div>
             {uploadMessage && <p role="status">{uploadMessage}</p>}
             <FolderDocuments folder={folder} onChanged={onChanged} />
           </>
@@ -397,15 +408,16 @@ function ChunkEditor({ chunkRef, ordinal, onSaved }: { chunkRef: string; ordinal
 // ---------------------------------------------------------------------------------------------
 // Search
 
-function SearchView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFolders: boolean }) {
+function SearchView({ onOpen, hasFolders, folders }: { onOpen: (ref: string) => void; hasFolders: boolean; folders: Folder[] }) {
   const [query, setQuery] = useState("");
   const [mode, setMode] = useState("auto");
+  const [inFolder, setInFolder] = useState("");
   const [report, setReport] = useState<SearchReport | null>(null);
   const [error, setError] = useState<string | null>(null);
   const run = async () => {
     setError(null);
     try {
-      setReport(await get<SearchReport>(`/api/search?q=${encodeURIComponent(query)}${mode === "auto" ? "" : `&mode=${mode}`}`));
+      setReport(await get<SearchReport>(`/api/search?q=${encodeURIComponent(query)}${mode === "auto" ? "" : `&mode=${mode}`}${inFolder ? `&folder=${encodeURIComponent(inFolder)}` : ""}`));
     } catch (failure) {
       setError((failure as Error).message);
     }
@@ -429,6 +441,15 @@ function SearchView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; has
           <option value="keyword">Keyword</option>
           <option value="vector">Meaning</option>
           <option value="hybrid">Hybrid</option>
+        </select>
+        <label htmlFor="search-folder">In</label>
+        <select id="search-folder" value={inFolder} onChange={(event) => setInFolder(event.target.value)}>
+          <option value="">Every folder</option>
+          {folders.map((folder) => (
+            <option key={folder.id} value={folder.id}>
+              {folder.rootPath}
+            </option>
+          ))}
         </select>
         <Button type="submit" variant="primary">
           Search
@@ -520,7 +541,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
     setQuestion("");
     setTurns((all) => [...all, { question: text, chunks: [], answer: "", citations: [], done: false, error: null }]);
     try {
-      follow(await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(strict ? { strict: true } : {}) }));
+      follow(await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(strict ? { strict: true } : {}), ...(pin.trim() ? { pins: [pin.trim()] } : {}) }));
     } catch (failure) {
       update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
     }
@@ -535,6 +556,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
   const [providers, setProviders] = useState<Provider[]>([]);
   const [provider, setProvider] = useState("");
   const [strict, setStrict] = useState(false);
+  const [pin, setPin] = useState("");
   useEffect(() => {
     void get<{ providers: Provider[] }>("/api/providers").then((answer) => setProviders(answer.providers));
   }, []);
@@ -628,6 +650,8 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
               </option>
             ))}
           </select>
+          <label htmlFor="pin">Pin a document (its chunks come first)</label>
+          <input id="pin" value={pin} onChange={(event) => setPin(event.target.value)} placeholder="file name or path, e.g. report.txt" />
           <label className="inline">
             <input type="checkbox" checked={strict} onChange={(event) => setStrict(event.target.checked)} /> Strict: answer only with sentences from the chunks
           </label>
