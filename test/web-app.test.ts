@@ -6,7 +6,10 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./helpers/cli.js";
 import { startServe, type RunningServer } from "./helpers/serve.js";
-import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
+import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
+import { LOCAL_LLM_MODELS } from "../src/llm/local-model.js";
+
+const LOCAL_MODEL = LOCAL_LLM_MODELS[0] as (typeof LOCAL_LLM_MODELS)[number];
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -49,7 +52,14 @@ describe("the web app", () => {
     folder = path.join(home, "docs");
     writeSampleDocuments(folder);
     fs.copyFileSync(path.join(SHARED, "corpus", "pdf.js", "pdfs", "tracemonkey.pdf"), path.join(folder, "paper.pdf"));
-    [openai, hub] = await Promise.all([startOpenAiServer(), startHubServer()]);
+    // The hub serves the fixture embedding model and a small fake GGUF where the local Llama lives.
+    const ggufDir = path.join(home, "fake-gguf");
+    fs.mkdirSync(ggufDir);
+    const gguf = Buffer.alloc(200_000, 7);
+    gguf.write("GGUF", 0, "latin1");
+    gguf.writeUInt32LE(3, 4);
+    fs.writeFileSync(path.join(ggufDir, LOCAL_MODEL.file), gguf);
+    [openai, hub] = await Promise.all([startOpenAiServer(), startHubServer({ repos: { [TINY_BERT_REPO]: TINY_BERT_DIR, [LOCAL_MODEL.repoId]: ggufDir } })]);
     expect((await runCli(["add", folder], { home })).code).toBe(0);
     for (const [key, value] of [["generation.provider", "openai"], ["embedding.model", TINY_BERT_REPO], ["embedding.dtype", "fp32"]]) {
       expect((await runCli(["config", "set", key as string, value as string], { home })).code).toBe(0);
@@ -240,12 +250,30 @@ describe("the web app", () => {
     await page.getByLabel("Pin a document (its chunks come first)").fill("");
   });
 
+  it("offers to download the local model when it answers, and downloads it only after consent", async () => {
+    await page.getByRole("button", { name: "New conversation" }).click();
+    await page.getByLabel("Answered by").selectOption("local");
+    const box = page.getByLabel("Question");
+    await box.fill("Where does the swan glide?");
+    await box.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Download the local model?" });
+    await expect.poll(() => dialog.count()).toBe(1);
+    const gguf = () => hub.requests.filter((request) => request.path.endsWith(LOCAL_MODEL.file)).length;
+    expect(gguf()).toBe(0);
+    expect(await axeProblems()).toEqual([]);
+    await dialog.getByRole("button", { name: "Download and answer" }).click();
+    // The fake file downloads, then cannot load as a model: the error says so, in words.
+    await expect.poll(() => page.getByRole("alert").last().textContent(), { timeout: 30_000 }).toMatch(/load/i);
+    expect(gguf()).toBeGreaterThan(0);
+    await page.getByLabel("Answered by").selectOption("");
+  });
+
   it("lists the conversation just held, and starts a new one", async () => {
     const list = page.getByRole("navigation", { name: "Conversations" });
     await expect.poll(() => list.textContent()).toContain("When does the kingfisher dive into the river?");
     await page.getByRole("button", { name: "New conversation" }).click();
     await expect.poll(() => page.locator(".answer").count()).toBe(0);
-    // Newest first: the pinned question above is the first; the one before it, with its regenerated answer, the last.
+    // Newest first: the regenerated conversation is the oldest one about the kingfisher.
     await list.getByRole("button", { name: /kingfisher/ }).last().click();
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
   });

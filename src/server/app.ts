@@ -10,7 +10,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import {
-  ChunkpadError, createAnswerCollector, SECRET_PROVIDERS, errorOutcome, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, toAskFailureEvents, toAskStreamEvents, toEmbedJson, toEmbedProgressEvent,
+  ChunkpadError, createAnswerCollector, SECRET_PROVIDERS, errorOutcome, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, toAskFailureEvents, toAskStreamEvents, toDownloadProgressEvent, toEmbedJson, toEmbedProgressEvent,
   toErrorJson, toPlainJson, toProcessJson, toProcessProgressEvent, toReviewJson, toSearchJson, toSyncJson, type Chunkpad, type SearchMode, type SearchResult,
 } from "../index.js";
 import { streamSSE } from "hono/streaming";
@@ -88,6 +88,8 @@ const askBody = z.object({
   pins: z.array(z.string()).optional(),
   folders: z.array(z.string()).optional(),
   conversationId: z.string().min(1).optional(),
+  /** The user agreed, in the app, to download the local LLM if this answer needs it. */
+  consent: z.boolean().optional(),
 });
 const chunkEdit = z.object({ text: z.string().min(1).max(200_000), baseHash: z.string().min(1, "baseHash (the contentHash the editor read) is required") });
 const regenerateBody = z.object({
@@ -304,6 +306,8 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
           ...(body.pins ? { pins: body.pins } : {}),
           ...(body.folders ? { folders: body.folders } : {}),
           ...(body.conversationId ? { conversationId: body.conversationId } : {}),
+          consent: () => body.consent === true,
+          onDownloadProgress: (progress) => emit(toDownloadProgressEvent(progress)),
           onNotice: (message) => emit({ type: "notice", message }),
         })) {
           if (event.type === "chunks") found = { searchMode: event.search.mode, chunks: event.chunks };

@@ -257,7 +257,7 @@ function FolderPicker({ open, start, onClose, onChoose }: { open: boolean; start
       {listing && (
         <>
           <p className="folder-path">{listing.path}</p>
-          <ul className="picker" aria-label="Folders">
+          <ul className="picker" aria-label="Folders" tabIndex={0}>
             {listing.parent && (
               <li>
                 <button type="button" className="document" onClick={() => browse(listing.parent as string)}>
@@ -493,6 +493,10 @@ function SearchView({ onOpen, hasFolders, folders }: { onOpen: (ref: string) => 
 
 interface Turn {
   question: string;
+  /** The error's code, when the answer failed (MODEL_CONSENT_REQUIRED offers the download). */
+  errorCode?: string;
+  /** Download of the local model, in percent, while it runs. */
+  download?: number | null;
   chunks: Array<{ number: number; ref: string; relativePath: string; location: string | null; relevancePercent: number; included: boolean }>;
   answer: string;
   citations: Array<{ label: string; ref: string }>;
@@ -519,9 +523,30 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
         if (answer.conversationId) setConversationId(answer.conversationId);
         update((turn) => ({ ...turn, citations: answer.citations }));
       }
-      if (event.type === "job-failed") update((turn) => ({ ...turn, error: (data.error as { message?: string }).message ?? "failed" }));
-      if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") update((turn) => ({ ...turn, done: true }));
+      if (event.type === "download-progress") update((turn) => ({ ...turn, download: Number(data.percent) }));
+      // An answer that failed mid-way (the model could not load, the connection dropped) keeps what arrived.
+      if (event.type === "error") {
+        const error = data.error as { message?: string; code?: string };
+        update((turn) => ({ ...turn, error: error.message ?? "failed", ...(error.code ? { errorCode: error.code } : {}) }));
+      }
+      if (event.type === "job-failed") {
+        const error = data.error as { message?: string; code?: string };
+        update((turn) => ({ ...turn, error: error.message ?? "failed", ...(error.code ? { errorCode: error.code } : {}) }));
+      }
+      if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") update((turn) => ({ ...turn, done: true, download: null }));
     });
+
+  /** The last question again, agreeing to download the local model it needs. */
+  const askWithDownload = async () => {
+    const last = turns.at(-1);
+    if (!last) return;
+    update((turn) => ({ ...turn, answer: "", error: null, errorCode: undefined, done: false, download: 0 }) as Turn);
+    try {
+      follow(await post<Job>("/api/ask", { question: last.question, consent: true, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(strict ? { strict: true } : {}) }));
+    } catch (failure) {
+      update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
+    }
+  };
 
   /** The last question again, from the chunks left switched on; no new search. */
   const regenerate = async () => {
@@ -586,7 +611,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
           >
             New conversation
           </Button>
-          <ul>
+          <ul tabIndex={0} aria-label="Recent conversations">
             {conversations.slice(0, 20).map((conversation) => (
               <li key={conversation.id}>
                 <button type="button" className="document" aria-current={conversation.id === conversationId} onClick={() => void openConversation(conversation.id)}>
@@ -625,7 +650,20 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
           <div className="answer" aria-live="polite" aria-busy={!turn.done}>
             {renderAnswer(turn, onOpen)}
           </div>
+          {turn.download !== undefined && turn.download !== null && <ProgressBar value={turn.download} label="Downloading the local model" />}
           {turn.error && <p role="alert">{turn.error}</p>}
+          {index === turns.length - 1 && turn.errorCode === "MODEL_CONSENT_REQUIRED" && (
+            <Dialog title="Download the local model?" open onClose={() => update((last) => ({ ...last, errorCode: undefined }) as Turn)}>
+              <p>{turn.error}</p>
+              <p>It is downloaded once into Chunkpad's model cache; answers then run on this computer.</p>
+              <div className="dialog-actions">
+                <Button onClick={() => update((last) => ({ ...last, errorCode: undefined }) as Turn)}>Not now</Button>
+                <Button variant="primary" onClick={() => void askWithDownload()}>
+                  Download and answer
+                </Button>
+              </div>
+            </Dialog>
+          )}
           {index === turns.length - 1 && turn.done && conversationId && turn.chunks.length > 0 && (
             <Button onClick={() => void regenerate()}>Regenerate with the chunks switched on</Button>
           )}
@@ -645,7 +683,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
           <select id="provider" value={provider} onChange={(event) => setProvider(event.target.value)}>
             <option value="">The configured provider</option>
             {providers.map((entry) => (
-              <option key={entry.provider} value={entry.provider} disabled={!entry.ready}>
+              <option key={entry.provider} value={entry.provider} disabled={!entry.ready && entry.provider !== "local"}>
                 {entry.provider} ({entry.model}){entry.ready ? "" : ", not ready"}
               </option>
             ))}

@@ -132,7 +132,7 @@ export interface JobEvent {
 /** Follows a job's server-sent events until it ends; the server replays what the page missed. */
 export function followJob(job: Job, onEvent: (event: JobEvent) => void): () => void {
   const source = new EventSource(job.events);
-  const types = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder"];
+  const types = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder", "download-progress"];
   for (const type of types) source.addEventListener(type, (message) => onEvent({ type, data: JSON.parse((message as MessageEvent<string>).data) as Record<string, unknown> }));
   for (const type of ["job-done", "job-failed", "job-cancelled"]) {
     source.addEventListener(type, (message) => {
