@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -8,6 +9,7 @@ import { makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./
 import { startServe, type RunningServer } from "./helpers/serve.js";
 import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { LOCAL_LLM_MODELS } from "../src/llm/local-model.js";
+import { folderLockKey } from "../src/app/folder-lock.js";
 
 const LOCAL_MODEL = LOCAL_LLM_MODELS[0] as (typeof LOCAL_LLM_MODELS)[number];
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
@@ -91,6 +93,20 @@ describe("the web app", () => {
     await include.check();
     await expect.poll(() => include.isChecked()).toBe(true);
     expect(await axeProblems()).toEqual([]);
+  });
+
+  it("shows a job still running when the page is opened again", async () => {
+    // Another Chunkpad process holds the folder: the process job waits for it.
+    const lockFile = path.join(home, "data", "locks", `${folderLockKey(folder)}.lock`);
+    fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+    fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, hostname: os.hostname(), command: "chunkpad embed (test)", folder, startedAt: new Date().toISOString(), token: "test-holder" }));
+    const started = await fetch(`${info.url}/api/jobs`, { method: "POST", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ kind: "process", folder }) });
+    expect(started.status).toBe(202);
+    await page.reload();
+    await expect.poll(() => page.getByRole("progressbar").count()).toBe(1);
+    fs.rmSync(lockFile);
+    await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 15_000 }).toBe(1);
+    await page.getByRole("button", { name: /notes\.md/ }).click();
   });
 
   it("moves between documents with the arrow keys, and opens one with Enter", async () => {

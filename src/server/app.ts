@@ -166,7 +166,8 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
       documents: folders.reduce((sum, folder) => sum + folder.documentCount, 0),
       chunks: folders.reduce((sum, folder) => sum + folder.storedChunkCount, 0),
       embeddedChunks: folders.reduce((sum, folder) => sum + folder.embeddedChunkCount, 0),
-      embeddingModel: { provider: model.provider, model: model.model, state: model.status.state },
+      embeddingModel: { provider: model.provider, model: model.model, dtype: model.dtype, state: model.status.state, approximateBytes: model.approximateBytes },
+      runningJobs: jobs.list().filter((job) => job.state === "running").map((job) => ({ id: job.id, kind: job.kind, subject: job.subject, events: `/api/jobs/${job.id}/events` })),
       warm: chunkpad.warmModels(),
     });
   });

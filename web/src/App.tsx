@@ -64,7 +64,10 @@ function useJob() {
   const [outcome, setOutcome] = useState<string | null>(null);
   const start = useCallback(async (body: Record<string, unknown>, onDone: () => void) => {
     setOutcome(null);
-    const started = await post<Job>("/api/jobs", body);
+    attach(await post<Job>("/api/jobs", body), onDone);
+  }, []);
+  /** Follows a job, new or already running (a tab reopened while it ran sees it from its start). */
+  const attach = useCallback((started: Job, onDone: () => void) => {
     setJob(started);
     setProgress({ label: "Starting…", value: null });
     followJob(started, (event: JobEvent) => {
@@ -87,7 +90,7 @@ function useJob() {
   const cancel = useCallback(() => {
     if (job) void remove(`/api/jobs/${job.id}`);
   }, [job]);
-  return { job, progress, outcome, start, cancel };
+  return { job, progress, outcome, start, cancel, attach };
 }
 
 function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onChanged: () => void }) {
@@ -96,8 +99,19 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
   const [consentOpen, setConsentOpen] = useState(false);
   const [picking, setPicking] = useState(false);
   const [dragging, setDragging] = useState(false);
+  const [model, setModel] = useState<{ model: string; state: string; approximateBytes: number | null } | null>(null);
+  useEffect(() => {
+    if (consentOpen) void get<{ embeddingModel: { model: string; state: string; approximateBytes: number | null } }>("/api/status").then((status) => setModel(status.embeddingModel));
+  }, [consentOpen]);
   const [uploadMessage, setUploadMessage] = useState<string | null>(null);
-  const { job, progress, outcome, start, cancel } = useJob();
+  const { job, progress, outcome, start, cancel, attach } = useJob();
+  // A process or embed job still running (started in a tab since closed) is shown again.
+  useEffect(() => {
+    void get<{ runningJobs: Array<Job & { subject: string | null }> }>("/api/status").then((status) => {
+      const running = status.runningJobs.find((candidate) => candidate.kind !== "ask");
+      if (running) attach({ ...running, state: "running" }, onChanged);
+    });
+  }, [attach, onChanged]);
   const folder = folders?.find((candidate) => candidate.id === selected) ?? folders?.[0] ?? null;
   /** Copies dropped or chosen files into the folder, then processes it. */
   const upload = async (files: File[]) => {
@@ -206,7 +220,11 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
         }}
       />
       <Dialog title="Embed the included chunks" open={consentOpen} onClose={() => setConsentOpen(false)}>
-        <p>The embedding model is downloaded once from the model hub if it is not on this computer yet, then every included chunk that is new or changed is embedded. Your documents never leave this computer.</p>
+        <p>
+          Model: <strong>{model?.model ?? "…"}</strong>
+          {model?.state === "ready" ? " (already on this computer)" : model?.approximateBytes ? ` (about ${Math.round(model.approximateBytes / 1_000_000)} MB to download once)` : " (downloaded once; size unknown)"}.
+        </p>
+        <p>Then every included chunk that is new or changed is embedded. Your documents never leave this computer.</p>
         <div className="dialog-actions">
           <Button onClick={() => setConsentOpen(false)}>Not now</Button>
           <Button
