@@ -12,6 +12,7 @@ import { LOCAL_LLM_MODELS } from "../src/llm/local-model.js";
 import { folderLockKey } from "../src/app/folder-lock.js";
 
 const LOCAL_MODEL = LOCAL_LLM_MODELS[0] as (typeof LOCAL_LLM_MODELS)[number];
+import { startOllamaServer } from "./helpers/llm-servers/ollama-server.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -29,6 +30,7 @@ describe("the web app", () => {
   let folder: string;
   let openai: ScriptedServer;
   let hub: HubServer;
+  let ollama: ScriptedServer;
   let server: RunningServer;
   let info: RunningServer["info"];
   let browser: Browser;
@@ -61,12 +63,12 @@ describe("the web app", () => {
     gguf.write("GGUF", 0, "latin1");
     gguf.writeUInt32LE(3, 4);
     fs.writeFileSync(path.join(ggufDir, LOCAL_MODEL.file), gguf);
-    [openai, hub] = await Promise.all([startOpenAiServer(), startHubServer({ repos: { [TINY_BERT_REPO]: TINY_BERT_DIR, [LOCAL_MODEL.repoId]: ggufDir } })]);
+    [openai, hub, ollama] = await Promise.all([startOpenAiServer(), startHubServer({ repos: { [TINY_BERT_REPO]: TINY_BERT_DIR, [LOCAL_MODEL.repoId]: ggufDir } }), startOllamaServer()]);
     expect((await runCli(["add", folder], { home })).code).toBe(0);
     for (const [key, value] of [["generation.provider", "openai"], ["embedding.model", TINY_BERT_REPO], ["embedding.dtype", "fp32"]]) {
       expect((await runCli(["config", "set", key as string, value as string], { home })).code).toBe(0);
     }
-    server = await startServe(home, { env: { OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off", CHUNKPAD_HUB_URL: hub.url } });
+    server = await startServe(home, { env: { OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off", CHUNKPAD_HUB_URL: hub.url, OLLAMA_HOST: ollama.url } });
     info = server.info;
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
     // bypassCSP lets the test inject axe-core; the CSP itself is checked in the last test.
@@ -76,7 +78,7 @@ describe("the web app", () => {
   afterAll(async () => {
     await browser?.close();
     await server.stop();
-    await Promise.all([openai.close(), hub.close()]);
+    await Promise.all([openai.close(), hub.close(), ollama.close()]);
     fs.rmSync(home, { recursive: true, force: true });
   });
 
@@ -320,6 +322,7 @@ describe("the web app", () => {
   it("stores an API key without ever showing it again", async () => {
     await page.getByRole("tab", { name: "Settings" }).click();
     await expect.poll(() => page.getByRole("region", { name: "Answer providers" }).textContent()).toContain("openai");
+    await expect.poll(() => page.getByLabel("Models installed in ollama").textContent()).toContain("llama3.2:latest");
     const secret = "sk-ant-web-test-0123456789";
     await page.getByLabel(/anthropic API key/).fill(secret);
     await page.getByRole("button", { name: "Save anthropic key" }).click();

@@ -865,6 +865,11 @@ function ProvidersCard() {
           <li key={provider.provider}>
             <strong>{provider.provider}</strong> ({provider.model}) {provider.selected && <Pill>selected</Pill>} <Pill tone={provider.ready ? "good" : "warn"}>{provider.ready ? "ready" : "not ready"}</Pill>
             <p className="meta">{provider.detail}</p>
+            {provider.installedModels && provider.installedModels.length > 0 && (
+              <p className="meta" aria-label={`Models installed in ${provider.provider}`}>
+                Installed: {provider.installedModels.join(", ")}
+              </p>
+            )}
           </li>
         ))}
       </ul>

@@ -96,6 +96,8 @@ export interface Provider {
   selected: boolean;
   ready: boolean;
   detail: string;
+  /** Models installed in Ollama, when it answered. */
+  installedModels?: string[];
 }
 
 export interface KeyDescription {
