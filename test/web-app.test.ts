@@ -84,7 +84,7 @@ describe("the web app", () => {
 
   it("shows the added folder and its documents, and excludes a chunk from search", async () => {
     await expect.poll(() => page.getByRole("option").first().textContent()).toContain(folder);
-    await page.getByRole("button", { name: /notes\.md/ }).click();
+    await page.getByRole("button", { name: /^notes\.md/ }).click();
     const include = page.getByRole("checkbox", { name: "Include chunk 1" });
     await expect.poll(() => include.isChecked()).toBe(true);
     await shoot("documents-light");
@@ -108,7 +108,7 @@ describe("the web app", () => {
     await expect.poll(() => page.getByRole("progressbar").count()).toBe(1);
     fs.rmSync(lockFile);
     await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 15_000 }).toBe(1);
-    await page.getByRole("button", { name: /notes\.md/ }).click();
+    await page.getByRole("button", { name: /^notes\.md/ }).click();
   });
 
   it("moves between documents with the arrow keys, and opens one with Enter", async () => {
@@ -122,15 +122,15 @@ describe("the web app", () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => documents.first().getAttribute("aria-expanded")).toBe("true");
     // One document is open at a time: back to notes.md, as the next tests expect.
-    await page.getByRole("button", { name: /notes\.md/ }).click();
-    await expect.poll(() => page.getByRole("button", { name: /notes\.md/ }).getAttribute("aria-expanded")).toBe("true");
+    await page.getByRole("button", { name: /^notes\.md/ }).click();
+    await expect.poll(() => page.getByRole("button", { name: /^notes\.md/ }).getAttribute("aria-expanded")).toBe("true");
   });
 
   it("copies uploaded documents into the folder and processes them; never overwrites one", async () => {
     const input = page.getByLabel("Upload files into this folder");
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("# Swan\n\nA swan glides on the lake at dusk.\n") });
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Copied 1 file into the folder." }).count()).toBe(1);
-    await expect.poll(() => page.getByRole("button", { name: /swan\.md/ }).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => page.getByRole("button", { name: /^swan\.md/ }).count(), { timeout: 15_000 }).toBe(1);
     expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("Something else.") });
     await expect.poll(() => page.getByRole("status").filter({ hasText: "already exists" }).count()).toBe(1);
