@@ -90,8 +90,9 @@ describe("the web app", () => {
     await shoot("documents-light");
     await include.uncheck();
     await expect.poll(() => include.isChecked()).toBe(false);
-    const search = (await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
-    expect(search.results.map((result) => result.relativePath)).not.toContain("notes.md");
+    // The box changes at once; the server's review lands a moment later.
+    const heronPaths = async () => ((await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> }).results.map((result) => result.relativePath);
+    await expect.poll(heronPaths).not.toContain("notes.md");
     await include.check();
     await expect.poll(() => include.isChecked()).toBe(true);
     expect(await axeProblems()).toEqual([]);
