@@ -8,6 +8,7 @@ import type { FolderSummary } from "../store/index.js";
 import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
 import { resolvePaths, type ChunkpadPaths } from "./settings/paths.js";
+import { executeReset, planReset, type ResetOptions, type ResetReport } from "./settings/reset.js";
 import { processFolder, type ConflictChoice, type ProcessFolderOptions, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
 import { chunkTree, type ChunkTreeReport } from "./review/chunk-tree.js";
@@ -136,6 +137,13 @@ export interface Chunkpad {
   listApiKeys: AnswerService["listApiKeys"];
   deleteApiKey: AnswerService["deleteApiKey"];
   providers: AnswerService["describeProviders"];
+  /**
+   * Deletes Chunkpad's data as `chunkpad reset` does (database, chat history, settings, folder
+   * list; models, keys and chunk files when asked) from a running process: it waits for no
+   * folder's lock (FOLDER_BUSY when one is held), closes everything, deletes, and opens afresh on
+   * the next call. Documents are never touched.
+   */
+  clearAllData(options?: ResetOptions): Promise<ResetReport>;
   close(): Promise<void>;
 }
 
@@ -420,6 +428,17 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     listApiKeys: () => answers.listApiKeys(),
     deleteApiKey: (provider) => answers.deleteApiKey(provider),
     providers: () => answers.describeProviders(),
+    async clearAllData(resetOptions = {}) {
+      const folders = (await getStore().listFolders().catch(() => [])).map((folder) => folder.rootPath);
+      return await withFolderLocks(folders, { wait: false, purpose: "deleting all data" }, async () => {
+        await facade.close();
+        const dependencies = { paths, env };
+        const report = await executeReset(dependencies, await planReset(dependencies, resetOptions));
+        loadedSettings = undefined;
+        loadedConfig = undefined;
+        return report;
+      });
+    },
     async close() {
       await answers.close();
       await searchService.close();

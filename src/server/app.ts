@@ -97,6 +97,18 @@ const regenerateBody = z.object({
   /** The chunk numbers (1-based, as the chunks event numbered them) to answer from. */
   included: z.array(z.number().int().min(1)),
 });
+const resolveBody = z.object({
+  /** The file's path relative to its folder, as the tree names it. */
+  file: z.string().min(1),
+  choice: z.enum(["keep-mine", "take-fresh"]),
+});
+const resetBody = z.object({
+  /** Typed by the user: deleting everything needs more than a stray request. */
+  confirm: z.literal("delete all data", { message: 'confirm must be "delete all data"' }),
+  models: z.boolean().optional(),
+  keys: z.boolean().optional(),
+  chunkFiles: z.boolean().optional(),
+});
 const keyBody = z.object({ provider: z.enum(SECRET_PROVIDERS), key: z.string().min(8, "key looks too short").max(500) });
 const settingBody = z.object({ value: z.union([z.string(), z.number()]) });
 const documentQuery = z.object({ fromPage: z.coerce.number().int().min(1).optional(), toPage: z.coerce.number().int().min(1).optional() });
@@ -210,6 +222,23 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     return c.json(toPlainJson({ chunks: await chunkpad.chunkStates(folder.rootPath, document === undefined || document === "" ? undefined : document) }) as object);
   });
 
+  // The chunk-file tree with per-file states (new, modified, embedded, excluded, failed, conflict).
+  app.get("/api/folders/:folder/tree", async (c) => {
+    const folder = await folderById(c.req.param("folder"));
+    return c.json(toPlainJson(await chunkpad.chunkTree(folder.rootPath)) as object);
+  });
+
+  // Settles one file's conflict (hand-edited chunk file, changed source), as `chunkpad resolve` does.
+  app.post("/api/folders/:folder/resolve", async (c) => {
+    const folder = await folderById(c.req.param("folder"));
+    const body = parsed(resolveBody, await c.req.json().catch(() => undefined));
+    const target = path.resolve(folder.rootPath, body.file);
+    const inside = path.relative(folder.rootPath, target);
+    if (inside === "" || inside.startsWith("..") || path.isAbsolute(inside)) throw new ChunkpadError("INVALID_ARGUMENT", `file: "${body.file}" is not a file inside ${folder.rootPath}; give its path as the tree shows it.`);
+    const outcome = await chunkpad.resolveConflict(target, body.choice, { wait: false });
+    return c.json({ relativePath: outcome.relativePath, resolved: outcome.resolved, choice: body.choice, process: toProcessJson(outcome.report) });
+  });
+
   app.get("/api/search", async (c) => {
     const query = parsed(searchQuery, { ...c.req.query(), folder: c.req.queries("folder"), document: c.req.queries("document") });
     const report = await chunkpad.search(query.q, {
@@ -266,9 +295,12 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.post("/api/jobs", async (c) => {
     const body = parsed(jobBody, await c.req.json().catch(() => undefined));
     if (body.kind === "process" && body.folder === undefined) throw new ChunkpadError("INVALID_ARGUMENT", 'folder: a process job needs the folder to process (its path, or its id from /api/folders).');
+    // An added folder's id names it as well as its path does (a new folder has only a path).
+    const byId = body.folder === undefined ? undefined : (await chunkpad.listFolders()).find((folder) => folder.id === body.folder);
+    const processTarget = byId?.rootPath ?? body.folder;
     const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
       if (body.kind === "process") {
-        return toProcessJson(await chunkpad.processFolder(body.folder as string, { signal, onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+        return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
       }
       if (body.kind === "embed") {
         return toEmbedJson(await chunkpad.embed({ ...(body.folder ? { folder: body.folder } : {}), signal, consent: consentOf(body.consent), onProgress: (progress) => emit(toEmbedProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
@@ -423,6 +455,16 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   });
 
   // The folder picker: the folders inside one folder (never files, never hidden ones).
+  // Settings → Clear all data: what `chunkpad reset` deletes, from the app. Not while a job runs.
+  app.post("/api/reset", async (c) => {
+    const body = parsed(resetBody, await c.req.json().catch(() => undefined));
+    const running = jobs.list().filter((job) => job.state === "running");
+    if (running.length > 0) throw new ChunkpadError("FOLDER_BUSY", `${running.length} job${running.length === 1 ? " is" : "s are"} still running (${running.map((job) => job.kind).join(", ")}); cancel ${running.length === 1 ? "it" : "them"} or wait, then clear the data.`);
+    lastChunks.clear();
+    const report = await chunkpad.clearAllData({ models: body.models === true, keys: body.keys === true, chunkFiles: body.chunkFiles === true });
+    return c.json(toPlainJson(report) as object);
+  });
+
   app.get("/api/browse", async (c) => {
     // It shows the user's folders: like a change, it needs the session token (another local user can reach 127.0.0.1 too).
     if (!sameSecret(c.req.header(TOKEN_HEADER), options.token)) return refuse(c, 403, `Send the session token in the ${TOKEN_HEADER} header to browse folders.`);
@@ -513,6 +555,9 @@ function openApiDocument(version: string) {
         delete: { summary: "Remove one setting from the config file (its default applies again)", parameters: [{ name: "key", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("the setting"), default: error } },
       },
       "/api/folders/{id}/files": { post: { summary: "Upload one document (the raw bytes; ?name=file.pdf) into an added folder; never overwrites", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { name: "name", in: "query", required: true, schema: { type: "string" } }], responses: { 201: ok("folderId, relativePath, bytes"), default: error } } },
+      "/api/folders/{id}/tree": { get: { summary: "The folder's chunk-file tree, each file with its chunk states and any failure or conflict", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("chunk tree"), default: error } } },
+      "/api/folders/{id}/resolve": { post: { summary: "Settle one file's conflict: keep the edited chunk file or take fresh chunks", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], requestBody: { content: { "application/json": { schema: z.toJSONSchema(resolveBody) } } }, responses: { 200: ok("relativePath, resolved, process report"), default: error } } },
+      "/api/reset": { post: { summary: "Delete Chunkpad's data as chunkpad reset does (documents are never touched); refused while a job runs", requestBody: { content: { "application/json": { schema: z.toJSONSchema(resetBody) } } }, responses: { 200: ok("deleted, failed, notes"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/1)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/1"), default: error } } },
       "/api/chunks/{ref}": { put: { summary: "Replace a chunk's text in its chunk file (409 when it changed since baseHash)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(chunkEdit) } } }, responses: { 200: ok("Chunk"), default: error } }, get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },

@@ -1,6 +1,8 @@
+import fs from "node:fs/promises";
 import path from "node:path";
 import type { IndexedFolder } from "../../core/types.js";
-import type { MainStore } from "../../store/index.js";
+import type { MainStore, SourceRecord } from "../../store/index.js";
+import { hashFileIfPresent } from "../process/files.js";
 
 export type ChunkTreeNode =
   | { type: "folder"; name: string; path: string; fileCount: number; chunkCount: number; children: ChunkTreeNode[] }
@@ -18,6 +20,13 @@ export type ChunkTreeNode =
       newCount: number;
       /** A short state note for the text view ("3 excluded, 2 modified since embedding"). */
       detail?: string;
+      /** The last processing of this file failed (it has no chunks, or the ones of an earlier version). */
+      failed?: { code: string; message: string };
+      /**
+       * The source changed since its chunk file was edited by hand: the edit is what the index
+       * holds until the user keeps it or takes fresh chunks (`chunkpad resolve`).
+       */
+      conflict?: true;
     };
 
 export interface ChunkTreeReport {
@@ -34,6 +43,7 @@ export interface ChunkTreeReport {
 /** The `_chunks/` tree of an added folder as the database knows it, with per-file chunk states. */
 export async function chunkTree(store: MainStore, folder: IndexedFolder): Promise<ChunkTreeReport> {
   const documents = await store.listDocuments(folder.id);
+  const sources = new Map((await store.listSources(folder.id)).map((source) => [source.relativePath, source]));
   const states = new Map<string, { total: number; included: number; embedded: number; modified: number }>();
   for (const row of await store.embedState(folder.id)) {
     const relativePath = row.ref.slice(row.ref.indexOf(":") + 1, row.ref.lastIndexOf("#"));
@@ -48,7 +58,15 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
   // "new" is worth saying only once the folder has vectors; before that every chunk is new.
   const anyEmbedded = [...states.values()].some((state) => state.embedded + state.modified > 0);
   const root: Extract<ChunkTreeNode, { type: "folder" }> = { type: "folder", name: path.basename(folder.chunksRootPath), path: "", fileCount: 0, chunkCount: 0, children: [] };
-  for (const document of documents) {
+  const files = [
+    ...documents.map((document) => ({ relativePath: document.relativePath, chunkCount: document.chunkCount })),
+    // A file that never parsed has no document; it is shown with its failure.
+    ...[...sources.values()].filter((source) => source.status === "failed" && !documents.some((document) => document.relativePath === source.relativePath)).map((source) => ({ relativePath: source.relativePath, chunkCount: 0 })),
+  ];
+  for (const document of files) {
+    const source = sources.get(document.relativePath);
+    const failed = source?.status === "failed" ? { code: source.errorCode ?? "PARSE_FAILED", message: source.errorMessage ?? "could not be read" } : undefined;
+    const conflict = source !== undefined && (await inConflict(folder, source));
     const parts = document.relativePath.split("/");
     const fileName = parts.pop() ?? document.relativePath;
     let node = root;
@@ -68,6 +86,8 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
       state.embedded > 0 ? `${state.embedded} embedded` : "",
       state.modified > 0 ? `${state.modified} modified since embedding` : "",
       anyEmbedded && state.total - state.embedded - state.modified > 0 ? `${state.total - state.embedded - state.modified} new` : "",
+      failed ? `failed: ${failed.message}` : "",
+      conflict ? "conflict: the source changed and the chunk file was edited; chunkpad resolve settles it" : "",
     ].filter(Boolean);
     node.children.push({
       type: "file",
@@ -80,6 +100,8 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
       modifiedCount: state.modified,
       newCount: state.total - state.embedded - state.modified,
       ...(notes.length ? { detail: `(${notes.join(", ")})` } : {}),
+      ...(failed ? { failed } : {}),
+      ...(conflict ? { conflict: true as const } : {}),
     });
     for (const ancestor of trail) {
       ancestor.fileCount += 1;
@@ -88,6 +110,23 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
   }
   sortTree(root);
   return { folderId: folder.id, rootPath: folder.rootPath, chunksRootPath: folder.chunksRootPath, fileCount: root.fileCount, chunkCount: root.chunkCount, newChunks: (await store.getFolder(folder.id))?.newChunksIncluded === false ? "excluded" : "included", tree: root };
+}
+
+/**
+ * A conflict, as the next processing run will report it: the source on disk is no longer the
+ * version read last, and the chunk file differs from what Chunkpad wrote for that version (a hand
+ * edit, taken in already or not). Only files whose source changed are hashed.
+ */
+async function inConflict(folder: IndexedFolder, source: SourceRecord): Promise<boolean> {
+  if (source.status !== "processed" || source.chunkFileHash === null) return false;
+  const absolute = path.join(folder.rootPath, ...source.relativePath.split("/"));
+  const stat = await fs.stat(absolute).catch(() => undefined);
+  if (!stat || (stat.size === source.size && stat.mtimeMs === source.mtimeMs)) return false;
+  const hash = await hashFileIfPresent(absolute).catch(() => undefined);
+  if (hash === undefined || hash === source.sourceHash) return false;
+  if (source.syncedChunkFileHash !== null && source.syncedChunkFileHash !== source.chunkFileHash) return true;
+  const chunkFileHash = await hashFileIfPresent(path.join(folder.chunksRootPath, ...`${source.relativePath}.md`.split("/"))).catch(() => undefined);
+  return chunkFileHash !== undefined && chunkFileHash !== source.chunkFileHash;
 }
 
 function sortTree(node: Extract<ChunkTreeNode, { type: "folder" }>): void {
