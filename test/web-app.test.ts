@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./helpers/cli.js";
+import { makeTempDir, REPO_ROOT, runCli, SHARED, touchLater, writeSampleDocuments } from "./helpers/cli.js";
 import { startServe, type RunningServer } from "./helpers/serve.js";
 import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { LOCAL_LLM_MODELS } from "../src/llm/local-model.js";
@@ -56,6 +56,8 @@ describe("the web app", () => {
     folder = path.join(home, "docs");
     writeSampleDocuments(folder);
     fs.copyFileSync(path.join(SHARED, "corpus", "pdf.js", "pdfs", "tracemonkey.pdf"), path.join(folder, "paper.pdf"));
+    // A file that cannot be read: the tree shows it as failed, and the run goes on.
+    fs.writeFileSync(path.join(folder, "broken.pdf"), "This is not a PDF.");
     // The hub serves the fixture embedding model and a small fake GGUF where the local Llama lives.
     const ggufDir = path.join(home, "fake-gguf");
     fs.mkdirSync(ggufDir);
@@ -64,7 +66,6 @@ describe("the web app", () => {
     gguf.writeUInt32LE(3, 4);
     fs.writeFileSync(path.join(ggufDir, LOCAL_MODEL.file), gguf);
     [openai, hub, ollama] = await Promise.all([startOpenAiServer(), startHubServer({ repos: { [TINY_BERT_REPO]: TINY_BERT_DIR, [LOCAL_MODEL.repoId]: ggufDir } }), startOllamaServer()]);
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
     for (const [key, value] of [["generation.provider", "openai"], ["embedding.model", TINY_BERT_REPO], ["embedding.dtype", "fp32"]]) {
       expect((await runCli(["config", "set", key as string, value as string], { home })).code).toBe(0);
     }
@@ -82,14 +83,34 @@ describe("the web app", () => {
     fs.rmSync(home, { recursive: true, force: true });
   });
 
-  it("shows the added folder and its documents, and excludes a chunk from search", async () => {
-    await expect.poll(() => page.getByRole("option").first().textContent()).toContain(folder);
-    await page.getByRole("button", { name: /^notes\.md/ }).click();
+  it("adds a folder through the server's folder picker, with an empty state that says what to do", async () => {
+    await expect.poll(() => page.getByText("No folder yet").count()).toBe(1);
+    expect(await axeProblems()).toEqual([]);
+    await page.getByRole("button", { name: "Browse…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Choose a folder" });
+    await dialog.getByRole("button", { name: "docs", exact: true }).click();
+    await expect.poll(() => dialog.locator(".folder-path").textContent()).toBe(fs.realpathSync(folder));
+    expect(await axeProblems()).toEqual([]);
+    await dialog.getByRole("button", { name: "Choose this folder" }).click();
+    await expect.poll(() => page.getByLabel("Folder to add").inputValue()).toBe(fs.realpathSync(folder));
+    await page.getByRole("button", { name: "Add folder" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => page.getByRole("option").first().textContent()).toContain(fs.realpathSync(folder));
+  });
+
+  it("shows the chunk-file tree with badges, says why a file failed, and excludes a chunk from search", async () => {
+    const tree = page.getByRole("tree", { name: "Chunk files" });
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^garden\// }).getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^tomatoes\.md 1 chunk$/ }).count()).toBe(1);
+    await tree.getByRole("treeitem", { name: /^broken\.pdf failed$/ }).click();
+    await expect.poll(() => page.getByRole("note", { name: "Why broken.pdf failed" }).textContent()).toMatch(/could not be read \(PARSE_/);
+    await tree.getByRole("treeitem", { name: /^notes\.md/ }).click();
     const include = page.getByRole("checkbox", { name: "Include chunk 1" });
     await expect.poll(() => include.isChecked()).toBe(true);
     await shoot("documents-light");
     await include.uncheck();
     await expect.poll(() => include.isChecked()).toBe(false);
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^notes\.md/ }).textContent()).toMatch(/excluded/);
     // The box changes at once; the server's review lands a moment later.
     const heronPaths = async () => ((await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> }).results.map((result) => result.relativePath);
     await expect.poll(heronPaths).not.toContain("notes.md");
@@ -109,29 +130,42 @@ describe("the web app", () => {
     await expect.poll(() => page.getByRole("progressbar").count()).toBe(1);
     fs.rmSync(lockFile);
     await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 15_000 }).toBe(1);
-    await page.getByRole("button", { name: /^notes\.md/ }).click();
+    await page.getByRole("treeitem", { name: /^notes\.md/ }).click();
   });
 
-  it("moves between documents with the arrow keys, and opens one with Enter", async () => {
-    const documents = page.getByRole("list", { name: "Documents" }).getByRole("button");
-    await documents.first().focus();
+  it("moves through the tree with the arrow keys, closes and opens a folder, and opens a file with Enter", async () => {
+    const tree = page.getByRole("tree", { name: "Chunk files" });
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute("role") === "treeitem" ? (document.activeElement.textContent ?? "").replace(/^[▾▸]/, "") : "");
+    await tree.getByRole("treeitem").first().focus();
+    expect(await focusedName()).toMatch(/^garden\//);
     await page.keyboard.press("ArrowDown");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(await documents.nth(1).textContent());
+    expect(await focusedName()).toMatch(/^tomatoes\.md/);
+    await page.keyboard.press("ArrowLeft");
+    expect(await focusedName()).toMatch(/^garden\//);
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^garden\// }).getAttribute("aria-expanded")).toBe("false");
+    await page.keyboard.press("ArrowDown");
+    expect(await focusedName()).toMatch(/^broken\.pdf/);
     await page.keyboard.press("End");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(await documents.last().textContent());
+    expect(await focusedName()).toMatch(/^report\.txt/);
     await page.keyboard.press("Home");
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^garden\// }).getAttribute("aria-expanded")).toBe("true");
+    await page.keyboard.press("ArrowRight");
+    expect(await focusedName()).toMatch(/^tomatoes\.md/);
     await page.keyboard.press("Enter");
-    await expect.poll(() => documents.first().getAttribute("aria-expanded")).toBe("true");
-    // One document is open at a time: back to notes.md, as the next tests expect.
-    await page.getByRole("button", { name: /^notes\.md/ }).click();
-    await expect.poll(() => page.getByRole("button", { name: /^notes\.md/ }).getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^tomatoes\.md/ }).getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => page.getByRole("list", { name: "Chunks of garden/tomatoes.md" }).count()).toBe(1);
+    // Back to notes.md, as the next tests expect.
+    await tree.getByRole("treeitem", { name: /^notes\.md/ }).click();
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^notes\.md/ }).getAttribute("aria-selected")).toBe("true");
   });
 
   it("copies uploaded documents into the folder and processes them; never overwrites one", async () => {
     const input = page.getByLabel("Upload files into this folder");
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("# Swan\n\nA swan glides on the lake at dusk.\n") });
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Copied 1 file into the folder." }).count()).toBe(1);
-    await expect.poll(() => page.getByRole("button", { name: /^swan\.md/ }).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => page.getByRole("treeitem", { name: /^swan\.md/ }).count(), { timeout: 15_000 }).toBe(1);
     expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("Something else.") });
     await expect.poll(() => page.getByRole("status").filter({ hasText: "already exists" }).count()).toBe(1);
@@ -198,6 +232,26 @@ describe("the web app", () => {
     expect(fs.readFileSync(chunkFile, "utf8")).toContain("aardvark and otter campaign");
   });
 
+  it("marks a conflict in the tree when a hand-edited file's source changes, and settles it in the app", async () => {
+    await page.getByRole("tab", { name: "Documents" }).click();
+    const tree = page.getByRole("tree", { name: "Chunk files" });
+    // notes.md's chunk file was edited in the editor above; now its source changes too.
+    const source = path.join(folder, "notes.md");
+    fs.writeFileSync(source, "# Field notes\n\nThe heron waits by the river at dawn, and the kingfisher too.\n");
+    touchLater(source);
+    await page.getByRole("button", { name: "Process changes" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^notes\.md/ }).textContent()).toMatch(/conflict/);
+    await tree.getByRole("treeitem", { name: /^notes\.md/ }).click();
+    const note = page.getByRole("note", { name: "Conflict in notes.md" });
+    await expect.poll(() => note.count()).toBe(1);
+    expect(await axeProblems()).toEqual([]);
+    await note.getByRole("button", { name: "Keep my edit" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Kept your edit of notes.md." }).count()).toBe(1);
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^notes\.md/ }).textContent()).not.toMatch(/conflict/);
+    expect(fs.readFileSync(path.join(folder, "_chunks", "notes.md.md"), "utf8")).toContain("A kingfisher dives into the river at dawn.");
+  });
+
   it("searches and opens a result's chunk in the side panel; Escape closes it", async () => {
     await page.getByRole("tab", { name: "Search" }).click();
     await page.getByLabel("Search your documents").fill("aardvark campaign");
@@ -205,10 +259,23 @@ describe("the web app", () => {
     const result = page.getByRole("button", { name: /report\.txt/ });
     await result.click();
     const panel = page.getByRole("complementary", { name: "Cited chunk" });
-    await expect.poll(() => panel.textContent()).toContain("aardvark campaign");
+    await expect.poll(() => panel.textContent()).toMatch(/aardvark (and otter )?campaign/);
     expect(await axeProblems()).toEqual([]);
     await page.keyboard.press("Escape");
     await expect.poll(() => panel.count()).toBe(0);
+  });
+
+  it("searches within one document", async () => {
+    await page.getByRole("tab", { name: "Search" }).click();
+    await page.getByLabel("Search your documents").fill("river");
+    await page.getByLabel("Mode").selectOption("keyword");
+    await page.getByLabel("Only in document").fill("tomatoes.md");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const results = page.getByRole("region", { name: "Search results" }).getByRole("listitem");
+    // The results of the search before stay until the new ones arrive: wait for the new ones.
+    await expect.poll(async () => (await results.allTextContents()).map((text) => text.includes("garden/tomatoes.md"))).toEqual([true]);
+    await page.getByLabel("Only in document").fill("");
+    await page.getByLabel("Mode").selectOption("auto");
   });
 
   it("shows a PDF result's page, drawn by pdf.js, with the chunk's text highlighted", async () => {
@@ -269,6 +336,20 @@ describe("the web app", () => {
     await page.getByLabel("Pin a document (its chunks come first)").fill("");
   });
 
+  it("answers with the model picked in the chat", async () => {
+    openai.script({ reply: "text", deltas: ["From the small model [C1]."] });
+    await page.getByRole("button", { name: "New conversation" }).click();
+    await page.getByLabel("Answered by").selectOption("openai");
+    await page.getByLabel("Model").fill("gpt-test-small");
+    const box = page.getByLabel("Question");
+    await box.fill("Where does the kingfisher dive?");
+    await box.press("Enter");
+    await expect.poll(() => page.locator(".answer").last().textContent()).toContain("From the small model");
+    expect(openai.requests.at(-1)?.body.model).toBe("gpt-test-small");
+    await page.getByLabel("Model").fill("");
+    await page.getByLabel("Answered by").selectOption("");
+  });
+
   it("offers to download the local model when it answers, and downloads it only after consent", async () => {
     await page.getByRole("button", { name: "New conversation" }).click();
     await page.getByLabel("Answered by").selectOption("local");
@@ -295,17 +376,6 @@ describe("the web app", () => {
     // Newest first: the regenerated conversation is the oldest one about the kingfisher.
     await list.getByRole("button", { name: /kingfisher/ }).last().click();
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
-  });
-
-  it("picks a folder with the server's folder picker", async () => {
-    await page.getByRole("tab", { name: "Documents" }).click();
-    await page.getByRole("button", { name: "Browse…" }).click();
-    const dialog = page.getByRole("dialog", { name: "Choose a folder" });
-    await dialog.getByRole("button", { name: "docs", exact: true }).click();
-    await expect.poll(() => dialog.locator(".folder-path").textContent()).toBe(fs.realpathSync(folder));
-    expect(await axeProblems()).toEqual([]);
-    await dialog.getByRole("button", { name: "Choose this folder" }).click();
-    await expect.poll(() => page.getByLabel("Folder to add").inputValue()).toBe(fs.realpathSync(folder));
   });
 
   it("changes a setting in the config file", async () => {
@@ -371,5 +441,22 @@ describe("the web app", () => {
     // Folder names are the user's: the picker needs the token even to read.
     expect((await fetch(`${info.url}/api/browse`)).status).toBe(403);
     expect((await fetch(`${info.url}/api/browse`, { headers: { "x-chunkpad-token": info.token } })).status).toBe(200);
+  });
+
+  it("clears all data from Settings after a typed confirmation; the documents stay", async () => {
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Clear all data…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Clear all data?" });
+    expect(await axeProblems()).toEqual([]);
+    const erase = dialog.getByRole("button", { name: "Delete everything" });
+    expect(await erase.isDisabled()).toBe(true);
+    await dialog.getByLabel(/^Type "delete all data"/).fill("delete all data");
+    await erase.click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: /^Deleted \d+ items/ }).count()).toBe(1);
+    // The app opens a fresh, empty database at once: nothing of the old one is searchable.
+    expect(((await (await fetch(`${info.url}/api/search?q=aardvark&mode=keyword`)).json()) as { results: unknown[] }).results).toEqual([]);
+    await page.getByRole("tab", { name: "Documents" }).click();
+    await expect.poll(() => page.getByText("No folder yet").count()).toBe(1);
+    expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toContain("aardvark");
   });
 });

@@ -1,9 +1,9 @@
-import { lazy, Suspense, useCallback, useEffect, useState, type KeyboardEvent } from "react";
+import { Fragment, lazy, Suspense, useCallback, useEffect, useState, type KeyboardEvent } from "react";
 import {
   followJob, get, post, put, remove, uploadFile,
-  type ChunkState, type ChunkView, type Conversation, type ConversationSummary, type DocumentRecord, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
+  type ChunkState, type ChunkTreeFile, type ChunkTreeFolder, type ChunkTreeReport, type ChunkView, type Conversation, type ConversationSummary, type DocumentRecord, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
 } from "./api.js";
-import { Button, Card, Dialog, Pill, ProgressBar } from "./components.js";
+import { Button, Card, Dialog, Pill, ProgressBar, Tree, type TreeNode } from "./components.js";
 
 // pdf.js is large: loaded the first time a PDF page is shown.
 const PdfPage = lazy(async () => ({ default: (await import("./PdfPage.js")).PdfPage }));
@@ -48,7 +48,7 @@ export function App() {
         {view === "documents" && <DocumentsView folders={folders} onChanged={refreshFolders} />}
         {view === "search" && <SearchView onOpen={setPanelRef} hasFolders={(folders?.length ?? 0) > 0} folders={folders ?? []} />}
         {view === "chat" && <ChatView onOpen={setPanelRef} hasFolders={(folders?.length ?? 0) > 0} />}
-        {view === "settings" && <SettingsView theme={theme} onTheme={setTheme} />}
+        {view === "settings" && <SettingsView theme={theme} onTheme={setTheme} onCleared={refreshFolders} />}
       </main>
       {panelRef && <ChunkPanel chunkRef={panelRef} onClose={() => setPanelRef(null)} />}
     </div>
@@ -186,25 +186,31 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
                   Upload files…
                   <input type="file" multiple className="visually-hidden" aria-label="Upload files into this folder" onChange={(event) => void upload(Array.from(event.target.files ?? []))} />
                 </label>
+                <Button disabled={job !== null} onClick={() => void start({ kind: "process", folder: folder.rootPath }, onChanged)}>
+                  Process changes
+                </Button>
                 <Button variant="primary" disabled={job !== null} onClick={() => setConsentOpen(true)}>
                   Embed selected
                 </Button>
               </div>
             </div>
-            <p className="meta">Drop documents here to copy them into this folder; they are processed at once.</p>
-            <div className="dialog-actions">
-              <Button
-                aria-label="Exclude all chunks of this folder"
-                onClick={() => void post("/api/review", { targets: [folder.rootPath], included: false }).finally(onChanged)}
-              >
-                Exclude all
-              </Button>
-              <Button aria-label="Include all chunks of this folder" onClick={() => void post("/api/review", { targets: [folder.rootPath], included: true }).finally(onChanged)}>
-                Include all
-              </Button>
+            <div className="toolbar">
+              <p className="meta">Drop documents here to copy them into this folder; they are processed at once.</p>
+              <div className="dialog-actions">
+                <span className="meta">Whole folder:</span>
+                <Button
+                  aria-label="Exclude all chunks of this folder"
+                  onClick={() => void post("/api/review", { targets: [folder.rootPath], included: false }).finally(onChanged)}
+                >
+                  Exclude all
+                </Button>
+                <Button aria-label="Include all chunks of this folder" onClick={() => void post("/api/review", { targets: [folder.rootPath], included: true }).finally(onChanged)}>
+                  Include all
+                </Button>
+              </div>
             </div>
             {uploadMessage && <p role="status">{uploadMessage}</p>}
-            <FolderDocuments folder={folder} onChanged={onChanged} />
+            <FolderBrowser folder={folder} onChanged={onChanged} />
           </>
         ) : (
           <p className="empty">Add a folder to see its documents and chunks here.</p>
@@ -303,26 +309,114 @@ function FolderPicker({ open, start, onClose, onChoose }: { open: boolean; start
   );
 }
 
-function FolderDocuments({ folder, onChanged }: { folder: Folder; onChanged: () => void }) {
-  const [documents, setDocuments] = useState<DocumentRecord[] | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
-  useEffect(() => {
-    setDocuments(null);
-    void get<{ documents: DocumentRecord[] }>(`/api/folders/${folder.id}/documents`).then((answer) => setDocuments(answer.documents));
-  }, [folder.id, folder.storedChunkCount]);
-  if (documents === null) return <p>Loading…</p>;
-  if (documents.length === 0) return <p className="empty">This folder has no documents Chunkpad can read yet.</p>;
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+
+/** The badges of one file in the tree: what the user would want to act on first comes first. */
+function fileBadges(file: ChunkTreeFile, anyEmbedded: boolean): Array<{ text: string; tone: "neutral" | "good" | "warn" | "bad" }> {
+  const badges: Array<{ text: string; tone: "neutral" | "good" | "warn" | "bad" }> = [];
+  if (file.failed) badges.push({ text: "failed", tone: "bad" });
+  if (file.conflict) badges.push({ text: "conflict", tone: "bad" });
+  const excluded = file.chunkCount - file.includedCount;
+  if (file.chunkCount > 0 && excluded === file.chunkCount) badges.push({ text: "excluded", tone: "neutral" });
+  else if (excluded > 0) badges.push({ text: `${excluded} excluded`, tone: "neutral" });
+  if (file.modifiedCount > 0) badges.push({ text: `${file.modifiedCount} modified`, tone: "warn" });
+  if (anyEmbedded && file.newCount > 0) badges.push({ text: file.newCount === file.chunkCount ? "new" : `${file.newCount} new`, tone: "warn" });
+  if (file.chunkCount > 0 && file.embeddedCount === file.chunkCount) badges.push({ text: "embedded", tone: "good" });
+  return badges;
+}
+
+/** The folder's chunk files as a tree with badges; the chosen file's chunks beside it. */
+function FolderBrowser({ folder, onChanged }: { folder: Folder; onChanged: () => void }) {
+  const [report, setReport] = useState<ChunkTreeReport | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const load = useCallback(() => {
+    void get<ChunkTreeReport>(`/api/folders/${folder.id}/tree`).then(setReport);
+  }, [folder.id]);
+  // Reloaded whenever the folder's summary is fetched again (after a job, a review, an edit).
+  useEffect(load, [load, folder]);
+  if (report === null) return <p>Loading…</p>;
+  if (report.fileCount === 0) return <p className="empty">This folder has no documents Chunkpad can read yet. Drop some here, or copy them into the folder and choose Process changes.</p>;
+  const files: ChunkTreeFile[] = [];
+  const collect = (node: ChunkTreeFolder) => node.children.forEach((child) => (child.type === "file" ? files.push(child) : collect(child)));
+  collect(report.tree);
+  const anyEmbedded = files.some((file) => file.embeddedCount + file.modifiedCount > 0);
+  const toNodes = (node: ChunkTreeFolder): TreeNode[] =>
+    node.children.map((child) => {
+      if (child.type === "folder") {
+        return { id: `folder:${child.path}`, label: <><span className="tree-name">{child.name}/</span> <Pill>{plural(child.fileCount, "file")}</Pill></>, children: toNodes(child) };
+      }
+      const badges = fileBadges(child, anyEmbedded);
+      const base = child.path.split("/").at(-1) ?? child.path;
+      return {
+        id: child.path,
+        label: (
+          <>
+            <span className="tree-name">{base}</span> {!child.failed && <Pill>{plural(child.chunkCount, "chunk")}</Pill>}
+            {badges.map((badge) => (
+              <Fragment key={badge.text}>
+                {" "}
+                <Pill tone={badge.tone}>{badge.text}</Pill>
+              </Fragment>
+            ))}
+          </>
+        ),
+      };
+    });
+  const file = files.find((candidate) => candidate.path === selected) ?? null;
+  const resolve = (choice: "keep-mine" | "take-fresh") => {
+    if (!file) return;
+    post<{ resolved: boolean }>(`/api/folders/${folder.id}/resolve`, { file: file.path, choice }).then(
+      (outcome) => {
+        setMessage(outcome.resolved ? (choice === "keep-mine" ? `Kept your edit of ${file.path}.` : `Replaced the chunks of ${file.path} with fresh ones.`) : `${file.path} had no conflict to settle.`);
+        onChanged();
+      },
+      (failure: Error) => setMessage(failure.message),
+    );
+  };
   return (
-    <ul className="documents" aria-label="Documents" onKeyDown={moveFocusWithArrows}>
-      {documents.map((document) => (
-        <li key={document.id}>
-          <button type="button" className="document" aria-expanded={open === document.relativePath} onClick={() => setOpen(open === document.relativePath ? null : document.relativePath)}>
-            <span>{document.relativePath}</span> <Pill>{document.chunkCount} chunks</Pill>
-          </button>
-          {open === document.relativePath && <ChunkList folder={folder} document={document.relativePath} onChanged={onChanged} />}
-        </li>
-      ))}
-    </ul>
+    <div className="browser">
+      <nav aria-label="Chunk files">
+        <Tree label="Chunk files" nodes={toNodes(report.tree)} selected={selected} onSelect={(node) => {
+          setMessage(null);
+          setSelected(node.id);
+        }} />
+      </nav>
+      <section aria-label={file ? `Chunks of ${file.path}` : "Chunks"}>
+        {message && <p role="status">{message}</p>}
+        {!file && <p className="empty">Choose a file in the tree to review its chunks: include or exclude each one, or edit its text.</p>}
+        {file?.failed && (
+          <div className="failure" role="note" aria-label={`Why ${file.path} failed`}>
+            <p>
+              <strong>{file.path} could not be read</strong> ({file.failed.code}): {file.failed.message}
+            </p>
+            <p className="meta">Fix or replace the file, then choose Process changes. Other files are not affected.</p>
+          </div>
+        )}
+        {file?.conflict && (
+          <div className="conflict" role="note" aria-label={`Conflict in ${file.path}`}>
+            <p>
+              <strong>{file.path} changed</strong> after its chunk file was edited. Search uses your edited chunks until you choose:
+            </p>
+            <div className="dialog-actions">
+              <Button onClick={() => resolve("keep-mine")}>Keep my edit</Button>
+              <Button variant="primary" onClick={() => resolve("take-fresh")}>
+                Take fresh chunks
+              </Button>
+            </div>
+          </div>
+        )}
+        {file && file.chunkCount > 0 && (
+          <ChunkList
+            folder={folder}
+            document={file.path}
+            onChanged={() => {
+              onChanged();
+            }}
+          />
+        )}
+      </section>
+    </div>
   );
 }
 
@@ -341,13 +435,16 @@ function ChunkList({ folder, document, onChanged }: { folder: Folder; document: 
   };
   return (
     <>
-    <div className="dialog-actions">
-      <Button onClick={() => setAll(false)} aria-label={`Exclude all chunks of ${document}`}>
-        Exclude all
-      </Button>
-      <Button onClick={() => setAll(true)} aria-label={`Include all chunks of ${document}`}>
-        Include all
-      </Button>
+    <div className="toolbar">
+      <h3 className="file-title">{document}</h3>
+      <div className="dialog-actions">
+        <Button onClick={() => setAll(false)} aria-label={`Exclude all chunks of ${document}`}>
+          Exclude all
+        </Button>
+        <Button onClick={() => setAll(true)} aria-label={`Include all chunks of ${document}`}>
+          Include all
+        </Button>
+      </div>
     </div>
     <ol className="chunks" aria-label={`Chunks of ${document}`}>
       {chunks.map((chunk) => (
@@ -430,12 +527,13 @@ function SearchView({ onOpen, hasFolders, folders }: { onOpen: (ref: string) => 
   const [query, setQuery] = useState("");
   const [mode, setMode] = useState("auto");
   const [inFolder, setInFolder] = useState("");
+  const [inDocument, setInDocument] = useState("");
   const [report, setReport] = useState<SearchReport | null>(null);
   const [error, setError] = useState<string | null>(null);
   const run = async () => {
     setError(null);
     try {
-      setReport(await get<SearchReport>(`/api/search?q=${encodeURIComponent(query)}${mode === "auto" ? "" : `&mode=${mode}`}${inFolder ? `&folder=${encodeURIComponent(inFolder)}` : ""}`));
+      setReport(await get<SearchReport>(`/api/search?q=${encodeURIComponent(query)}${mode === "auto" ? "" : `&mode=${mode}`}${inFolder ? `&folder=${encodeURIComponent(inFolder)}` : ""}${inDocument.trim() ? `&document=${encodeURIComponent(inDocument.trim())}` : ""}`));
     } catch (failure) {
       setError((failure as Error).message);
     }
@@ -469,6 +567,8 @@ function SearchView({ onOpen, hasFolders, folders }: { onOpen: (ref: string) => 
             </option>
           ))}
         </select>
+        <label htmlFor="search-document">Only in document</label>
+        <input id="search-document" value={inDocument} onChange={(event) => setInDocument(event.target.value)} placeholder="name or path, e.g. report.pdf" />
         <Button type="submit" variant="primary">
           Search
         </Button>
@@ -560,7 +660,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
     if (!last) return;
     update((turn) => ({ ...turn, answer: "", error: null, errorCode: undefined, done: false, download: 0 }) as Turn);
     try {
-      follow(await post<Job>("/api/ask", { question: last.question, consent: true, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(strict ? { strict: true } : {}) }));
+      follow(await post<Job>("/api/ask", { question: last.question, consent: true, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(model.trim() ? { model: model.trim() } : {}), ...(strict ? { strict: true } : {}) }));
     } catch (failure) {
       update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
     }
@@ -584,7 +684,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
     setQuestion("");
     setTurns((all) => [...all, { question: text, chunks: [], answer: "", citations: [], done: false, error: null }]);
     try {
-      follow(await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(strict ? { strict: true } : {}), ...(pin.trim() ? { pins: [pin.trim()] } : {}) }));
+      follow(await post<Job>("/api/ask", { question: text, ...(conversationId ? { conversationId } : {}), ...(provider ? { provider } : {}), ...(model.trim() ? { model: model.trim() } : {}), ...(strict ? { strict: true } : {}), ...(pin.trim() ? { pins: [pin.trim()] } : {}) }));
     } catch (failure) {
       update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
     }
@@ -598,6 +698,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
   const [providers, setProviders] = useState<Provider[]>([]);
   const [provider, setProvider] = useState("");
+  const [model, setModel] = useState("");
   const [strict, setStrict] = useState(false);
   const [pin, setPin] = useState("");
   useEffect(() => {
@@ -606,6 +707,7 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
   useEffect(() => {
     void get<{ conversations: ConversationSummary[] }>("/api/conversations").then((answer) => setConversations(answer.conversations));
   }, [conversationId]);
+  const chosen = providers.find((entry) => (provider ? entry.provider === provider : entry.selected));
   const openConversation = async (id: string) => {
     const conversation = await get<Conversation>(`/api/conversations/${encodeURIComponent(id)}`);
     const loaded: Turn[] = [];
@@ -698,7 +800,14 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
         <textarea id="question" rows={3} value={question} onChange={(event) => setQuestion(event.target.value)} onKeyDown={onKey} placeholder="Enter sends, Shift+Enter adds a line" />
         <div className="ask-options">
           <label htmlFor="provider">Answered by</label>
-          <select id="provider" value={provider} onChange={(event) => setProvider(event.target.value)}>
+          <select
+            id="provider"
+            value={provider}
+            onChange={(event) => {
+              setProvider(event.target.value);
+              setModel("");
+            }}
+          >
             <option value="">The configured provider</option>
             {providers.map((entry) => (
               <option key={entry.provider} value={entry.provider} disabled={!entry.ready && entry.provider !== "local"}>
@@ -706,6 +815,13 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
               </option>
             ))}
           </select>
+          <label htmlFor="answer-model">Model</label>
+          <input id="answer-model" list="answer-models" value={model} onChange={(event) => setModel(event.target.value)} placeholder={`${chosen?.model ?? "the provider's model"} (as configured)`} />
+          <datalist id="answer-models">
+            {[...new Set([chosen?.model, ...(chosen?.installedModels ?? [])].filter((name): name is string => Boolean(name)))].map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
           <label htmlFor="pin">Pin a document (its chunks come first)</label>
           <input id="pin" value={pin} onChange={(event) => setPin(event.target.value)} placeholder="file name or path, e.g. report.txt" />
           <label className="inline">
@@ -743,7 +859,7 @@ function renderAnswer(turn: Turn, onOpen: (ref: string) => void) {
 // ---------------------------------------------------------------------------------------------
 // Settings and the chunk panel
 
-function SettingsView({ theme, onTheme }: { theme: Theme; onTheme: (theme: Theme) => void }) {
+function SettingsView({ theme, onTheme, onCleared }: { theme: Theme; onTheme: (theme: Theme) => void; onCleared: () => void }) {
   const [status, setStatus] = useState<Record<string, unknown> | null>(null);
   useEffect(() => {
     void get<Record<string, unknown>>("/api/status").then(setStatus);
@@ -770,7 +886,63 @@ function SettingsView({ theme, onTheme }: { theme: Theme; onTheme: (theme: Theme
         </p>
         <p className="meta">Change it with "chunkpad config set embedding.model …"; the app shows what the server uses.</p>
       </Card>
+      <ClearDataCard onCleared={onCleared} />
     </div>
+  );
+}
+
+const CONFIRMATION = "delete all data";
+
+/** Settings → Clear all data: what `chunkpad reset` deletes, after the user types the confirmation. */
+function ClearDataCard({ onCleared }: { onCleared: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const [also, setAlso] = useState({ models: false, keys: false, chunkFiles: false });
+  const [message, setMessage] = useState<string | null>(null);
+  const clear = () => {
+    post<{ deleted: Array<{ kind: string; target: string }>; failed: Array<{ target: string; reason: string }> }>("/api/reset", { confirm: typed, ...also }).then(
+      (report) => {
+        setOpen(false);
+        setTyped("");
+        setMessage(
+          report.failed.length === 0
+            ? `Deleted ${report.deleted.length} item${report.deleted.length === 1 ? "" : "s"}. Your documents were not touched; add a folder to start again.`
+            : `Some items could not be deleted: ${report.failed.map((failure) => `${failure.target} (${failure.reason})`).join("; ")}.`,
+        );
+        onCleared();
+      },
+      (failure: Error) => setMessage(failure.message),
+    );
+  };
+  return (
+    <Card label="Clear all data">
+      <h2>Clear all data</h2>
+      <p>Deletes Chunkpad's database (chunks, vectors, review state), chat history, settings and the list of added folders. Your documents are never touched.</p>
+      <Button variant="danger" onClick={() => setOpen(true)}>
+        Clear all data…
+      </Button>
+      {message && <p role="status">{message}</p>}
+      <Dialog title="Clear all data?" open={open} onClose={() => setOpen(false)}>
+        <p>This cannot be undone. Chunk files you edited stay in each folder's _chunks unless you tick them below.</p>
+        <label className="inline">
+          <input type="checkbox" checked={also.models} onChange={(event) => setAlso({ ...also, models: event.target.checked })} /> Also the downloaded models
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={also.keys} onChange={(event) => setAlso({ ...also, keys: event.target.checked })} /> Also the stored API keys
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={also.chunkFiles} onChange={(event) => setAlso({ ...also, chunkFiles: event.target.checked })} /> Also every folder's _chunks (hand edits included)
+        </label>
+        <label htmlFor="clear-confirm">Type "{CONFIRMATION}" to confirm</label>
+        <input id="clear-confirm" value={typed} onChange={(event) => setTyped(event.target.value)} autoComplete="off" />
+        <div className="dialog-actions">
+          <Button onClick={() => setOpen(false)}>Keep my data</Button>
+          <Button variant="danger" disabled={typed.trim() !== CONFIRMATION} onClick={clear}>
+            Delete everything
+          </Button>
+        </div>
+      </Dialog>
+    </Card>
   );
 }
 

@@ -144,3 +144,34 @@ export function followJob(job: Job, onEvent: (event: JobEvent) => void): () => v
   }
   return () => source.close();
 }
+
+export interface ChunkTreeFile {
+  type: "file";
+  name: string;
+  path: string;
+  chunkFile: string;
+  chunkCount: number;
+  includedCount: number;
+  embeddedCount: number;
+  modifiedCount: number;
+  newCount: number;
+  failed?: { code: string; message: string };
+  conflict?: true;
+}
+
+export interface ChunkTreeFolder {
+  type: "folder";
+  name: string;
+  path: string;
+  fileCount: number;
+  chunkCount: number;
+  children: Array<ChunkTreeFile | ChunkTreeFolder>;
+}
+
+export interface ChunkTreeReport {
+  folderId: string;
+  chunksRootPath: string;
+  fileCount: number;
+  chunkCount: number;
+  tree: ChunkTreeFolder;
+}
