@@ -157,6 +157,8 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     const text = await runCli(["chunks", folder], { home });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/manual\.pdf\.md\s+\d+ chunks?/);
+    // A file that could not be read is in the tree with why, though it has no chunk file.
+    expect(text.stdout).toMatch(/broken\.pdf\s+0 chunks\s+\(failed: /);
   });
 
   it("remembers chunk settings per folder and re-chunks when they change", async () => {

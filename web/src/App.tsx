@@ -336,7 +336,7 @@ function FolderBrowser({ folder, onChanged }: { folder: Folder; onChanged: () =>
   // Reloaded whenever the folder's summary is fetched again (after a job, a review, an edit).
   useEffect(load, [load, folder]);
   if (report === null) return <p>Loading…</p>;
-  if (report.fileCount === 0) return <p className="empty">This folder has no documents Chunkpad can read yet. Drop some here, or copy them into the folder and choose Process changes.</p>;
+  if (report.tree.children.length === 0) return <p className="empty">This folder has no documents Chunkpad can read yet. Drop some here, or copy them into the folder and choose Process changes.</p>;
   const files: ChunkTreeFile[] = [];
   const collect = (node: ChunkTreeFolder) => node.children.forEach((child) => (child.type === "file" ? files.push(child) : collect(child)));
   collect(report.tree);

@@ -33,6 +33,7 @@ export interface ChunkTreeReport {
   folderId: string;
   rootPath: string;
   chunksRootPath: string;
+  /** Chunk files (documents); files that failed before they had one are in the tree, not counted. */
   fileCount: number;
   chunkCount: number;
   /** Review state text new to this folder starts with (`add --new-chunks`). */
@@ -58,10 +59,11 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
   // "new" is worth saying only once the folder has vectors; before that every chunk is new.
   const anyEmbedded = [...states.values()].some((state) => state.embedded + state.modified > 0);
   const root: Extract<ChunkTreeNode, { type: "folder" }> = { type: "folder", name: path.basename(folder.chunksRootPath), path: "", fileCount: 0, chunkCount: 0, children: [] };
+  const documentPaths = new Set(documents.map((document) => document.relativePath));
   const files = [
-    ...documents.map((document) => ({ relativePath: document.relativePath, chunkCount: document.chunkCount })),
-    // A file that never parsed has no document; it is shown with its failure.
-    ...[...sources.values()].filter((source) => source.status === "failed" && !documents.some((document) => document.relativePath === source.relativePath)).map((source) => ({ relativePath: source.relativePath, chunkCount: 0 })),
+    ...documents.map((document) => ({ relativePath: document.relativePath, chunkCount: document.chunkCount, hasChunkFile: true })),
+    // A file that never parsed has no document and no chunk file: shown with its failure, not counted.
+    ...[...sources.values()].filter((source) => source.status === "failed" && !documentPaths.has(source.relativePath)).map((source) => ({ relativePath: source.relativePath, chunkCount: 0, hasChunkFile: false })),
   ];
   for (const document of files) {
     const source = sources.get(document.relativePath);
@@ -91,7 +93,7 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
     ].filter(Boolean);
     node.children.push({
       type: "file",
-      name: `${fileName}.md`,
+      name: document.hasChunkFile ? `${fileName}.md` : fileName,
       path: document.relativePath,
       chunkFile: path.join(folder.chunksRootPath, `${document.relativePath}.md`),
       chunkCount: state.total,
@@ -104,6 +106,7 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
       ...(conflict ? { conflict: true as const } : {}),
     });
     for (const ancestor of trail) {
+      if (!document.hasChunkFile) continue;
       ancestor.fileCount += 1;
       ancestor.chunkCount += state.total;
     }
