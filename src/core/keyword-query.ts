@@ -3,7 +3,11 @@
  * before any backend turns it into its own full-text syntax (FTS5 MATCH, a PostgreSQL tsquery).
  */
 
-/** One searched word, lower-case and folded; `prefix` also matches longer words that start with it. */
+/**
+ * One searched word, lower-case and folded; `prefix` also matches longer words that start with
+ * it when the index does not hold the word whole (a word still being typed, a fragment): a whole
+ * word's inflections are the stemmer's job, and its longer neighbours ("cat" → "category") are noise.
+ */
 export interface KeywordTerm {
   word: string;
   prefix: boolean;

@@ -151,6 +151,16 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect((await store.keywordSearch(excluding, { limit: 10 })).map((hit) => hit.chunk.ordinal)).toEqual([3]);
       });
 
+      it("expands a prefix only for a word the index does not hold whole (the stemmer covers inflections)", async () => {
+        const { store, add } = await seeded();
+        await add("notes.md", ["A catalogue of cats.", "The category of the report."]);
+        const cat: KeywordQuery = { terms: [{ word: "cat", prefix: true }], match: "all", phrases: [], exclude: [] };
+        // "cat" is a whole word here: it finds cats (a stem), not catalogue or category.
+        expect((await store.keywordSearch(cat, { limit: 10 })).map((hit) => hit.chunk.content).sort()).toEqual(["A catalogue of cats.", "The cat sleeps on the warm sofa."]);
+        const fragment: KeywordQuery = { terms: [{ word: "catego", prefix: true }], match: "all", phrases: [], exclude: [] };
+        expect((await store.keywordSearch(fragment, { limit: 10 })).map((hit) => hit.chunk.content)).toEqual(["The category of the report."]);
+      });
+
       it("treats operators and syntax in words as plain words", async () => {
         const { store } = await seeded();
         for (const word of ["AND", "OR", 'title:"x"', "*", "^", ")"]) {

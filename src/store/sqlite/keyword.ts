@@ -25,12 +25,34 @@ export interface KeywordStore {
   keywordSearch(matchExpression: string, options: KeywordSearchOptions): FtsHit[];
   /** How many included chunks match, for the AND-then-OR fallback. */
   countKeywordMatches(matchExpression: string, scope?: SearchScope): number;
+  /** True when this FTS5 expression (one quoted word) matches any chunk at all, included or not. */
+  matchesAny(matchExpression: string): boolean;
+  /**
+   * The best `limit` chunks matching any of `terms` (FTS5 expressions of one word each; a word
+   * given twice counts twice) and none of `exclude`, ranked exactly as the OR of the terms would
+   * be, without scoring every match (see keywordSearchAny below).
+   */
+  keywordSearchAny(terms: readonly string[], exclude: readonly string[], options: KeywordSearchOptions, tuning?: { maxScoreFrom?: number }): FtsHit[];
 }
 
 type FtsRow = ChunkRow & { bm25: number; has_vector: number };
 
 const BM25 = `bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT})`;
 const HAS_VECTOR = "EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref) AS has_vector";
+
+/**
+ * FTS5's bm25: a phrase adds idf × f(k1 + 1) / (f + k1(1 − b + b·len/avglen)) to a row's score,
+ * which stays below idf × (k1 + 1) with k1 = 1.2; idf = ln((N − n + 0.5) / (n + 0.5)), or 1e-6
+ * when that is not positive (fts5_aux.c).
+ */
+const BM25_K1 = 1.2;
+const BM25_MIN_IDF = 1e-6;
+
+/**
+ * Below this many matches (the words' row counts added up) one plain OR query is cheaper than
+ * MaxScore's several: scoring a few thousand rows takes a few milliseconds.
+ */
+const MAXSCORE_MIN_MATCHES = 10_000;
 
 /** Above this many excluded chunks, ranking first would fetch too many rows: filter first. */
 const MAX_EXCLUDED_FOR_RANK_FIRST = 5_000;
@@ -78,21 +100,114 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
     }
   }
 
+  const anyMatch = db.prepare<[string], number>("SELECT EXISTS (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?)").pluck();
+  const countRows = db.prepare<[], number>("SELECT COUNT(*) FROM chunks").pluck();
+  const countPhraseRows = db.prepare<[string], number>("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
+  const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+  const totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
+  // Row counts per phrase (for the bounds), kept until this or another connection writes.
+  let countsVersion = "";
+  let rowCount = 0;
+  const phraseRows = new Map<string, number>();
+  const counts = () => {
+    const version = `${dataVersion.get() ?? 0}:${totalChanges.get() ?? 0}`;
+    if (version !== countsVersion) {
+      countsVersion = version;
+      phraseRows.clear();
+      rowCount = countRows.get() ?? 0;
+    }
+    return {
+      rows: rowCount,
+      phrase(expression: string): number {
+        let count = phraseRows.get(expression);
+        if (count === undefined) {
+          count = run(expression, () => countPhraseRows.get(expression) ?? 0);
+          if (phraseRows.size > 10_000) phraseRows.clear();
+          phraseRows.set(expression, count);
+        }
+        return count;
+      },
+    };
+  };
+
+  function keywordSearch(matchExpression: string, { limit, ...scope }: KeywordSearchOptions): FtsHit[] {
+    if (limit <= 0) return [];
+    const filter = scopeConditions(scope);
+    const rows = run(matchExpression, () => {
+      // An OR query on common words matches tens of thousands of chunks. Ranked inside FTS5
+      // first, only the best rows are joined to chunks, documents and review state: the top
+      // `limit + excluded` rows hold `limit` included ones whenever that many match, so the
+      // result is exact. With a folder or document filter (or very many exclusions) the
+      // filters apply before ranking instead.
+      const excluded = filter.sql === "" ? (countExcluded.get() ?? 0) : Number.POSITIVE_INFINITY;
+      if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit));
+      return db.prepare<unknown[], FtsRow>(filteredSql(filter.sql)).all(matchExpression, ...filter.parameters, Math.floor(limit));
+    });
+    return rows.map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 }));
+  }
+
   return {
-    keywordSearch(matchExpression, { limit, ...scope }) {
-      if (limit <= 0) return [];
-      const filter = scopeConditions(scope);
-      const rows = run(matchExpression, () => {
-        // An OR query on common words matches tens of thousands of chunks. Ranked inside FTS5
-        // first, only the best rows are joined to chunks, documents and review state: the top
-        // `limit + excluded` rows hold `limit` included ones whenever that many match, so the
-        // result is exact. With a folder or document filter (or very many exclusions) the
-        // filters apply before ranking instead.
-        const excluded = filter.sql === "" ? (countExcluded.get() ?? 0) : Number.POSITIVE_INFINITY;
-        if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit));
-        return db.prepare<unknown[], FtsRow>(filteredSql(filter.sql)).all(matchExpression, ...filter.parameters, Math.floor(limit));
-      });
-      return rows.map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 }));
+    matchesAny(matchExpression) {
+      return run(matchExpression, () => anyMatch.get(matchExpression) === 1);
+    },
+
+    keywordSearch,
+
+    /**
+     * MaxScore (Turtle & Flood 1995) over FTS5: an OR of common words matches tens of thousands
+     * of chunks, and FTS5 computes bm25 for every one before sorting. Words are taken rarest
+     * first (highest bound); step j ranks the chunks holding word j and none of the rarer ones,
+     * scored by word j and the commoner words (words under NOT add nothing to bm25: those rows
+     * do not hold them), so every score is exactly the OR's. Once the `limit`-th best score found
+     * is at least what all the remaining words together could add, no chunk left can enter.
+     */
+    keywordSearchAny(terms, exclude, options, { maxScoreFrom = MAXSCORE_MIN_MATCHES } = {}) {
+      const limit = Math.floor(options.limit);
+      if (limit <= 0 || terms.length === 0) return [];
+      const { rows, phrase } = counts();
+      const plain = () => {
+        const expression = `(${terms.join(" OR ")})`;
+        return keywordSearch(exclude.length === 0 ? expression : `${expression} NOT (${exclude.join(" OR ")})`, options);
+      };
+      if (terms.reduce((sum, term) => sum + phrase(term), 0) < maxScoreFrom) return plain();
+      const distinct = new Map<string, number>();
+      for (const term of terms) distinct.set(term, (distinct.get(term) ?? 0) + 1);
+      const words = [...distinct]
+        .map(([expression, times]) => {
+          const hits = phrase(expression);
+          const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+          // A word given twice is a phrase twice in the OR: it counts twice, bound and score.
+          const scored = times === 1 ? expression : `(${Array.from({ length: times }, () => expression).join(" OR ")})`;
+          return { expression, scored, hits, bound: times * (BM25_K1 + 1) * (idf > BM25_MIN_IDF ? idf : BM25_MIN_IDF) };
+        })
+        .filter((word) => word.hits > 0)
+        .sort((a, b) => b.bound - a.bound);
+      const found: FtsHit[] = [];
+      const threshold = () => {
+        if (found.length < limit) return Number.NEGATIVE_INFINITY;
+        found.sort((a, b) => a.bm25 - b.bm25);
+        return -(found[limit - 1] as FtsHit).bm25;
+      };
+      // A margin for floating point: a bound a hair too low could drop an equal score.
+      const safe = (bound: number) => bound * (1 + 1e-9) + 1e-12;
+      const without = (expression: string, excluded: string[]) => (excluded.length === 0 ? expression : `(${expression}) NOT (${excluded.join(" OR ")})`);
+      for (let index = 0; index < words.length; index++) {
+        const word = words[index] as (typeof words)[number];
+        const remaining = words.slice(index).reduce((sum, other) => sum + other.bound, 0);
+        if (safe(remaining) <= threshold()) break;
+        const rarer = words.slice(0, index).map((other) => other.expression);
+        const commoner = words.slice(index + 1);
+        if (commoner.length > 0) {
+          const expression = `${word.scored} AND (${commoner.map((other) => other.scored).join(" OR ")})`;
+          found.push(...keywordSearch(without(expression, [...rarer, ...exclude]), options));
+        }
+        // Rows holding this word alone score at most its own bound.
+        if (safe(word.bound) > threshold()) {
+          found.push(...keywordSearch(without(word.scored, [...rarer, ...commoner.map((other) => other.expression), ...exclude]), options));
+        }
+      }
+      found.sort((a, b) => a.bm25 - b.bm25);
+      return found.slice(0, limit);
     },
 
     countKeywordMatches(matchExpression, scope = {}) {
