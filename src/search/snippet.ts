@@ -55,14 +55,22 @@ function firstMatchIndex(folded: string, words: readonly string[]): number | nul
  * UTF-16 unit for one, so indexes in the folded text are indexes in the original.
  */
 function foldForMatching(text: string): string {
+  // Plain ASCII (most text) folds by lower-casing alone: no per-character normalization.
+  if (ASCII.test(text)) return text.toLowerCase();
   let folded = "";
   for (const character of text) {
+    if (character.charCodeAt(0) < 0x80) {
+      folded += character.toLowerCase();
+      continue;
+    }
     const lower = character.toLowerCase();
     const bare = lower.normalize("NFD").replace(/\p{M}+/gu, "");
     folded += bare.length === character.length ? bare : lower.length === character.length ? lower : character;
   }
   return folded;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
