@@ -92,6 +92,12 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
     expect(search.results.map((result) => result.relativePath)).toEqual(["notes.txt"]);
   });
 
+  it("never starts the local model's download without consent", async () => {
+    const refused = await send("POST", "/api/jobs", { kind: "local-model" });
+    expect(refused.status).not.toBe(202);
+    expect(((await refused.json()) as { code: string }).code).toBe("MODEL_CONSENT_REQUIRED");
+  });
+
   it("clears all data only when confirmed, keeps the documents and chunk files, and works again afterwards", async () => {
     const unconfirmed = await send("POST", "/api/reset", {});
     expect(unconfirmed.status).toBe(400);

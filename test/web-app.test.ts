@@ -405,6 +405,27 @@ describe("the web app", () => {
     expect(await axeProblems()).toEqual([]);
   });
 
+  it("downloads the local answer model from Settings, after consent and with progress", async () => {
+    // The chat test above downloaded it: take it away again.
+    const cached = (fs.readdirSync(home, { recursive: true }) as string[]).filter((entry) => entry.endsWith(LOCAL_MODEL.file) && !entry.startsWith("fake-gguf"));
+    expect(cached.length).toBeGreaterThan(0);
+    for (const entry of cached) fs.rmSync(path.join(home, entry));
+    const requestsBefore = hub.requests.length;
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.reload();
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Download the local model…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Download the local model?" });
+    expect(await dialog.textContent()).toMatch(/about \d+ MB/);
+    expect(await axeProblems()).toEqual([]);
+    // Nothing is fetched before the user agrees.
+    expect(hub.requests.length).toBe(requestsBefore);
+    await dialog.getByRole("button", { name: "Download" }).click();
+    await expect.poll(async () => (await page.getByRole("status").allTextContents()).join(" / "), { timeout: 30_000 }).toMatch(/is downloaded\./);
+    expect(hub.requests.slice(requestsBefore).some((request) => request.path.endsWith(LOCAL_MODEL.file))).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Download the local model…" }).count()).toBe(0);
+  });
+
   it("switches to the dark and high-contrast themes without accessibility problems", async () => {
     await page.getByRole("tab", { name: "Settings" }).click();
     for (const theme of ["dark", "contrast"]) {

@@ -137,6 +137,8 @@ export interface Chunkpad {
   listApiKeys: AnswerService["listApiKeys"];
   deleteApiKey: AnswerService["deleteApiKey"];
   providers: AnswerService["describeProviders"];
+  /** Downloads the local answer model ahead of a question, after consent (the app's Settings). */
+  downloadLocalModel: AnswerService["downloadLocalModel"];
   /**
    * Deletes Chunkpad's data as `chunkpad reset` does (database, chat history, settings, folder
    * list; models, keys and chunk files when asked) from a running process: it waits for no
@@ -428,6 +430,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     listApiKeys: () => answers.listApiKeys(),
     deleteApiKey: (provider) => answers.deleteApiKey(provider),
     providers: () => answers.describeProviders(),
+    downloadLocalModel: (downloadOptions) => answers.downloadLocalModel(downloadOptions),
     async clearAllData(resetOptions = {}) {
       const folders = (await getStore().listFolders().catch(() => [])).map((folder) => folder.rootPath);
       return await withFolderLocks(folders, { wait: false, purpose: "deleting all data" }, async () => {

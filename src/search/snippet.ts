@@ -56,7 +56,7 @@ function firstMatchIndex(folded: string, words: readonly string[]): number | nul
  */
 function foldForMatching(text: string): string {
   // Plain ASCII (most text) folds by lower-casing alone: no per-character normalization.
-  if (ASCII.test(text)) return text.toLowerCase();
+  if (isAscii(text)) return text.toLowerCase();
   let folded = "";
   for (const character of text) {
     if (character.charCodeAt(0) < 0x80) {
@@ -70,7 +70,10 @@ function foldForMatching(text: string): string {
   return folded;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) >= 0x80) return false;
+  return true;
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

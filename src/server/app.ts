@@ -71,7 +71,8 @@ const embedBody = z.object({
   dtype: z.enum(["fp32", "q8"]).optional(),
 });
 const jobBody = z.object({
-  kind: z.enum(["process", "embed", "sync"]),
+  /** local-model: download the local answer model (needs consent), as Settings offers it. */
+  kind: z.enum(["process", "embed", "sync", "local-model"]),
   /** An added folder (path or id); process needs one, embed and sync default to every folder. */
   folder: z.string().min(1).optional(),
   /** The user agreed, in the app, to download the embedding model if it is needed. */
@@ -294,6 +295,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
 
   app.post("/api/jobs", async (c) => {
     const body = parsed(jobBody, await c.req.json().catch(() => undefined));
+    if (body.kind === "local-model" && body.consent !== true) throw new ChunkpadError("MODEL_CONSENT_REQUIRED", "Downloading the local answer model needs the user's consent: send consent: true once they agreed.");
     if (body.kind === "process" && body.folder === undefined) throw new ChunkpadError("INVALID_ARGUMENT", 'folder: a process job needs the folder to process (its path, or its id from /api/folders).');
     // An added folder's id names it as well as its path does (a new folder has only a path).
     const byId = body.folder === undefined ? undefined : (await chunkpad.listFolders()).find((folder) => folder.id === body.folder);
@@ -301,6 +303,10 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
       if (body.kind === "process") {
         return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+      }
+      if (body.kind === "local-model") {
+        if (body.consent !== true) throw new ChunkpadError("MODEL_CONSENT_REQUIRED", "Downloading the local answer model needs the user's consent: send consent: true once they agreed.");
+        return await chunkpad.downloadLocalModel({ consent: () => true, signal, onProgress: (progress) => emit(toDownloadProgressEvent(progress)) });
       }
       if (body.kind === "embed") {
         return toEmbedJson(await chunkpad.embed({ ...(body.folder ? { folder: body.folder } : {}), signal, consent: consentOf(body.consent), onProgress: (progress) => emit(toEmbedProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));

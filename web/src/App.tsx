@@ -1020,6 +1020,56 @@ function SettingsCard() {
   );
 }
 
+/** The local answer model downloaded ahead of a question: consent (with the size), progress, cancel. */
+function LocalModelDownload({ sizeBytes, model, onDone }: { sizeBytes: number; model: string; onDone: (message: string) => void }) {
+  const [asking, setAsking] = useState(false);
+  const [running, setRunning] = useState<{ id: string; percent: number } | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const download = async () => {
+    setAsking(false);
+    setMessage(null);
+    try {
+      const started = await post<Job>("/api/jobs", { kind: "local-model", consent: true });
+      setRunning({ id: started.id, percent: 0 });
+      followJob(started, (event) => {
+        if (event.type === "download-progress") setRunning({ id: started.id, percent: Number(event.data.percent ?? 0) });
+        if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") {
+          setRunning(null);
+          const error = (event.data.error as { message?: string } | undefined)?.message;
+          // Said by the card: once downloaded, this offer is gone.
+          onDone(event.type === "job-done" ? `${model} is downloaded.` : event.type === "job-cancelled" ? "Download cancelled." : `Download failed: ${error ?? "unknown error"}`);
+        }
+      });
+    } catch (failure) {
+      setMessage((failure as Error).message);
+    }
+  };
+  return (
+    <>
+      {running ? (
+        <div className="job">
+          <ProgressBar value={running.percent} label={`Downloading ${model}`} />
+          <Button onClick={() => void remove(`/api/jobs/${running.id}`)}>Cancel the download</Button>
+        </div>
+      ) : (
+        <Button onClick={() => setAsking(true)}>Download the local model…</Button>
+      )}
+      {message && <p role="status">{message}</p>}
+      <Dialog title="Download the local model?" open={asking} onClose={() => setAsking(false)}>
+        <p>
+          {model}: about {Math.round(sizeBytes / 1_000_000)} MB, downloaded once into Chunkpad's model cache. Answers then run on this computer; nothing leaves it.
+        </p>
+        <div className="dialog-actions">
+          <Button onClick={() => setAsking(false)}>Not now</Button>
+          <Button variant="primary" onClick={() => void download()}>
+            Download
+          </Button>
+        </div>
+      </Dialog>
+    </>
+  );
+}
+
 /** Answer providers and API keys: a key can be set or replaced, never read back. */
 function ProvidersCard() {
   const [state, setState] = useState<{ providers: Provider[]; keys: KeyDescription[] } | null>(null);
@@ -1037,6 +1087,14 @@ function ProvidersCard() {
           <li key={provider.provider}>
             <strong>{provider.provider}</strong> ({provider.model}) {provider.selected && <Pill>selected</Pill>} <Pill tone={provider.ready ? "good" : "warn"}>{provider.ready ? "ready" : "not ready"}</Pill>
             <p className="meta">{provider.detail}</p>
+            {provider.provider === "local" && !provider.ready && provider.downloadBytes !== undefined && <LocalModelDownload
+                sizeBytes={provider.downloadBytes}
+                model={provider.model}
+                onDone={(said) => {
+                  setMessage(said);
+                  load();
+                }}
+              />}
             {provider.installedModels && provider.installedModels.length > 0 && (
               <p className="meta" aria-label={`Models installed in ${provider.provider}`}>
                 Installed: {provider.installedModels.join(", ")}

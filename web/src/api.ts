@@ -98,6 +98,8 @@ export interface Provider {
   detail: string;
   /** Models installed in Ollama, when it answered. */
   installedModels?: string[];
+  /** The local model's approximate download size, while it is not downloaded. */
+  downloadBytes?: number;
 }
 
 export interface KeyDescription {

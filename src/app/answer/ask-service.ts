@@ -1,7 +1,9 @@
 import { ChunkpadError } from "../../core/errors.js";
 import {
   createSecretStore,
+  ensureLocalLlm,
   SECRET_PROVIDERS,
+  type DownloadOffer,
   type KeyDescription,
   type RetryPolicy,
   type SecretProvider,
@@ -14,6 +16,7 @@ import { createChatSession, type ChatSession, type ChatSessionOptions } from "./
 import type { ChunkpadConfig } from "../settings/config.js";
 import { deleteConversation, getConversation, listConversations, type ConversationView } from "./conversations.js";
 import { createLlmSetup } from "./llm-setup.js";
+import type { DownloadProgress } from "../../hub/download.js";
 import { describeProviders, type ProviderStatus } from "./providers.js";
 import type { ChunkpadPaths } from "../settings/paths.js";
 import { questionTermWeights } from "./term-weights.js";
@@ -53,6 +56,11 @@ export interface AnswerService {
   deleteApiKey(provider: string): Promise<KeyDescription>;
   /** Every LLM provider: which one a question would use, and what each is missing. */
   describeProviders(): Promise<ProviderStatus[]>;
+  /**
+   * Downloads the local answer model (the configured one) ahead of a question, as the app's
+   * Settings offer it: only when `consent` agrees; returns where it is. Already there: no request.
+   */
+  downloadLocalModel(options: { consent: (offer: DownloadOffer) => boolean | Promise<boolean>; onProgress?: (progress: DownloadProgress) => void; signal?: AbortSignal }): Promise<{ path: string }>;
   close(): Promise<void>;
 }
 
@@ -92,6 +100,19 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
         selected: (await llm.select()).provider,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
+    async downloadLocalModel({ consent, onProgress, signal }) {
+      const generation = options.getConfig().generation;
+      const path = await ensureLocalLlm({
+        cacheDir: options.paths.modelsDir,
+        hubUrl: generation.hubUrl,
+        model: generation.models.local,
+        consent,
+        ...(onProgress ? { onProgress } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      return { path };
+    },
     setApiKey: (provider, key) => secrets.set(parseSecretProvider(provider), key),
     listApiKeys: () => Promise.all(SECRET_PROVIDERS.map((provider) => secrets.describe(provider))),
     deleteApiKey: (provider) => secrets.delete(parseSecretProvider(provider)),

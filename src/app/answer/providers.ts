@@ -17,6 +17,8 @@ export interface ProviderStatus {
   baseUrl?: string;
   /** Models installed in Ollama, when it answered. */
   installedModels?: string[];
+  /** The local model's approximate download size, while it is not downloaded (a catalog model). */
+  downloadBytes?: number;
 }
 
 export interface ProviderStatusOptions {
@@ -85,6 +87,7 @@ export async function describeProviders(options: ProviderStatusOptions): Promise
     selected: selected === "local",
     ready: local.downloaded,
     detail: local.downloaded ? `downloaded: ${local.path}` : "not downloaded; the first question offers the download (with your consent)",
+    ...(!local.downloaded && "approximateSizeBytes" in local.model ? { downloadBytes: local.model.approximateSizeBytes } : {}),
   });
   return rows;
 }
