@@ -151,7 +151,7 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect((await store.keywordSearch(excluding, { limit: 10 })).map((hit) => hit.chunk.ordinal)).toEqual([3]);
       });
 
-      it("expands a prefix only for a word the index does not hold whole (the stemmer covers inflections)", async () => {
+      it("expands a prefix for a fragment or a rare long word, not for a short whole word (the stemmer covers inflections)", async () => {
         const { store, add } = await seeded();
         await add("notes.md", ["A catalogue of cats.", "The category of the report."]);
         const cat: KeywordQuery = { terms: [{ word: "cat", prefix: true }], match: "all", phrases: [], exclude: [] };
@@ -159,6 +159,10 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect((await store.keywordSearch(cat, { limit: 10 })).map((hit) => hit.chunk.content).sort()).toEqual(["A catalogue of cats.", "The cat sleeps on the warm sofa."]);
         const fragment: KeywordQuery = { terms: [{ word: "catego", prefix: true }], match: "all", phrases: [], exclude: [] };
         expect((await store.keywordSearch(fragment, { limit: 10 })).map((hit) => hit.chunk.content)).toEqual(["The category of the report."]);
+        // A longer word the index holds in a few chunks keeps its prefix: its longer forms may be what was meant.
+        await add("history.md", ["German inflation.", "Inflation in Germany after the war."]);
+        const german: KeywordQuery = { terms: [{ word: "german", prefix: true }], match: "all", phrases: [], exclude: [] };
+        expect((await store.keywordSearch(german, { limit: 10 })).map((hit) => hit.chunk.content).sort()).toEqual(["German inflation.", "Inflation in Germany after the war."]);
       });
 
       it("treats operators and syntax in words as plain words", async () => {

@@ -3,7 +3,7 @@ import {
   followJob, get, post, put, remove, uploadFile,
   type ChunkState, type ChunkTreeFile, type ChunkTreeFolder, type ChunkTreeReport, type ChunkView, type Conversation, type ConversationSummary, type DocumentRecord, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
 } from "./api.js";
-import { Button, Card, Dialog, Pill, ProgressBar, Tree, type TreeNode } from "./components.js";
+import { Button, Card, Dialog, IconButton, Pill, ProgressBar, Tree, type TreeNode } from "./components.js";
 
 // pdf.js is large: loaded the first time a PDF page is shown.
 const PdfPage = lazy(async () => ({ default: (await import("./PdfPage.js")).PdfPage }));
@@ -578,7 +578,10 @@ function SearchView({ onOpen, hasFolders, folders }: { onOpen: (ref: string) => 
         <Card label="Search results">
           <p className="meta">
             {report.results.length} results · {report.mode}
+            {report.fusion ? ` · fused by ${report.fusion}` : ""}
+            {report.rerank ? ` · reranked ${report.rerank.scored} of ${report.rerank.candidates} by ${report.rerank.model} in ${Math.round(report.rerank.durationMs)} ms` : ""}
           </p>
+          {report.keywordQuery && <p className="explain">keyword query: {report.keywordQuery}</p>}
           {report.notices.map((notice) => (
             <p key={notice} className="notice">
               {notice}
@@ -594,7 +597,9 @@ function SearchView({ onOpen, hasFolders, folders }: { onOpen: (ref: string) => 
                 <p className="explain">
                   score {result.score.toFixed(3)}
                   {result.distance !== undefined && ` · vector distance ${result.distance.toFixed(3)} (rank ${result.vectorRank})`}
-                  {result.bm25 !== undefined && ` · keyword rank ${result.keywordRank}`}
+                  {result.bm25 !== undefined && ` · keyword bm25 ${result.bm25.toFixed(2)} (rank ${result.keywordRank})`}
+                  {result.fusedScore !== undefined && ` · fused ${result.fusedScore.toFixed(3)}`}
+                  {result.rerankScore !== undefined && ` · rerank ${result.rerankScore.toFixed(3)} (rank ${result.rerankRank})`}
                   {result.moreInDocument && ` · ${result.moreInDocument.length} more in this document`}
                 </p>
               </li>
@@ -743,6 +748,11 @@ function ChatView({ onOpen, hasFolders }: { onOpen: (ref: string) => void; hasFo
         </nav>
       )}
       {turns.length === 0 && <p className="empty">Ask a question about your documents. Answers cite the chunks they use; click a citation to read it.</p>}
+      {providers.length > 0 && !providers.some((entry) => entry.ready) && (
+        <p className="notice" role="note">
+          No answer provider is ready yet: add an Anthropic or OpenAI key, start Ollama, or download the local model under Settings → Answer providers. Until then, Search finds the chunks.
+        </p>
+      )}
       {turns.map((turn, index) => (
         <Card key={index} label={`Question ${index + 1}`}>
           <p className="question">{turn.question}</p>
@@ -1148,9 +1158,7 @@ function ChunkPanel({ chunkRef, onClose }: { chunkRef: string; onClose: () => vo
     <aside className="panel" aria-label="Cited chunk">
       <div className="toolbar">
         <h2>{view ? view.chunk.relativePath : "Chunk"}</h2>
-        <Button onClick={onClose} aria-label="Close the chunk panel">
-          Close
-        </Button>
+        <IconButton onClick={onClose} label="Close the chunk panel" icon="✕" />
       </div>
       {error && <p role="alert">{error}</p>}
       {view && (

@@ -78,10 +78,18 @@ export interface SearchResult {
   vectorRank?: number;
   keywordRank?: number;
   moreInDocument?: Array<{ ref: string }>;
+  fusedScore?: number;
+  rerankScore?: number;
+  rerankRank?: number;
 }
 
 export interface SearchReport {
   mode: string;
+  /** rrf or weighted, in hybrid mode. */
+  fusion: string | null;
+  /** The keyword expression that ran (words as searched, * for a prefix). */
+  keywordQuery: string | null;
+  rerank: { model: string; scored: number; candidates: number; durationMs: number } | null;
   notices: string[];
   results: SearchResult[];
 }

@@ -6,6 +6,15 @@ export function Button({ variant = "default", ...props }: ButtonHTMLAttributes<H
   return <button type="button" {...props} className={`button button-${variant} ${props.className ?? ""}`} />;
 }
 
+/** A button showing only an icon; `label` is its name for screen readers and its tooltip. */
+export function IconButton({ label, icon, ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { label: string; icon: string }) {
+  return (
+    <button type="button" {...props} aria-label={label} title={label} className={`icon-button ${props.className ?? ""}`}>
+      <span aria-hidden="true">{icon}</span>
+    </button>
+  );
+}
+
 export function Pill({ tone = "neutral", children }: { tone?: "neutral" | "good" | "warn" | "bad"; children: ReactNode }) {
   return <span className={`pill pill-${tone}`}>{children}</span>;
 }

@@ -25,8 +25,8 @@ export interface KeywordStore {
   keywordSearch(matchExpression: string, options: KeywordSearchOptions): FtsHit[];
   /** How many included chunks match, for the AND-then-OR fallback. */
   countKeywordMatches(matchExpression: string, scope?: SearchScope): number;
-  /** True when this FTS5 expression (one quoted word) matches any chunk at all, included or not. */
-  matchesAny(matchExpression: string): boolean;
+  /** How many chunks (included or not) this FTS5 expression matches, counting no further than `cap`. */
+  countMatchesUpTo(matchExpression: string, cap: number): number;
   /**
    * The best `limit` chunks matching any of `terms` (FTS5 expressions of one word each; a word
    * given twice counts twice) and none of `exclude`, ranked exactly as the OR of the terms would
@@ -100,7 +100,7 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
     }
   }
 
-  const anyMatch = db.prepare<[string], number>("SELECT EXISTS (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?)").pluck();
+  const countUpTo = db.prepare<[string, number], number>("SELECT COUNT(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)").pluck();
   const countRows = db.prepare<[], number>("SELECT COUNT(*) FROM chunks").pluck();
   const countPhraseRows = db.prepare<[string], number>("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
   const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
@@ -147,8 +147,8 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
   }
 
   return {
-    matchesAny(matchExpression) {
-      return run(matchExpression, () => anyMatch.get(matchExpression) === 1);
+    countMatchesUpTo(matchExpression, cap) {
+      return run(matchExpression, () => countUpTo.get(matchExpression, cap) ?? 0);
     },
 
     keywordSearch,

@@ -17,18 +17,27 @@ export function openMainStore(options: OpenMainStoreOptions): MainStore {
 }
 
 /**
- * A prefix buys nothing for a word the index holds whole: the porter stemmer already matches its
- * inflections, and `*` would add every longer word that starts with it ("use" → "user", "useful")
- * while making FTS5 merge all their doclists (1.6× slower on bare FTS5, 2.5× on AND queries at
- * 100k chunks). So `*` stays only on a word the index does not hold (one still being typed, a
- * fragment). Hangul keeps it: Korean attaches particles to words ("서울" → "서울에서").
+ * `*` makes FTS5 merge the doclists of every word that starts with the (stemmed) word: for a
+ * common word that is most of the cost of a query (2.5× on AND queries at 100k chunks), and the
+ * porter stemmer already matches its inflections. So the prefix stays where it is cheap or needed:
+ * - a word the index does not hold whole (a fragment, a word still being typed);
+ * - a rare word of 5+ letters (at most RARE_WORD_ROWS chunks): its few longer forms cost little
+ *   and may be what was meant ("german" → "germany");
+ * - Hangul, where particles attach to words ("서울" → "서울에서").
+ * A short or common whole word ("use" → "user", "useful"; "inform" → "informal") is searched
+ * exactly. Small collections keep nearly every prefix: few words reach the cap there.
  */
-function wholeWordsExact(engine: SqliteMainStore, query: KeywordQuery): KeywordQuery {
+const RARE_WORD_ROWS = 1_000;
+const PREFIX_WORTH_CHARS = 5;
+
+function cheapPrefixes(engine: SqliteMainStore, query: KeywordQuery): KeywordQuery {
   if (!query.terms.some((term) => term.prefix)) return query;
-  return {
-    ...query,
-    terms: query.terms.map((term) => (term.prefix && !/\p{Script=Hangul}/u.test(term.word) && engine.matchesAny(quoteWords([term.word])) ? { ...term, prefix: false } : term)),
+  const keepPrefix = (word: string) => {
+    if (/\p{Script=Hangul}/u.test(word)) return true;
+    const rows = engine.countMatchesUpTo(quoteWords([word]), RARE_WORD_ROWS + 1);
+    return rows === 0 || (rows <= RARE_WORD_ROWS && Array.from(word).length >= PREFIX_WORTH_CHARS);
   };
+  return { ...query, terms: query.terms.map((term) => (term.prefix && !keepPrefix(term.word) ? { ...term, prefix: false } : term)) };
 }
 
 function toContract(engine: SqliteMainStore): MainStore {
@@ -71,7 +80,7 @@ function toContract(engine: SqliteMainStore): MainStore {
     listExcludedRefs: call(engine.listExcludedRefs),
     async keywordSearch(query, options): Promise<KeywordHit[]> {
       // A query with nothing to match finds nothing rather than reaching FTS5.
-      const exact = wholeWordsExact(engine, query);
+      const exact = cheapPrefixes(engine, query);
       // Any of several words (the OR fallback): ranked without scoring every match.
       if (exact.match === "any" && exact.terms.length > 1 && exact.phrases.length === 0) {
         const terms = exact.terms.map((term) => `${quoteWords([term.word])}${term.prefix ? "*" : ""}`);
@@ -83,7 +92,7 @@ function toContract(engine: SqliteMainStore): MainStore {
       return engine.keywordSearch(expression, options).map(({ chunk, bm25, hasVector }) => ({ chunk, score: -bm25, hasVector }));
     },
     async countKeywordMatches(query, scope) {
-      const expression = toMatchExpression(wholeWordsExact(engine, query));
+      const expression = toMatchExpression(cheapPrefixes(engine, query));
       return expression === null ? 0 : engine.countKeywordMatches(expression, scope);
     },
     ensureVectorTable: call(engine.ensureVectorTable),
