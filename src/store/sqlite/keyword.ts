@@ -2,6 +2,7 @@ import { ChunkpadError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
 import { isFtsQueryError } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
+import { createVersionedCache, createWriteVersion } from "./write-version.js";
 import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { ChunkRecord, KeywordSearchOptions, SearchScope } from "../contract.js";
 
@@ -103,32 +104,12 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
   const countUpTo = db.prepare<[string, number], number>("SELECT COUNT(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)").pluck();
   const countRows = db.prepare<[], number>("SELECT COUNT(*) FROM chunks").pluck();
   const countPhraseRows = db.prepare<[string], number>("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
-  const dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
-  const totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
-  // Row counts per phrase (for the bounds), kept until this or another connection writes.
-  let countsVersion = "";
-  let rowCount = 0;
-  const phraseRows = new Map<string, number>();
-  const counts = () => {
-    const version = `${dataVersion.get() ?? 0}:${totalChanges.get() ?? 0}`;
-    if (version !== countsVersion) {
-      countsVersion = version;
-      phraseRows.clear();
-      rowCount = countRows.get() ?? 0;
-    }
-    return {
-      rows: rowCount,
-      phrase(expression: string): number {
-        let count = phraseRows.get(expression);
-        if (count === undefined) {
-          count = run(expression, () => countPhraseRows.get(expression) ?? 0);
-          if (phraseRows.size > 10_000) phraseRows.clear();
-          phraseRows.set(expression, count);
-        }
-        return count;
-      },
-    };
-  };
+  // Row counts (for MaxScore's bounds), kept until this or another connection writes.
+  const cached = createVersionedCache<number>(createWriteVersion(db));
+  const counts = () => ({
+    rows: cached.get("", () => countRows.get() ?? 0),
+    phrase: (expression: string) => cached.get(`phrase:${expression}`, () => run(expression, () => countPhraseRows.get(expression) ?? 0)),
+  });
 
   function keywordSearch(matchExpression: string, { limit, ...scope }: KeywordSearchOptions): FtsHit[] {
     if (limit <= 0) return [];

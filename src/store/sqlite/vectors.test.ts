@@ -107,6 +107,11 @@ describe("vector storage and search (sqlite-vec)", () => {
     const plants = store.findDocuments("plants.md")[0]?.id as string;
     expect(store.embedCoverage({ documentIds: [plants] })).toEqual({ chunks: 1, embedded: 1 });
     expect(store.embedCoverage({ folderIds: [] })).toEqual({ chunks: 0, embedded: 0 });
+    // The counts are kept between searches, but never past a write, here or in another process.
+    const other = open(store.path);
+    embedAll(other, { [ref(3)]: vector(0, 0, 0, 1) });
+    other.close();
+    expect(store.embedCoverage({ folderIds: [folderId] })).toEqual({ chunks: 4, embedded: 3 });
   });
 
   it("refuses vectors of another size with EMBEDDING_MISMATCH until re-embedded", () => {

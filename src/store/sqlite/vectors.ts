@@ -7,6 +7,7 @@ import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
 import type { AnnIndex } from "./ann.js";
+import { createVersionedCache, createWriteVersion } from "./write-version.js";
 import type { ChunkRecord, EmbedCoverage, EmbedStateRow, SearchScope, StoredVector, UpsertVectorsResult, VectorInput } from "../contract.js";
 
 /** FTS5 expressions a vector hit must satisfy (compiled from the query's phrases and -words). */
@@ -222,7 +223,14 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     return null;
   }
 
+  // Counting every chunk's vector takes tens of milliseconds at 100k chunks, and each vector
+  // or hybrid search reports coverage: counted once per scope until the database changes.
+  const coverageCache = createVersionedCache<EmbedCoverage>(createWriteVersion(db), 256);
   function embedCoverageOf(scope: SearchScope): EmbedCoverage {
+    return coverageCache.get(JSON.stringify([scope.folderIds ?? null, scope.documentIds ?? null]), () => countEmbedCoverage(scope));
+  }
+
+  function countEmbedCoverage(scope: SearchScope): EmbedCoverage {
     const filter = scopeConditions(scope);
     const row = db
       .prepare<unknown[], { chunks: number; embedded: number | null }>(
