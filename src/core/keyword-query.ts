@@ -34,13 +34,18 @@ export function quoteWords(words: readonly string[]): string {
   return `"${words.join(" ").replaceAll('"', '""')}"`;
 }
 
+/** One term in the search syntax: the word quoted, `*` after it for a prefix. */
+export function formatKeywordTerm(term: KeywordTerm): string {
+  return `${quoteWords([term.word])}${term.prefix ? "*" : ""}`;
+}
+
 /**
  * The query in Chunkpad's search syntax, as shown to users (`keyword query: "river"* AND "heron"`):
  * every word a quoted literal, `*` for a prefix, AND / OR / NOT, parentheses where NOT or a
  * loosened OR needs them. Null when nothing would be searched (no terms and no phrases).
  */
 export function formatKeywordQuery(query: KeywordQuery): string | null {
-  const terms = query.terms.map((term) => `${quoteWords([term.word])}${term.prefix ? "*" : ""}`);
+  const terms = query.terms.map(formatKeywordTerm);
   const phrases = query.phrases.map(quoteWords);
   // A quoted phrase is a must even when the loose words are loosened to "any".
   const loose = terms.length > 1 && query.match === "any" && phrases.length > 0 ? [`(${terms.join(" OR ")})`] : terms;

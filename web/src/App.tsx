@@ -1,7 +1,7 @@
 import { Fragment, lazy, Suspense, useCallback, useEffect, useState, type KeyboardEvent } from "react";
 import {
   followJob, get, post, put, remove, uploadFile,
-  type ChunkState, type ChunkTreeFile, type ChunkTreeFolder, type ChunkTreeReport, type ChunkView, type Conversation, type ConversationSummary, type DocumentRecord, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
+  type ChunkState, type ChunkTreeFile, type ChunkTreeFolder, type ChunkTreeReport, type ChunkView, type Conversation, type ConversationSummary, type Folder, type Job, type JobEvent, type KeyDescription, type Provider, type SearchReport,
 } from "./api.js";
 import { Button, Card, Dialog, IconButton, Pill, ProgressBar, Tree, type TreeNode } from "./components.js";
 
@@ -248,14 +248,11 @@ function DocumentsView({ folders, onChanged }: { folders: Folder[] | null; onCha
   );
 }
 
-/**
- * Arrow keys move between the items of a list (Home and End to its ends), as in a desktop tree;
- * Enter or Space acts on the focused one.
- */
+/** Arrow keys move between the options of a list box (Home and End to its ends); Enter selects. */
 function moveFocusWithArrows(event: KeyboardEvent<HTMLElement>) {
   const keys = ["ArrowDown", "ArrowUp", "Home", "End"];
   if (!keys.includes(event.key)) return;
-  const items = Array.from(event.currentTarget.querySelectorAll<HTMLElement>(":scope > li > button.document, :scope > li[role='option']"));
+  const items = Array.from(event.currentTarget.querySelectorAll<HTMLElement>(":scope > li[role='option']"));
   if (items.length === 0) return;
   event.preventDefault();
   const current = items.findIndex((item) => item === document.activeElement);

@@ -47,14 +47,6 @@ export interface Folder {
   failedCount: number;
 }
 
-export interface DocumentRecord {
-  id: string;
-  relativePath: string;
-  title: string;
-  chunkCount: number;
-  pageCount: number | null;
-}
-
 export interface ChunkState {
   ref: string;
   ordinal: number;

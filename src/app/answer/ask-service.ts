@@ -1,7 +1,6 @@
 import { ChunkpadError } from "../../core/errors.js";
 import {
   createSecretStore,
-  ensureLocalLlm,
   SECRET_PROVIDERS,
   type DownloadOffer,
   type KeyDescription,
@@ -100,19 +99,7 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
         selected: (await llm.select()).provider,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
-    async downloadLocalModel({ consent, onProgress, signal }) {
-      const generation = options.getConfig().generation;
-      const path = await ensureLocalLlm({
-        cacheDir: options.paths.modelsDir,
-        hubUrl: generation.hubUrl,
-        model: generation.models.local,
-        consent,
-        ...(onProgress ? { onProgress } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(signal ? { signal } : {}),
-      });
-      return { path };
-    },
+    downloadLocalModel: async ({ consent, onProgress, signal }) => ({ path: await llm.downloadLocal({ consent, ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) }) }),
     setApiKey: (provider, key) => secrets.set(parseSecretProvider(provider), key),
     listApiKeys: () => Promise.all(SECRET_PROVIDERS.map((provider) => secrets.describe(provider))),
     deleteApiKey: (provider) => secrets.delete(parseSecretProvider(provider)),

@@ -5,6 +5,7 @@ import {
   chooseProvider,
   createLlmClient,
   ensureLocalLlm,
+  type EnsureLocalLlmOptions,
   formatBytes,
   LLM_PROVIDER_NAMES,
   localLlmStatus,
@@ -61,6 +62,8 @@ export interface LlmSetup {
   select(choice?: ProviderChoice): Promise<LlmSelection>;
   /** The client for a selection; downloads the local model first when needed and agreed to. */
   client(selection: LlmSelection, options?: PrepareOptions): Promise<LlmClient>;
+  /** Downloads the local model (the configured one unless named) if it is missing and `consent` agrees; its path. */
+  downloadLocal(options: { model?: string; consent?: EnsureLocalLlmOptions["consent"]; onProgress?: EnsureLocalLlmOptions["onProgress"]; signal?: AbortSignal }): Promise<string>;
   /** Frees the local model, if one was loaded. */
   close(): Promise<void>;
 }
@@ -90,14 +93,24 @@ export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
     if (status.downloaded) return;
     const consent = options.consent;
     if (!consent && !("path" in status.model)) throw consentRequired(selection, status.model);
-    await ensureLocalLlm({
-      cacheDir: dependencies.modelsDir,
-      hubUrl: dependencies.getConfig().generation.hubUrl,
+    await downloadLocal({
       model: selection.model,
       ...(consent ? { consent } : {}),
       ...(options.onDownloadProgress ? { onProgress: options.onDownloadProgress } : {}),
-      ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  async function downloadLocal({ model, consent, onProgress, signal }: Parameters<LlmSetup["downloadLocal"]>[0]): Promise<string> {
+    const generation = dependencies.getConfig().generation;
+    return await ensureLocalLlm({
+      cacheDir: dependencies.modelsDir,
+      hubUrl: generation.hubUrl,
+      model: model ?? generation.models.local,
+      ...(consent ? { consent } : {}),
+      ...(onProgress ? { onProgress } : {}),
+      ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
+      ...(signal ? { signal } : {}),
     });
   }
 
@@ -134,6 +147,7 @@ export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
   return {
     select,
     client,
+    downloadLocal,
     async close() {
       const open = [...clients.values()];
       clients.clear();

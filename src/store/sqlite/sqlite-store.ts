@@ -1,6 +1,7 @@
 import type { KeywordHit, KeywordQuery, MainStore, VectorHit } from "../contract.js";
-import { quoteWords } from "../../core/keyword-query.js";
+import { formatKeywordTerm, quoteWords } from "../../core/keyword-query.js";
 import { toConstraintExpressions, toMatchExpression } from "./fts-query.js";
+import type { FtsHit } from "./keyword.js";
 import { openSqliteMainStore, type OpenSqliteMainStoreOptions, type SqliteMainStore } from "./main-store.js";
 
 export type OpenMainStoreOptions = OpenSqliteMainStoreOptions;
@@ -38,6 +39,11 @@ function cheapPrefixes(engine: SqliteMainStore, query: KeywordQuery): KeywordQue
     return rows === 0 || (rows <= RARE_WORD_ROWS && Array.from(word).length >= PREFIX_WORTH_CHARS);
   };
   return { ...query, terms: query.terms.map((term) => (term.prefix && !keepPrefix(term.word) ? { ...term, prefix: false } : term)) };
+}
+
+/** bm25 is negative for a match, lower is better: its negation is a relevance above 0. */
+function toKeywordHit({ chunk, bm25, hasVector }: FtsHit): KeywordHit {
+  return { chunk, score: -bm25, hasVector };
 }
 
 function toContract(engine: SqliteMainStore): MainStore {
@@ -83,13 +89,11 @@ function toContract(engine: SqliteMainStore): MainStore {
       const exact = cheapPrefixes(engine, query);
       // Any of several words (the OR fallback): ranked without scoring every match.
       if (exact.match === "any" && exact.terms.length > 1 && exact.phrases.length === 0) {
-        const terms = exact.terms.map((term) => `${quoteWords([term.word])}${term.prefix ? "*" : ""}`);
-        return engine.keywordSearchAny(terms, exact.exclude.map(quoteWords), options).map(({ chunk, bm25, hasVector }) => ({ chunk, score: -bm25, hasVector }));
+        return engine.keywordSearchAny(exact.terms.map(formatKeywordTerm), exact.exclude.map(quoteWords), options).map(toKeywordHit);
       }
       const expression = toMatchExpression(exact);
       if (expression === null) return [];
-      // bm25 is negative for a match, lower is better: its negation is a relevance above 0.
-      return engine.keywordSearch(expression, options).map(({ chunk, bm25, hasVector }) => ({ chunk, score: -bm25, hasVector }));
+      return engine.keywordSearch(expression, options).map(toKeywordHit);
     },
     async countKeywordMatches(query, scope) {
       const expression = toMatchExpression(cheapPrefixes(engine, query));
