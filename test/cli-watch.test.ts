@@ -116,13 +116,15 @@ describe("chunkpad watch", () => {
   });
 
   it("keeps the vectors of a renamed file (nothing embedded again), and forgets a deleted file", async () => {
+    // The folder the file moves into exists first: a sync started by its creation could
+    // otherwise walk the folder while the rename happens and see the file at both paths.
+    fs.mkdirSync(path.join(embedded, "birds"));
     writeFile(embedded, "heronry.md", "# Heronry\n\nHerons nest together in tall trees.\n");
     let since = events.length;
     await next(syncedWith(embedded, (folder) => (folder.embedded?.embedded ?? 0) > 0), since);
     expect(await searchPaths("herons nest trees", embedded, "vector")).toContain("heronry.md");
 
     since = events.length;
-    fs.mkdirSync(path.join(embedded, "birds"));
     fs.renameSync(path.join(embedded, "heronry.md"), path.join(embedded, "birds", "heronry.md"));
     const renamed = await next(syncedWith(embedded, (folder) => (folder.embedded?.synced.sourcesRenamed ?? 0) > 0), since);
     // Same bytes under a new path: nothing was embedded again.
