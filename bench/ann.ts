@@ -15,37 +15,12 @@ import os from "node:os";
 import path from "node:path";
 import { openSqliteMainStore, type SqliteMainStore } from "../src/store/sqlite/main-store.js";
 import { embedTextHash } from "../src/core/chunk-ref.js";
+import { CLUSTER_CENTRES, CLUSTER_NOISE, percentile, vectorSampler } from "./vectors.js";
 
 const sizes = (process.argv[2] ?? "100000").split(",").map(Number);
 const dimensionsList = (process.argv[3] ?? "384").split(",").map(Number);
 const QUERIES = Number(process.argv[4] ?? 200);
-const CENTRES = 2000;
-const NOISE = 0.8;
 const CHUNKS_PER_DOCUMENT = 100;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
-}
-
-function sampler(dimensions: number, seed: number): () => Float32Array {
-  const next = random(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(next() || 1e-12)) * Math.cos(2 * Math.PI * next());
-  const normalize = (values: Float32Array) => {
-    let length = 0;
-    for (const value of values) length += value * value;
-    length = Math.sqrt(length);
-    for (let index = 0; index < values.length; index++) values[index] = (values[index] as number) / length;
-    return values;
-  };
-  const centres = Array.from({ length: CENTRES }, () => normalize(Float32Array.from({ length: dimensions }, gauss)));
-  return () => {
-    const centre = centres[Math.floor(next() * CENTRES)] as Float32Array;
-    return normalize(Float32Array.from(centre, (value) => value + (NOISE * gauss()) / Math.sqrt(dimensions)));
-  };
-}
-
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))] as number;
 
 async function fill(store: SqliteMainStore, size: number, dimensions: number, draw: () => Float32Array): Promise<number> {
   const started = performance.now();
@@ -62,13 +37,13 @@ async function fill(store: SqliteMainStore, size: number, dimensions: number, dr
 }
 
 async function main(): Promise<void> {
-  console.log(`clustered vectors: ${CENTRES} centres, noise ${NOISE}; ${QUERIES} queries; ${os.cpus().length} cores`);
+  console.log(`clustered vectors: ${CLUSTER_CENTRES} centres, noise ${CLUSTER_NOISE}; ${QUERIES} queries; ${os.cpus().length} cores`);
   console.log("size       dims  recall@10  ann p50/p95 ms   exact p50/p95 ms   first search (build) s  index MB  rss MB  fill s");
   for (const dimensions of dimensionsList) {
     for (const size of sizes) {
       const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-ann-bench-"));
       const file = path.join(directory, "chunkpad.db");
-      const draw = sampler(dimensions, 42);
+      const draw = vectorSampler(dimensions, 42);
       const writer = openSqliteMainStore({ path: file, annThreshold: Number.POSITIVE_INFINITY });
       const fillSeconds = await fill(writer, size, dimensions, draw);
       writer.close();

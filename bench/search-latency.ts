@@ -1,10 +1,13 @@
 // Search latency p50/p95 for keyword, vector and hybrid search at 10k and 100k chunks:
-// `npx tsx bench/search-latency.ts [sizes, default 10000,100000]`.
+// `npx tsx bench/search-latency.ts [sizes, default 10000,100000] [modes] [clustered|uniform]`.
 // Builds a database through the store API: chunk text cut from CISI abstracts (real English
-// for FTS5), each chunk with a random 768-dim unit vector; queries are the first words of
-// CISI's queries, query vectors random. Times the whole search use case (both stages, fusion,
-// filters, snippets) with a stand-in query embedder, so model inference is not counted.
-// Prints figures only; asserts nothing.
+// for FTS5), each chunk with a 768-dim vector drawn from a mixture of Gaussian centres on the
+// sphere (bench/vectors.ts; `uniform` for the graph index's worst case); queries are the first
+// words of CISI's queries, query vectors drawn from the same mixture. Times the whole search
+// use case (both stages, fusion, filters, snippets) with a stand-in query embedder, so model
+// inference is not counted. Vector and hybrid run twice: through the approximate index and,
+// as the baseline, with exact search (sqlite-vec brute force, the index off), with how many of
+// the top 10 results the two share. Prints figures only; asserts nothing.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,6 +18,10 @@ import { embedTextHash } from "../src/core/chunk-ref.js";
 import { openMainStore, type MainStore } from "../src/store/index.js";
 import { META_KEYS } from "../src/store/index.js";
 import { parseSmartDocuments, parseSmartQueries } from "../src/search/smart-format.js";
+import { percentile, seededRandom, vectorSampler } from "./vectors.js";
+import { openSqliteMainStore, type SqliteMainStore } from "../src/store/sqlite/main-store.js";
+import { buildKeywordQuery } from "../src/search/normalize.js";
+import { formatKeywordQuery } from "../src/core/keyword-query.js";
 
 const DIMENSIONS = 768;
 const CHUNKS_PER_DOCUMENT = 10;
@@ -27,32 +34,9 @@ const sizes = (process.argv[2] ?? "10000,100000").split(",").map(Number);
 const modes = (process.argv[3] ?? "keyword,vector,hybrid").split(",") as SearchMode[];
 const withVectors = modes.some((mode) => mode !== "keyword");
 
-/** Seeded PRNG (mulberry32), so runs are comparable. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const next = random(42);
-
-function unitVector(): Float32Array {
-  const vector = new Float32Array(DIMENSIONS);
-  let norm = 0;
-  for (let index = 0; index < DIMENSIONS; index += 1) {
-    // Box-Muller: Gaussian components give directions uniform on the sphere.
-    const value = Math.sqrt(-2 * Math.log(next() || 1e-12)) * Math.cos(2 * Math.PI * next());
-    vector[index] = value;
-    norm += value * value;
-  }
-  const scale = 1 / Math.sqrt(norm);
-  for (let index = 0; index < DIMENSIONS; index += 1) vector[index] = (vector[index] ?? 0) * scale;
-  return vector;
-}
+const vectorKind = (process.argv[4] ?? "clustered") as "clustered" | "uniform";
+const drawVector = vectorSampler(DIMENSIONS, 42, vectorKind);
+const nextRandom = seededRandom(7);
 
 const cisi = path.resolve("../shared/ir/cisi");
 const words = parseSmartDocuments(fs.readFileSync(path.join(cisi, "CISI.ALL"), "utf8"))
@@ -65,7 +49,7 @@ const queries = [...parseSmartQueries(fs.readFileSync(path.join(cisi, "CISI.QRY"
 );
 
 function chunkText(): string {
-  const start = Math.floor(next() * (words.length - CHUNK_WORDS));
+  const start = Math.floor(nextRandom() * (words.length - CHUNK_WORDS));
   return words.slice(start, start + CHUNK_WORDS).join(" ");
 }
 
@@ -76,18 +60,30 @@ async function grow(store: MainStore, folderId: string, from: number, to: number
     const chunks = Array.from({ length: Math.min(CHUNKS_PER_DOCUMENT, to - first) }, (_, index) => ({ content: chunkText(), meta: { section: `Part ${index + 1}` } }));
     await store.syncDocument({ folderId, relativePath, title: `Document ${documentNumber}`, documentType: "md", fileSize: 1000, pageCount: null, chunks });
     const stored = withVectors ? await store.listChunks({ folderId, relativePath }) : [];
-    if (withVectors) await store.upsertVectors(stored.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: unitVector() })), FINGERPRINT);
+    if (withVectors) await store.upsertVectors(stored.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: drawVector() })), FINGERPRINT);
   }
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? NaN;
+interface Figures {
+  p50: number;
+  p95: number;
+  meanResults: number;
+  /** Each query's result refs, to compare the approximate index with exact search. */
+  tops: string[][];
 }
 
-async function measure(store: MainStore, mode: SearchMode): Promise<{ p50: number; p95: number; meanResults: number }> {
-  const embedder: Embedder = { dimensions: DIMENSIONS, maxTokens: 512, fingerprint: FINGERPRINT, embedDocuments: async (texts) => texts.map(unitVector), embedQuery: async () => unitVector() };
+async function measure(store: MainStore, mode: SearchMode, queryVectors: Float32Array[]): Promise<Figures> {
+  let asked = 0;
+  const embedder: Embedder = {
+    dimensions: DIMENSIONS,
+    maxTokens: 512,
+    fingerprint: FINGERPRINT,
+    embedDocuments: async (texts) => texts.map(() => drawVector()),
+    embedQuery: async () => queryVectors[asked++ % queryVectors.length] as Float32Array,
+  };
   const dependencies = { store, settings: defaultConfig().search, vectorReadiness: async () => ({ ready: true as const, embedder }) };
   const times: number[] = [];
+  const tops: string[][] = [];
   let results = 0;
   for (let index = 0; index < WARMUP_QUERIES + MEASURED_QUERIES; index += 1) {
     const query = queries[index % queries.length] || "information retrieval";
@@ -97,20 +93,73 @@ async function measure(store: MainStore, mode: SearchMode): Promise<{ p50: numbe
     if (index >= WARMUP_QUERIES) {
       times.push(elapsed);
       results += report.results.length;
+      tops.push(report.results.map((result) => result.ref));
     }
   }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), meanResults: results / MEASURED_QUERIES };
+  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), meanResults: results / MEASURED_QUERIES, tops };
 }
+
+/** Of the exact search's results, the share the approximate index's search also returned. */
+function agreement(approximate: string[][], exact: string[][]): number {
+  let shared = 0;
+  let total = 0;
+  exact.forEach((refs, index) => {
+    const found = new Set(approximate[index]);
+    shared += refs.filter((ref) => found.has(ref)).length;
+    total += refs.length;
+  });
+  return total === 0 ? 1 : shared / total;
+}
+
+/**
+ * The keyword stage alone (AND, then OR when AND finds fewer than 10), two ways: as search runs
+ * it (the store's plan: prefixes only where cheap, MaxScore for the OR), and the baseline of
+ * plain FTS5 queries as asked (a prefix on every word, one OR query ranking every match).
+ */
+async function measureKeywordStage(store: MainStore, engine: SqliteMainStore): Promise<{ planned: Figures; plain: Figures }> {
+  const planned: number[] = [];
+  const plain: number[] = [];
+  let plannedResults = 0;
+  let plainResults = 0;
+  for (let index = 0; index < WARMUP_QUERIES + MEASURED_QUERIES; index += 1) {
+    const text = queries[index % queries.length] || "information retrieval";
+    const all = buildKeywordQuery(text, { match: "all" });
+    const any = buildKeywordQuery(text, { match: "any" });
+    if (all === null || any === null) continue;
+    let started = performance.now();
+    let hits = await store.keywordSearch(await store.planKeywordQuery(all), { limit: 100 });
+    if (hits.length < 10) hits = await store.keywordSearch(await store.planKeywordQuery(any), { limit: 100 });
+    const plannedTime = performance.now() - started;
+    started = performance.now();
+    let plainHits = engine.keywordSearch(formatKeywordQuery(all) as string, { limit: 100 });
+    if (plainHits.length < 10) plainHits = engine.keywordSearch(formatKeywordQuery(any) as string, { limit: 100 });
+    const plainTime = performance.now() - started;
+    if (index >= WARMUP_QUERIES) {
+      planned.push(plannedTime);
+      plain.push(plainTime);
+      plannedResults += hits.length;
+      plainResults += plainHits.length;
+    }
+  }
+  const figures = (times: number[], results: number): Figures => ({ p50: percentile(times, 0.5), p95: percentile(times, 0.95), meanResults: results / times.length, tops: [] });
+  return { planned: figures(planned, plannedResults), plain: figures(plain, plainResults) };
+}
+
+const line = (label: string, figures: Figures, note = "") =>
+  `  ${label.padEnd(22)} p50 ${figures.p50.toFixed(1).padStart(7)} ms   p95 ${figures.p95.toFixed(1).padStart(7)} ms   (${figures.meanResults.toFixed(1)} results per query)${note}`;
 
 async function run(): Promise<void> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-latency-"));
   const store = openMainStore({ path: path.join(directory, "chunkpad.db") });
+  // The baseline: the same database searched exactly (no approximate index at any size).
+  const exactStore = openMainStore({ path: path.join(directory, "chunkpad.db"), annThreshold: Number.POSITIVE_INFINITY });
+  // The keyword baseline runs FTS5 expressions directly on the engine.
+  const engine = openSqliteMainStore({ path: path.join(directory, "chunkpad.db"), loadVectorExtension: false });
   try {
     const folderId = (await store.upsertFolder("/bench", "/bench/_chunks")).id;
     await store.ensureVectorTable(DIMENSIONS);
     await store.setMeta(META_KEYS.embeddingFingerprint, FINGERPRINT);
-    console.log(`search latency: ${MEASURED_QUERIES} queries per mode after ${WARMUP_QUERIES} warm-up, ${DIMENSIONS}-dim vectors, default limit 10 (50 candidates per stage)`);
+    console.log(`search latency: ${MEASURED_QUERIES} queries per mode after ${WARMUP_QUERIES} warm-up, ${DIMENSIONS}-dim ${vectorKind} vectors, default limit 10 (100 candidates per stage), ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}`);
     let built = 0;
     for (const size of sizes) {
       const started = performance.now();
@@ -118,13 +167,29 @@ async function run(): Promise<void> {
       built = size;
       const megabytes = fs.statSync(path.join(directory, "chunkpad.db")).size / 1024 / 1024;
       console.log(`\n${size.toLocaleString("en")} chunks (built in ${((performance.now() - started) / 1000).toFixed(0)} s, database ${megabytes.toFixed(0)} MB)`);
+      const queryVectors = Array.from({ length: WARMUP_QUERIES + MEASURED_QUERIES }, () => drawVector());
       for (const mode of modes) {
-        const figures = await measure(store, mode);
-        console.log(`  ${mode.padEnd(8)} p50 ${figures.p50.toFixed(1).padStart(7)} ms   p95 ${figures.p95.toFixed(1).padStart(7)} ms   (${figures.meanResults.toFixed(1)} results per query)`);
+        if (mode === "keyword") {
+          console.log(line(mode, await measure(store, mode, queryVectors)));
+          const stage = await measureKeywordStage(store, engine);
+          console.log(line("keyword stage", stage.planned, "   (AND, then OR: the store's plan, MaxScore)"));
+          console.log(line("keyword stage (plain)", stage.plain, "   (baseline: plain FTS5, a prefix on every word, one OR)"));
+          continue;
+        }
+        // The first vector search loads (or builds) the approximate index: timed on its own.
+        const started = performance.now();
+        await store.vectorSearch(queryVectors[0] as Float32Array, { k: 1 });
+        const loadSeconds = (performance.now() - started) / 1000;
+        const approximate = await measure(store, mode, queryVectors);
+        const exact = await measure(exactStore, mode, queryVectors);
+        console.log(line(`${mode} (index)`, approximate, `   first search ${loadSeconds.toFixed(1)} s`));
+        console.log(line(`${mode} (exact)`, exact, `   top results shared with exact: ${(agreement(approximate.tops, exact.tops) * 100).toFixed(1)}%`));
       }
     }
   } finally {
     await store.close();
+    await exactStore.close();
+    engine.close();
     fs.rmSync(directory, { recursive: true, force: true });
   }
 }

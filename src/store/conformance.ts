@@ -163,6 +163,15 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         await add("history.md", ["German inflation.", "Inflation in Germany after the war."]);
         const german: KeywordQuery = { terms: [{ word: "german", prefix: true }], match: "all", phrases: [], exclude: [] };
         expect((await store.keywordSearch(german, { limit: 10 })).map((hit) => hit.chunk.content).sort()).toEqual(["German inflation.", "Inflation in Germany after the war."]);
+        // The plan says which prefixes stay, and searching it finds the same chunks.
+        for (const query of [cat, fragment, german]) {
+          const plan = await store.planKeywordQuery(query);
+          expect(plan.terms.map((term) => term.word)).toEqual(query.terms.map((term) => term.word));
+          expect(await store.keywordSearch(plan, { limit: 10 })).toEqual(await store.keywordSearch(query, { limit: 10 }));
+        }
+        expect((await store.planKeywordQuery(cat)).terms[0]?.prefix).toBe(false);
+        expect((await store.planKeywordQuery(fragment)).terms[0]?.prefix).toBe(true);
+        expect((await store.planKeywordQuery(german)).terms[0]?.prefix).toBe(true);
       });
 
       it("treats operators and syntax in words as plain words", async () => {

@@ -236,6 +236,12 @@ export interface MainStore {
   // keyword search
   /** Included chunks matching the query, best first (title counts double). */
   keywordSearch(query: KeywordQuery, options: KeywordSearchOptions): Promise<KeywordHit[]>;
+  /**
+   * The query as this store runs it: a backend may drop a prefix `*` where it buys nothing (the
+   * SQLite store searches a whole word found in many chunks exactly). Searching the plan finds
+   * what searching the query finds; search reports the plan (`keyword query:`), not the request.
+   */
+  planKeywordQuery(query: KeywordQuery): Promise<KeywordQuery>;
   /** How many included chunks match. */
   countKeywordMatches(query: KeywordQuery, scope?: SearchScope): Promise<number>;
 

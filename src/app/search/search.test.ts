@@ -105,6 +105,18 @@ describe("search before anything is embedded", () => {
     expect(report.results.map((result) => result.ref).sort()).toEqual([ref("notes.md", 1), ref("report.pdf", 2)].sort());
   });
 
+  it("reports the keyword query it ran: a short whole word without the prefix it was asked with, a fragment with it", async () => {
+    const store = openStore();
+    const { ref } = await seed(store);
+    // "sun" is held whole (searched exactly, the stemmer covers its forms); "aardv" only starts a word.
+    const whole = await search(store, "sun");
+    expect(whole.keywordQuery).toBe('"sun"');
+    expect(whole.results.map((result) => result.ref)).toEqual([ref("garden.md", 1)]);
+    const fragment = await search(store, "aardv");
+    expect(fragment.keywordQuery).toBe('"aardv"*');
+    expect(fragment.results.map((result) => result.ref)).toEqual([ref("report.pdf", 1)]);
+  });
+
   it("returns normally for input that is FTS5 syntax, and for stop words only", async () => {
     const store = openStore();
     await seed(store);

@@ -288,14 +288,19 @@ async function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode
   return { chunks, embedded, keywordOnly };
 }
 
-/** AND first; OR when AND finds fewer than the limit (skipped when both read the same). */
+/**
+ * AND first; OR when AND finds fewer than the limit (skipped when both read the same). The
+ * expression reported is the one the store ran (its plan: prefixes it dropped are not shown).
+ */
 async function runKeywordStage(store: MainStore, query: string, candidates: number, limit: number, scope: SearchScope) {
-  const all = buildKeywordQuery(query, { match: "all" });
-  if (all === null) return { expression: null, hits: [] };
+  const asked = buildKeywordQuery(query, { match: "all" });
+  if (asked === null) return { expression: null, hits: [] };
+  const all = await store.planKeywordQuery(asked);
   const hits = await store.keywordSearch(all, { limit: candidates, ...scope });
   const allText = formatKeywordQuery(all);
   if (hits.length >= limit) return { expression: allText, hits };
-  const any = buildKeywordQuery(query, { match: "any" });
+  const loosened = buildKeywordQuery(query, { match: "any" });
+  const any = loosened === null ? null : await store.planKeywordQuery(loosened);
   const anyText = any === null ? null : formatKeywordQuery(any);
   if (any === null || anyText === allText) return { expression: allText, hits };
   return { expression: anyText, hits: await store.keywordSearch(any, { limit: candidates, ...scope }) };

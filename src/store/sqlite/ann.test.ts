@@ -109,6 +109,14 @@ describe("the approximate vector index", () => {
     const inFolder = refs(store, query, { folderIds: [folders[1]] });
     expectNearlySame(inFolder, refs(exact, query, { folderIds: [folders[1]] }));
     expect(inFolder.every((ref) => ref.startsWith(`${folders[1]}:`))).toBe(true);
+    // Many of the nearest excluded, many asked for: still that many, none excluded.
+    const nearest60 = refs(exact, query, { k: 60 });
+    store.setIncluded(nearest60, false);
+    const many = refs(store, query, { k: 100 });
+    expect(many).toHaveLength(100);
+    expect(many.some((ref) => nearest60.includes(ref))).toBe(false);
+    expect(many.filter((ref) => refs(exact, query, { k: 100 }).includes(ref)).length).toBeGreaterThanOrEqual(95);
+    store.setIncluded(nearest60, true);
     // One document's 20 chunks: fewer than the threshold, answered exactly.
     const documentId = chunks[25]?.documentId;
     expect(refs(store, query, { documentIds: [documentId] })).toEqual(refs(exact, query, { documentIds: [documentId] }));

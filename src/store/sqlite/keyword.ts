@@ -104,12 +104,13 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
   const countUpTo = db.prepare<[string, number], number>("SELECT COUNT(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)").pluck();
   const countRows = db.prepare<[], number>("SELECT COUNT(*) FROM chunks").pluck();
   const countPhraseRows = db.prepare<[string], number>("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
-  // Row counts (for MaxScore's bounds), kept until this or another connection writes.
+  // Row counts (for MaxScore's bounds, prefixes, exclusions), kept until this or another connection writes.
   const cached = createVersionedCache<number>(createWriteVersion(db));
   const counts = () => ({
     rows: cached.get("", () => countRows.get() ?? 0),
     phrase: (expression: string) => cached.get(`phrase:${expression}`, () => run(expression, () => countPhraseRows.get(expression) ?? 0)),
   });
+  const excludedChunks = () => cached.get("excluded", () => countExcluded.get() ?? 0);
 
   function keywordSearch(matchExpression: string, { limit, ...scope }: KeywordSearchOptions): FtsHit[] {
     if (limit <= 0) return [];
@@ -120,7 +121,7 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
       // `limit + excluded` rows hold `limit` included ones whenever that many match, so the
       // result is exact. With a folder or document filter (or very many exclusions) the
       // filters apply before ranking instead.
-      const excluded = filter.sql === "" ? (countExcluded.get() ?? 0) : Number.POSITIVE_INFINITY;
+      const excluded = filter.sql === "" ? excludedChunks() : Number.POSITIVE_INFINITY;
       if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit));
       return db.prepare<unknown[], FtsRow>(filteredSql(filter.sql)).all(matchExpression, ...filter.parameters, Math.floor(limit));
     });
@@ -129,7 +130,7 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
 
   return {
     countMatchesUpTo(matchExpression, cap) {
-      return run(matchExpression, () => countUpTo.get(matchExpression, cap) ?? 0);
+      return cached.get(`upto:${cap}:${matchExpression}`, () => run(matchExpression, () => countUpTo.get(matchExpression, cap) ?? 0));
     },
 
     keywordSearch,

@@ -95,6 +95,7 @@ function toContract(engine: SqliteMainStore): MainStore {
       if (expression === null) return [];
       return engine.keywordSearch(expression, options).map(toKeywordHit);
     },
+    planKeywordQuery: async (query) => cheapPrefixes(engine, query),
     async countKeywordMatches(query, scope) {
       const expression = toMatchExpression(cheapPrefixes(engine, query));
       return expression === null ? 0 : engine.countKeywordMatches(expression, scope);

@@ -36,6 +36,8 @@ export interface VectorHit {
 /** Candidates asked of the approximate index at first, and at most (it is asked 4× more each round). */
 const ANN_MIN_CANDIDATES = 64;
 const ANN_MAX_CANDIDATES = 16_384;
+/** Up to this many excluded chunks the first round asks for k + excluded candidates (no scope). */
+const MAX_EXCLUDED_FOR_EXACT_FIRST_ROUND = 1_000;
 
 /** sqlite-vec's largest k for one KNN query. */
 const MAX_KNN_K = 4096;
@@ -208,7 +210,11 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       LEFT JOIN chunk_reviews r ON r.ref = c.ref
       LEFT JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
       WHERE c.id IN (SELECT value FROM json_each(?)) AND COALESCE(r.included, 1) = 1 ${filter.sql}`);
-    for (let want = Math.max(k * 4, ANN_MIN_CANDIDATES); want <= ANN_MAX_CANDIDATES; want *= 4) {
+    // Without a folder or document filter only the user's exclusions can drop a candidate: the
+    // nearest k + excluded hold k included chunks, and fetching fewer rows is most of the cost.
+    const excluded = filter.sql === "" ? excludedCount() : Number.POSITIVE_INFINITY;
+    const first = excluded <= MAX_EXCLUDED_FOR_EXACT_FIRST_ROUND ? Math.max(k + excluded, Math.min(k * 4, ANN_MIN_CANDIDATES)) : Math.max(k * 4, ANN_MIN_CANDIDATES);
+    for (let want = first; want <= ANN_MAX_CANDIDATES; want *= 4) {
       const candidates = ann.candidates(embedding, dimensions, want);
       if (candidates === null) return null;
       const rows = new Map(fetch.all(JSON.stringify(candidates.map((candidate) => candidate.id)), ...filter.parameters).map((row) => [row.id, row]));
@@ -225,7 +231,11 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
 
   // Counting every chunk's vector takes tens of milliseconds at 100k chunks, and each vector
   // or hybrid search reports coverage: counted once per scope until the database changes.
-  const coverageCache = createVersionedCache<EmbedCoverage>(createWriteVersion(db), 256);
+  const writeVersion = createWriteVersion(db);
+  const coverageCache = createVersionedCache<EmbedCoverage>(writeVersion, 256);
+  const excludedCache = createVersionedCache<number>(writeVersion, 1);
+  const countExcluded = db.prepare<[], number>("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck();
+  const excludedCount = () => excludedCache.get("", () => countExcluded.get() ?? 0);
   function embedCoverageOf(scope: SearchScope): EmbedCoverage {
     return coverageCache.get(JSON.stringify([scope.folderIds ?? null, scope.documentIds ?? null]), () => countEmbedCoverage(scope));
   }
