@@ -215,6 +215,28 @@ describe("processFolder when files are renamed or moved", () => {
     expect(third.renamed).toEqual([]);
   });
 
+  it("finds a rename that happens while the folder is walked (the file listed at both paths)", async () => {
+    const { folder, context, fake } = setup({ "heron.txt": "The heron waits by the river.", "owl.txt": "The owl hunts at night." });
+    await processFolder(context, folder);
+    const [chunk] = await store!.listChunks({ relativePath: "heron.txt" });
+    await store!.setIncluded([chunk!.ref], false);
+    // The walk lists the old path and the new one; the move finishes right after it.
+    fs.mkdirSync(path.join(folder, "birds"));
+    fs.copyFileSync(path.join(folder, "heron.txt"), path.join(folder, "birds", "heron.txt"));
+    fake.parsed.length = 0;
+    const report = await processFolder(context, folder, {
+      onProgress: (progress) => {
+        if (progress.phase === "scan" && progress.total > 0) fs.rmSync(path.join(folder, "heron.txt"), { force: true });
+      },
+    });
+    expect(report.renamed).toEqual([{ from: "heron.txt", to: "birds/heron.txt" }]);
+    expect(report.processed).toEqual([]);
+    expect(report.removed).toEqual([]);
+    expect(report.failed).toEqual([]);
+    expect(fake.parsed).toEqual([]);
+    expect((await store!.listChunks({ relativePath: "birds/heron.txt" }))[0]).toMatchObject({ included: false });
+  });
+
   it("keeps an edited chunk file as the user left it when its source is renamed", async () => {
     const { folder, context, texts } = setup({ "heron.txt": "The heron waits by the river." });
     await processFolder(context, folder);

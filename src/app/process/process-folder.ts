@@ -13,7 +13,7 @@ import type { SourceRecord } from "../../store/index.js";
 import { isFolderWritable } from "./files.js";
 import { processOne, MAX_CHUNK_TEXT_BYTES } from "./process-file.js";
 import { shownChunkFile, type FolderPlace } from "./place.js";
-import { applyRenames, type Rename } from "./renames.js";
+import { applyRenames, recheckMovedDuringWalk, type Rename } from "./renames.js";
 import { fileProblem } from "./file-problems.js";
 
 export { MAX_CHUNK_TEXT_BYTES };
@@ -147,11 +147,13 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   const settingsChanged = await store.getMeta(chunkingMetaKey) !== chunkingKey;
   const place: FolderPlace = { folderId: folder.id, root, chunksRoot };
   const present = new Set([...walk.files.map((file) => file.relativePath), ...walk.skipped.map((skip) => skip.relativePath)]);
-  report.renamed = await applyRenames(store, place, walk.files, present, previous);
+  options.onProgress?.({ phase: "scan", done: walk.files.length, total: walk.files.length });
+  const files = await recheckMovedDuringWalk(walk.files, present, previous);
+  report.renamed = await applyRenames(store, place, files, present, previous);
 
   let done = 0;
-  const total = walk.files.length;
-  const queue = [...walk.files];
+  const total = files.length;
+  const queue = [...files];
   const work = async () => {
     for (let file = queue.shift(); file; file = queue.shift()) {
       if (options.signal?.aborted) throw new ChunkpadError("CANCELLED", "Processing was cancelled; run the same command again to finish.");

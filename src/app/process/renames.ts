@@ -4,6 +4,7 @@ import { readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from
 import { encodeText } from "../../chunkfiles/meta-comment.js";
 import type { WalkedFile } from "../../ingest/walk.js";
 import type { MainStore, SourceRecord } from "../../store/index.js";
+import fs from "node:fs/promises";
 import { hashFileIfPresent } from "./files.js";
 import type { FolderPlace } from "./place.js";
 
@@ -21,6 +22,30 @@ export interface Rename {
 }
 
 const HEADER_LINE = /^<!--\s*chunkpad\s+source=.*-->$/m;
+
+/**
+ * A file renamed while the folder is walked can be listed at both paths: the old one before the
+ * move, the new one after. A listed source with a new file of the same size is looked at again
+ * after the walk; if it is gone now, it is gone for this run too (taken out of `present` and
+ * of the files to process), so the pair is found as a rename instead of a new file to parse and
+ * embed and an old one to delete. Returns the files still there.
+ */
+export async function recheckMovedDuringWalk(files: readonly WalkedFile[], present: Set<string>, previous: ReadonlyMap<string, SourceRecord>): Promise<WalkedFile[]> {
+  const newSizes = new Set(files.filter((file) => !previous.has(file.relativePath)).map((file) => file.size));
+  if (newSizes.size === 0) return [...files];
+  const vanished = new Set<string>();
+  for (const file of files) {
+    const source = previous.get(file.relativePath);
+    if (!source || !newSizes.has(source.size)) continue;
+    const stillThere = await fs.lstat(file.absolutePath).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code !== "ENOENT" && error.code !== "ENOTDIR",
+    );
+    if (!stillThere) vanished.add(file.relativePath);
+  }
+  for (const relativePath of vanished) present.delete(relativePath);
+  return files.filter((file) => !vanished.has(file.relativePath));
+}
 
 /**
  * Finds the renames among this run's new files and vanished sources and moves each one in the
