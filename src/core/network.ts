@@ -71,3 +71,6 @@ export function describeNetworkFailure(error: unknown): string {
   if (codes[0] !== undefined) return `the request failed (${codes[0]})`;
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The header carrying the local server's session token (the HTTP API and the warm daemon's embed route). */
+export const SESSION_TOKEN_HEADER = "x-chunkpad-token";

@@ -1,4 +1,5 @@
 import { ChunkpadError } from "../core/errors.js";
+import { SESSION_TOKEN_HEADER } from "../core/network.js";
 import type { Embedder } from "../core/types.js";
 import type { EmbeddingDtype } from "./catalog.js";
 
@@ -30,7 +31,6 @@ export interface DaemonEmbedResponse {
   vectors: string[];
 }
 
-export const DAEMON_TOKEN_HEADER = "x-chunkpad-token";
 /** Texts per request: well under the server's body limit for chunks of a few thousand tokens. */
 const TEXTS_PER_REQUEST = 32;
 
@@ -46,7 +46,7 @@ export function decodeVector(text: string): Float32Array {
 async function post(endpoint: DaemonEndpoint, request: DaemonEmbedRequest, timeoutMs: number, fetchImpl: typeof fetch): Promise<DaemonEmbedResponse> {
   const response = await fetchImpl(`${endpoint.url}/api/embed`, {
     method: "POST",
-    headers: { "content-type": "application/json", [DAEMON_TOKEN_HEADER]: endpoint.token },
+    headers: { "content-type": "application/json", [SESSION_TOKEN_HEADER]: endpoint.token },
     body: JSON.stringify(request),
     signal: AbortSignal.timeout(timeoutMs),
   });

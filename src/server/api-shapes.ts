@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, SECRET_PROVIDERS } from "../index.js";
+import { LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, SECRET_PROVIDERS, SESSION_TOKEN_HEADER as TOKEN_HEADER } from "../index.js";
+
+export { TOKEN_HEADER };
 
 /**
  * What `chunkpad serve` accepts: each request body and query as a zod schema (validated in
  * app.ts), and the OpenAPI document built from the same schemas.
  */
-
-export const TOKEN_HEADER = "x-chunkpad-token";
 
 export const searchQuery = z.object({
   q: z.string().min(1, "q (the query) is required").max(4000),
