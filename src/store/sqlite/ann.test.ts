@@ -136,10 +136,14 @@ describe("the approximate vector index", () => {
     writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: target }], "model");
     const gone = chunks[11] as (typeof chunks)[number];
     writer.deleteVectors([gone.ref]);
+    // Many at once, as an embed run leaves them: a hundred chunks get other vectors.
+    const revectored = clustered(100, 123);
+    writer.upsertVectors(chunks.slice(100, 200).map((chunk, index) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: revectored[index] as Float32Array })), "model");
 
     const reader = open(file);
     const found = refs(reader, target);
     expect(found[0]).toBe(moved.ref);
+    for (const index of [0, 42, 99]) expect(refs(reader, revectored[index] as Float32Array)[0]).toBe((chunks[100 + index] as (typeof chunks)[number]).ref);
     expect(refs(reader, vectors[11] as Float32Array)).not.toContain(gone.ref);
     reader.close();
     writer.close();

@@ -194,25 +194,36 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     }
   };
 
-  /** Applies the log rows after appliedSeq; false when some were pruned before this index saw them. */
+  /**
+   * Applies the log rows after appliedSeq; false when some were pruned before this index saw
+   * them. All at once, as an embed run leaves thousands: every chunk they name is removed, then
+   * those with a vector now are added in one call (on every core). Each chunk's vector is read as
+   * it is now, not as it was when logged, so the end state is that of applying the rows in order.
+   */
   const replay = (): boolean => {
     if (appliedSeq < Number(meta(PRUNED_KEY) ?? 0)) return false;
     const rows = db.prepare<[number], { seq: number; chunk_id: number; op: string }>("SELECT seq, chunk_id, op FROM ann_log WHERE seq > ? ORDER BY seq").all(appliedSeq);
     if (rows.length === 0) return true;
-    const vector = db.prepare<[number], Buffer>("SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.chunk_ref = c.ref WHERE c.id = ?").pluck();
-    for (const row of rows) {
-      const key = new BigUint64Array([BigInt(row.chunk_id)]);
-      if (row.op === "reset") {
-        index = newIndex(indexDimensions, 0);
-      } else {
-        (index as UsearchIndex).remove(key);
-        // The row now, not at the time of the log entry: a later change is replayed too.
-        const blob = row.op === "add" ? vector.get(row.chunk_id) : undefined;
-        if (blob && blob.byteLength === indexDimensions * 4) (index as UsearchIndex).add(key, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+    const lastReset = rows.findLastIndex((row) => row.op === "reset");
+    if (lastReset >= 0) index = newIndex(indexDimensions, 0);
+    const chunkIds = [...new Set(rows.slice(lastReset + 1).map((row) => row.chunk_id))];
+    if (chunkIds.length > 0) {
+      const current = index as UsearchIndex;
+      current.remove(BigUint64Array.from(chunkIds, (id) => BigInt(id)));
+      const vector = db.prepare<[number], Buffer>("SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.chunk_ref = c.ref WHERE c.id = ?").pluck();
+      const keys: bigint[] = [];
+      const vectors = new Float32Array(chunkIds.length * indexDimensions);
+      for (const id of chunkIds) {
+        const blob = vector.get(id);
+        if (!blob || blob.byteLength !== indexDimensions * 4) continue;
+        // Copied as bytes: the blob need not be aligned for a Float32Array view.
+        new Uint8Array(vectors.buffer, vectors.byteOffset).set(blob, keys.length * indexDimensions * 4);
+        keys.push(BigInt(id));
       }
-      appliedSeq = row.seq;
-      unsavedChanges += 1;
+      if (keys.length > 0) current.add(BigUint64Array.from(keys), vectors.subarray(0, keys.length * indexDimensions));
     }
+    appliedSeq = (rows[rows.length - 1] as { seq: number }).seq;
+    unsavedChanges += rows.length;
     return true;
   };
 
