@@ -160,8 +160,13 @@ describe("the approximate vector index", () => {
   it("rebuilds from the rows when the index file is missing or damaged", () => {
     const file = databaseFile();
     const store = open(file);
-    seed(store, vectors);
+    const { chunks } = seed(store, vectors);
     store.close();
+    // A later change, saved into the index file and pruned from the log.
+    const writer = open(file);
+    const changed = chunks[7] as (typeof chunks)[number];
+    writer.upsertVectors([{ ref: changed.ref, embedHash: embedTextHash(changed), embedding: queries[0] as Float32Array }], "model");
+    writer.close();
     const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
     const indexFile = () => path.join(path.dirname(file), fs.readdirSync(path.dirname(file)).find((name) => name.includes(".usearch-")) as string);
 
@@ -169,11 +174,22 @@ describe("the approximate vector index", () => {
     const damaged = open(file);
     expectNearlySame(refs(damaged, queries[1] as Float32Array), refs(exact, queries[1] as Float32Array));
     expect(damaged.vectorIndexInfo().loaded).toBe(400);
+    // Built once, then used: the next searches do not build it again (the log is empty now,
+    // pruned by the save before; the rebuilt index knows it holds those changes).
+    for (const query of queries.slice(3, 6)) refs(damaged, query);
+    expect(damaged.vectorIndexInfo().builds).toBe(1);
     damaged.close();
+    // The file it saved is loaded by the next process, not rebuilt.
+    const reopened = open(file);
+    expectNearlySame(refs(reopened, queries[1] as Float32Array), refs(exact, queries[1] as Float32Array));
+    expect(reopened.vectorIndexInfo().builds).toBe(0);
+    reopened.close();
 
     fs.rmSync(indexFile());
     const missing = open(file);
     expectNearlySame(refs(missing, queries[2] as Float32Array), refs(exact, queries[2] as Float32Array));
+    refs(missing, queries[3] as Float32Array);
+    expect(missing.vectorIndexInfo().builds).toBe(1);
   });
 
   it("leaves no index file behind when a folder is removed or the vectors are dropped", () => {

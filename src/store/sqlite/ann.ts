@@ -100,6 +100,8 @@ export interface AnnIndex {
   discard(): void;
   /** Vectors in the loaded index (0 when none is loaded). */
   loadedSize(): number;
+  /** Times this process built the index from the rows (a missing, damaged or outdated file). */
+  builds(): number;
   /** Vectors below which search stays exact. */
   readonly threshold: number;
 }
@@ -122,6 +124,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
   let indexDimensions = 0;
   let appliedSeq = 0;
   let unsavedChanges = 0;
+  let builds = 0;
   let wroteVectors = false;
 
   const meta = (key: string) => db.prepare<[string], string>("SELECT value FROM meta WHERE key = ?").pluck().get(key) ?? null;
@@ -156,10 +159,13 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
   const rebuild = (dimensions: number) => {
     const snapshot = writeTransaction(db, () => {
       setMeta(ACTIVE_KEY, "1");
-      const seq = db.prepare<[], number | null>("SELECT MAX(seq) FROM ann_log").pluck().get() ?? 0;
+      // Every change logged so far is in the rows read here, pruned ones too: the highest
+      // number ever given to a log row (the log may be empty after a save pruned it).
+      const seq = db.prepare<[], number | null>("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'ann_log'), 0), COALESCE((SELECT MAX(seq) FROM ann_log), 0))").pluck().get() ?? 0;
       const rows = db.prepare<[], { id: number; embedding: Buffer }>("SELECT c.id AS id, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
       return { seq, rows };
     });
+    builds += 1;
     const fresh = newIndex(dimensions, snapshot.rows.length);
     const keys = new BigUint64Array(snapshot.rows.length);
     const vectors = new Float32Array(snapshot.rows.length * dimensions);
@@ -307,6 +313,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       for (const name of fs.readdirSync(path.dirname(sidecarPath))) if (name.startsWith(prefix)) fs.rmSync(path.join(path.dirname(sidecarPath), name), { force: true });
     },
     loadedSize: () => index?.size() ?? 0,
+    builds: () => builds,
   };
 }
 

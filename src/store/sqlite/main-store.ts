@@ -49,7 +49,7 @@ export interface SqliteMainStore
   /** Migrations applied when this store was opened. */
   readonly migration: MigrationResult;
   /** The approximate vector index: vectors loaded in this process (0: none loaded), and why it cannot be used at all. */
-  vectorIndexInfo(): { loaded: number; threshold: number; unavailableReason: string | null };
+  vectorIndexInfo(): { loaded: number; threshold: number; unavailableReason: string | null; builds: number };
   close(): void;
 }
 
@@ -118,7 +118,7 @@ function composeMainStore(
     },
     path,
     migration,
-    vectorIndexInfo: () => ({ loaded: ann?.loadedSize() ?? 0, threshold: ann?.threshold ?? Infinity, unavailableReason: ann?.unavailableReason ?? null }),
+    vectorIndexInfo: () => ({ loaded: ann?.loadedSize() ?? 0, threshold: ann?.threshold ?? Infinity, unavailableReason: ann?.unavailableReason ?? null, builds: ann?.builds() ?? 0 }),
     close() {
       if (purgePending) purge();
       ann?.persist();
