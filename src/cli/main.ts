@@ -55,9 +55,12 @@ async function registerCommands(program: Command, context: CliContext, argv: rea
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   let opened: Chunkpad | undefined;
+  const verb = argv.find((argument) => !argument.startsWith("-"));
   // Every verb but serve uses the model of a running server when there is one (the warm daemon).
-  const useServer = argv.find((argument) => !argument.startsWith("-")) !== "serve";
-  const context: CliContext = { io, version: VERSION, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env, useServer })) };
+  const useServer = verb !== "serve";
+  // The servers search many times: they keep the keyword index in memory (decision 031).
+  const keywordIndexInMemory = verb === "serve" || verb === "mcp";
+  const context: CliContext = { io, version: VERSION, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env, useServer, keywordIndexInMemory })) };
 
   const program = new Command()
     .name("chunkpad")

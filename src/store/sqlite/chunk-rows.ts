@@ -40,6 +40,38 @@ export interface ChunkRow extends ChunkMetaColumns {
   included: number;
 }
 
+/** The names CHUNK_COLUMNS selects, in its order. */
+export const CHUNK_COLUMN_NAMES = [
+  "id", "ref", "document_id", "folder_id", "relative_path", "ordinal", "title", "content", "content_hash",
+  "page", "page_end", "slide", "sheet", "char_start", "char_end", "section", "included",
+] as const satisfies ReadonlyArray<keyof ChunkRow>;
+
+/**
+ * A chunk row from a statement in raw mode (values in CHUNK_COLUMNS order): better-sqlite3 makes
+ * an object with named keys per row slowly (100 search candidates: 1.9 ms against 0.7 ms raw).
+ */
+export function chunkRowFromValues(values: readonly unknown[]): ChunkRow {
+  return {
+    id: values[0] as number,
+    ref: values[1] as string,
+    document_id: values[2] as string,
+    folder_id: values[3] as string,
+    relative_path: values[4] as string,
+    ordinal: values[5] as number,
+    title: values[6] as string,
+    content: values[7] as string,
+    content_hash: values[8] as string,
+    page: values[9] as number | null,
+    page_end: values[10] as number | null,
+    slide: values[11] as number | null,
+    sheet: values[12] as string | null,
+    char_start: values[13] as number | null,
+    char_end: values[14] as number | null,
+    section: values[15] as string | null,
+    included: values[16] as number,
+  };
+}
+
 export function toChunkRecord(row: ChunkRow): ChunkRecord {
   const record: ChunkRecord = {
     id: String(row.id),

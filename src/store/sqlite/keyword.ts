@@ -3,8 +3,10 @@ import type { SqliteDatabase } from "./database.js";
 import { isFtsQueryError } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
 import { createVersionedCache, createWriteVersion } from "./write-version.js";
-import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
+import { CHUNK_COLUMN_NAMES, CHUNK_COLUMNS, CHUNK_FROM, chunkRowFromValues, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { ChunkRecord, KeywordSearchOptions, SearchScope } from "../contract.js";
+import type { KeywordTerm } from "../../core/keyword-query.js";
+import { createMemoryKeywordIndex, type MemoryKeywordIndex } from "./keyword-index.js";
 
 /** A keyword hit as FTS5 ranks it; the store adapter turns bm25 into a higher-is-better score. */
 export interface FtsHit {
@@ -34,9 +36,28 @@ export interface KeywordStore {
    * be, without scoring every match (see keywordSearchAny below).
    */
   keywordSearchAny(terms: readonly string[], exclude: readonly string[], options: KeywordSearchOptions, tuning?: { maxScoreFrom?: number }): FtsHit[];
+  /**
+   * All (or any) of `terms`, none of `exclude` (FTS5 expressions), ranked by the keyword index
+   * in memory when this store keeps one (`memoryIndex`) — the same hits and bm25 as FTS5 — or
+   * null: no index, or words FTS5 must read as phrases.
+   */
+  keywordSearchInMemory(terms: readonly KeywordTerm[], match: "all" | "any", exclude: readonly string[], options: KeywordSearchOptions): FtsHit[] | null;
+  /** Builds of the keyword index in memory so far (0: none, or no index kept). */
+  keywordIndexBuilds(): number;
+  closeKeywordIndex(): void;
+}
+
+export interface KeywordStoreOptions {
+  /** Keep the keyword index in memory (keyword-index.ts): for processes that search many times. */
+  memoryIndex?: boolean;
 }
 
 type FtsRow = ChunkRow & { bm25: number; has_vector: number };
+
+/** A row of CHUNK_COLUMNS, bm25, has_vector read in raw mode (see chunkRowFromValues). */
+function ftsRow(values: unknown[]): FtsRow {
+  return { ...chunkRowFromValues(values), bm25: values[CHUNK_COLUMN_NAMES.length] as number, has_vector: values[CHUNK_COLUMN_NAMES.length + 1] as number };
+}
 
 const BM25 = `bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT})`;
 const HAS_VECTOR = "EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref) AS has_vector";
@@ -70,9 +91,9 @@ function filteredSql(scopeSql: string): string {
     LIMIT ?`;
 }
 
-export function createKeywordStore(db: SqliteDatabase): KeywordStore {
+export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false }: KeywordStoreOptions = {}): KeywordStore {
   const countExcluded = db.prepare<[], number>("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck();
-  const rankFirst = db.prepare<[string, number, number], FtsRow>(`
+  const rankFirst = db.prepare<[string, number, number], unknown[]>(`
     WITH top AS (
       SELECT rowid AS id, ${BM25} AS bm25 FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25 LIMIT ?
     )
@@ -83,7 +104,7 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
     LEFT JOIN chunk_reviews r ON r.ref = c.ref
     WHERE COALESCE(r.included, 1) = 1
     ORDER BY top.bm25
-    LIMIT ?`);
+    LIMIT ?`).raw();
 
   function run<T>(matchExpression: string, work: () => T): T {
     if (matchExpression.trim() === "") {
@@ -112,6 +133,14 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
   });
   const excludedChunks = () => cached.get("excluded", () => countExcluded.get() ?? 0);
 
+  let index: MemoryKeywordIndex | null = null;
+  const memory = () => (memoryIndex ? (index ??= createMemoryKeywordIndex({ db, table: "chunks_fts", weights: { title: TITLE_WEIGHT, content: CONTENT_WEIGHT } })) : null);
+  // Chunk ids a ranking skips (excluded chunks, chunks outside a scope), kept until any connection writes.
+  const idSets = createVersionedCache<Set<number>>(createWriteVersion(db), 100);
+  const excludedIds = db.prepare<[], number>("SELECT c.id FROM chunk_reviews r JOIN chunks c ON c.ref = r.ref WHERE r.included = 0").pluck();
+  const matchingIds = db.prepare<[string], number>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
+  const rowsByIds = db.prepare<[string], unknown[]>(`SELECT ${CHUNK_COLUMNS}, 0 AS bm25, ${HAS_VECTOR} FROM ${CHUNK_FROM} WHERE c.id IN (SELECT value FROM json_each(?))`).raw();
+
   function keywordSearch(matchExpression: string, { limit, ...scope }: KeywordSearchOptions): FtsHit[] {
     if (limit <= 0) return [];
     const filter = scopeConditions(scope);
@@ -122,13 +151,40 @@ export function createKeywordStore(db: SqliteDatabase): KeywordStore {
       // result is exact. With a folder or document filter (or very many exclusions) the
       // filters apply before ranking instead.
       const excluded = filter.sql === "" ? excludedChunks() : Number.POSITIVE_INFINITY;
-      if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit));
-      return db.prepare<unknown[], FtsRow>(filteredSql(filter.sql)).all(matchExpression, ...filter.parameters, Math.floor(limit));
+      if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit)).map(ftsRow);
+      return db.prepare<unknown[], unknown[]>(filteredSql(filter.sql)).raw().all(matchExpression, ...filter.parameters, Math.floor(limit)).map(ftsRow);
     });
     return rows.map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 }));
   }
 
   return {
+    keywordSearchInMemory(terms, match, exclude, { limit, ...scope }) {
+      const ranker = memory();
+      if (ranker === null || terms.length === 0) return null;
+      if (limit <= 0) return [];
+      const excluded = idSets.get("excluded", () => new Set(excludedIds.all()));
+      const without = exclude.length === 0 ? null : idSets.get(`not:${exclude.join(" OR ")}`, () => new Set(run(exclude.join(" OR "), () => matchingIds.all(exclude.join(" OR ")))));
+      const filter = scopeConditions(scope);
+      const inScope =
+        filter.sql === ""
+          ? null
+          : idSets.get(`scope:${JSON.stringify(filter.parameters)}`, () => new Set(db.prepare<unknown[], number>(`SELECT c.id FROM chunks c WHERE 1 = 1 ${filter.sql}`).pluck().all(...filter.parameters)));
+      const ranked = ranker.search(terms, match, Math.floor(limit), (id) => !excluded.has(id) && (without === null || !without.has(id)) && (inScope === null || inScope.has(id)));
+      if (ranked === null) return null;
+      const rows = new Map(rowsByIds.all(JSON.stringify(ranked.map((hit) => hit.id))).map((values) => [values[0] as number, ftsRow(values)]));
+      return ranked.flatMap(({ id, bm25 }) => {
+        const row = rows.get(id);
+        return row === undefined ? [] : [{ chunk: toChunkRecord(row), bm25, hasVector: row.has_vector !== 0 }];
+      });
+    },
+
+    keywordIndexBuilds: () => index?.builds() ?? 0,
+
+    closeKeywordIndex() {
+      index?.close();
+      index = null;
+    },
+
     countMatchesUpTo(matchExpression, cap) {
       return cached.get(`upto:${cap}:${matchExpression}`, () => run(matchExpression, () => countUpTo.get(matchExpression, cap) ?? 0));
     },

@@ -37,6 +37,12 @@ export interface OpenSqliteMainStoreOptions {
   now?: () => Date;
   /** Vectors from which vector search uses the approximate index (default 10,000; below it brute force is fast). */
   annThreshold?: number;
+  /**
+   * Keep the keyword index in memory (keyword-index.ts, decision 031): for a process that searches
+   * many times (the server, the MCP server). It is read from the database at the first keyword
+   * search (seconds at 100k chunks) and kept current from then on. Default false: FTS5 alone.
+   */
+  keywordIndexInMemory?: boolean;
 }
 
 /** Below this many vectors exact search takes about 10 ms on a laptop core: no index needed. */
@@ -60,6 +66,7 @@ export function openSqliteMainStore({
   busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
   now = () => new Date(),
   annThreshold = DEFAULT_ANN_THRESHOLD,
+  keywordIndexInMemory = false,
 }: OpenSqliteMainStoreOptions): SqliteMainStore {
   const db = openDatabase({ path, busyTimeoutMs });
   try {
@@ -67,7 +74,8 @@ export function openSqliteMainStore({
     const migration = runMigrations(db, MAIN_MIGRATIONS, "main");
     enableFtsSecureDelete(db, FTS_TABLE);
     const ann = support.available ? createAnnIndex({ db, databasePath: path === ":memory:" ? null : path, threshold: annThreshold }) : null;
-    return composeMainStore(db, { path, migration, now, ann, vectors: createVectorStore(db, support, now, ann) });
+    const keyword = createKeywordStore(db, { memoryIndex: keywordIndexInMemory });
+    return composeMainStore(db, { path, migration, now, ann, keyword, vectors: createVectorStore(db, support, now, ann) });
   } catch (error) {
     db.close();
     throw toChunkpadError(error, path);
@@ -78,7 +86,7 @@ const FTS_TABLE = "chunks_fts";
 
 function composeMainStore(
   db: SqliteDatabase,
-  { path, migration, now, vectors, ann }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore; ann: AnnIndex | null },
+  { path, migration, now, vectors, ann, keyword }: { path: string; migration: MigrationResult; now: () => Date; vectors: VectorStore; ann: AnnIndex | null; keyword: KeywordStore },
 ): SqliteMainStore {
   const { removeVectorRows, renameVectorRows, ...vectorApi } = vectors;
   const dependencies = { db, now, removeVectorRows, renameVectorRows };
@@ -98,7 +106,7 @@ function composeMainStore(
     ...documents,
     ...createChunkStore(db),
     ...createReviewStore(db, now),
-    ...createKeywordStore(db),
+    ...keyword,
     ...vectorApi,
     ...createMetaStore(db),
     ...createIntegrityStore(db),
@@ -122,6 +130,7 @@ function composeMainStore(
     close() {
       if (purgePending) purge();
       ann?.persist();
+      keyword.closeKeywordIndex();
       if (db.open) db.close();
     },
   };

@@ -131,9 +131,11 @@ describe("opening the real databases", () => {
         ('f:zh.md#1', 'd', 'f', 1, '会议', '我们明天在北京开会讨论预算', 'h1', NULL, 't');
     `);
 
-    const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
-    expect(store.migration.applied).toEqual([3, 4]);
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
+    expect(store.migration.applied).toEqual(MAIN_MIGRATIONS.slice(2).map((migration) => migration.version));
     expect(store.keywordSearch('"北京"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:zh.md#1"]);
+    // The keyword index in memory reads the same words (decision 031).
+    expect(store.keywordSearchInMemory([{ word: "北京", prefix: false }], "all", [], { limit: 5 })?.map((hit) => hit.chunk.ref)).toEqual(["f:zh.md#1"]);
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
     store.close();
   });

@@ -244,6 +244,34 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    description: "a log of chunk text changes for the keyword index held in memory (keyword-index.ts)",
+    up(db) {
+      // Ids only, never text. Written by every process in the same transaction as the change, so
+      // an index in another process learns exactly which chunks to read again; the oldest entries
+      // go as new ones come (an index further behind than that builds itself again).
+      db.exec(`
+        CREATE TABLE keyword_log (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          chunk_id INTEGER NOT NULL
+        );
+        CREATE TRIGGER chunks_keyword_log_insert AFTER INSERT ON chunks BEGIN
+          INSERT INTO keyword_log (chunk_id) VALUES (new.id);
+        END;
+        CREATE TRIGGER chunks_keyword_log_delete AFTER DELETE ON chunks BEGIN
+          INSERT INTO keyword_log (chunk_id) VALUES (old.id);
+        END;
+        CREATE TRIGGER chunks_keyword_log_update AFTER UPDATE OF id, title, content ON chunks BEGIN
+          INSERT INTO keyword_log (chunk_id) VALUES (old.id);
+          INSERT INTO keyword_log (chunk_id) SELECT new.id WHERE new.id <> old.id;
+        END;
+        CREATE TRIGGER keyword_log_prune AFTER INSERT ON keyword_log WHEN new.seq % 1000 = 0 BEGIN
+          DELETE FROM keyword_log WHERE seq <= new.seq - 200000;
+        END;
+      `);
+    },
+  },
 ];
 
 /** The chat database (chunkpad_chat.db). */

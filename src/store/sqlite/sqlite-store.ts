@@ -87,6 +87,9 @@ function toContract(engine: SqliteMainStore): MainStore {
     async keywordSearch(query, options): Promise<KeywordHit[]> {
       // A query with nothing to match finds nothing rather than reaching FTS5.
       const exact = cheapPrefixes(engine, query);
+      // Loose words only: the keyword index in memory ranks them when this process keeps one.
+      const inMemory = exact.phrases.length === 0 ? engine.keywordSearchInMemory(exact.terms, exact.match, exact.exclude.map(quoteWords), options) : null;
+      if (inMemory !== null) return inMemory.map(toKeywordHit);
       // Any of several words (the OR fallback): ranked without scoring every match.
       if (exact.match === "any" && exact.terms.length > 1 && exact.phrases.length === 0) {
         return engine.keywordSearchAny(exact.terms.map(formatKeywordTerm), exact.exclude.map(quoteWords), options).map(toKeywordHit);

@@ -1,0 +1,561 @@
+import Database from "better-sqlite3";
+import type { SqliteDatabase } from "./database.js";
+import type { KeywordTerm } from "../../core/keyword-query.js";
+
+/**
+ * The keyword index held in memory, for processes that search many times (the server, the MCP
+ * server): every word's chunks with their weighted counts, read once from FTS5's own index and
+ * kept current from `keyword_log` (migration 5). A query adds up bm25 word by word into one
+ * array, as FTS5's bm25 does (same formula, same statistics, same order of additions), without
+ * FTS5's per-query passes over every matching row (idf counts, position lists, document sizes):
+ * the scores are FTS5's (to rounding in the last bit). SQLite stays the truth: the index is never written to
+ * disk, and a process that falls too far behind the log builds it again. Decision 031.
+ */
+export interface MemoryKeywordIndex {
+  /**
+   * The best `limit` chunk ids for these words, all of them ("all") or any ("any"), each word a
+   * phrase of its own (a word given twice counts twice), with FTS5's bm25 (lower is better). Null
+   * when a word is not a single token of the index (FTS5 must read it as a phrase).
+   */
+  search(terms: readonly KeywordTerm[], match: "all" | "any", limit: number, keep: (id: number) => boolean): Array<{ id: number; bm25: number }> | null;
+  /** Builds made (tests, benchmarks). */
+  builds(): number;
+  close(): void;
+}
+
+export interface MemoryKeywordIndexOptions {
+  db: SqliteDatabase;
+  /** FTS5 table (external content, `title` and `content` columns) and its bm25 column weights. */
+  table: string;
+  weights: { title: number; content: number };
+}
+
+/** FTS5's bm25 constants (fts5_aux.c). */
+const K1 = 1.2;
+const B = 0.75;
+const MIN_IDF = 1e-6;
+/** Changed chunks kept beside the main lists before they are folded in (a pass over every list). */
+const FOLD_AFTER = 2_000;
+
+interface Postings {
+  docs: Int32Array;
+  freqs: Float32Array;
+}
+
+interface Phrase {
+  docs: Int32Array;
+  freqs: Float32Array | Float64Array;
+  idf: number;
+}
+
+/** The first index from `from` whose row is at least `doc` (rows ascending): gallop, then halve. */
+function seek(docs: Int32Array, from: number, doc: number): number {
+  if (from >= docs.length || (docs[from] as number) >= doc) return from;
+  let step = 1;
+  let low = from;
+  let high = from + 1;
+  while (high < docs.length && (docs[high] as number) < doc) {
+    low = high;
+    step *= 2;
+    high = from + step;
+  }
+  if (high > docs.length) high = docs.length;
+  while (low + 1 < high) {
+    const middle = (low + high) >> 1;
+    if ((docs[middle] as number) < doc) low = middle;
+    else high = middle;
+  }
+  return high;
+}
+
+/** The best `limit` rows by score (ties: the lower id), in a heap with the weakest on top. */
+class TopRows {
+  private readonly scores: number[] = [];
+  private readonly ids: number[] = [];
+  constructor(private readonly limit: number) {}
+
+  private weaker(a: number, b: number): boolean {
+    const left = this.scores[a] as number;
+    const right = this.scores[b] as number;
+    return left < right || (left === right && (this.ids[a] as number) > (this.ids[b] as number));
+  }
+
+  /** Whether a row with this score would enter (before asking whether it may). */
+  admits(value: number, id: number): boolean {
+    if (this.ids.length < this.limit) return true;
+    const weakest = this.scores[0] as number;
+    return value > weakest || (value === weakest && id < (this.ids[0] as number));
+  }
+
+  add(value: number, id: number): void {
+    if (this.ids.length < this.limit) {
+      this.scores.push(value);
+      this.ids.push(id);
+      for (let at = this.ids.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1;
+        if (!this.weaker(at, parent)) break;
+        this.swap(at, parent);
+        at = parent;
+      }
+      return;
+    }
+    this.scores[0] = value;
+    this.ids[0] = id;
+    for (let at = 0; ; ) {
+      const left = 2 * at + 1;
+      let weakest = at;
+      if (left < this.ids.length && this.weaker(left, weakest)) weakest = left;
+      if (left + 1 < this.ids.length && this.weaker(left + 1, weakest)) weakest = left + 1;
+      if (weakest === at) return;
+      this.swap(at, weakest);
+      at = weakest;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    [this.scores[a], this.scores[b]] = [this.scores[b] as number, this.scores[a] as number];
+    [this.ids[a], this.ids[b]] = [this.ids[b] as number, this.ids[a] as number];
+  }
+
+  /** Best first, with FTS5's sign (bm25 lower is better). */
+  sorted(): Array<{ id: number; bm25: number }> {
+    return this.ids.map((id, index) => ({ id, bm25: -1.0 * (this.scores[index] as number) })).sort((a, b) => a.bm25 - b.bm25 || a.id - b.id);
+  }
+}
+
+/** SQLite's varint (FTS5 records): big-endian 7-bit groups, the ninth byte whole. */
+function readVarints(blob: Uint8Array): number[] {
+  const values: number[] = [];
+  let offset = 0;
+  while (offset < blob.length) {
+    let value = 0;
+    for (let index = 0; index < 9 && offset < blob.length; index++) {
+      const byte = blob[offset++] as number;
+      if (index === 8) {
+        value = value * 256 + byte;
+        break;
+      }
+      value = value * 128 + (byte & 0x7f);
+      if ((byte & 0x80) === 0) break;
+    }
+    values.push(value);
+  }
+  return values;
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/** The tokenizer the FTS5 table was made with, from its CREATE statement. */
+function tokenizerOf(db: SqliteDatabase, table: string): string {
+  const sql = db.prepare<[string], string>("SELECT sql FROM sqlite_master WHERE name = ?").pluck().get(table) ?? "";
+  return /tokenize\s*=\s*('(?:[^']|'')*')/i.exec(sql)?.[1] ?? "'unicode61'";
+}
+
+/** One growable list of (doc, freq) pairs. */
+class PostingsBuilder {
+  docs = new Int32Array(1024);
+  freqs = new Float32Array(1024);
+  length = 0;
+  add(doc: number, freq: number): void {
+    if (this.length > 0 && this.docs[this.length - 1] === doc) {
+      this.freqs[this.length - 1] = (this.freqs[this.length - 1] as number) + freq;
+      return;
+    }
+    if (this.length === this.docs.length) {
+      const docs = new Int32Array(this.length * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const freqs = new Float32Array(this.length * 2);
+      freqs.set(this.freqs);
+      this.freqs = freqs;
+    }
+    this.docs[this.length] = doc;
+    this.freqs[this.length++] = freq;
+  }
+  take(): Postings {
+    const taken = { docs: this.docs.slice(0, this.length), freqs: this.freqs.slice(0, this.length) };
+    this.length = 0;
+    return taken;
+  }
+}
+
+export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIndexOptions): MemoryKeywordIndex {
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.keyword_index_vocab USING fts5vocab(main, ${table}, instance)`);
+  // A private tokenizer: the same FTS5 tokenizer in a database of its own, so tokenizing a query
+  // or a changed chunk writes nothing to the store's connection.
+  const tokenizer = new Database(":memory:");
+  tokenizer.exec(`
+    CREATE VIRTUAL TABLE words USING fts5(title, content, tokenize = ${tokenizerOf(db, table)});
+    CREATE VIRTUAL TABLE words_vocab USING fts5vocab(words, instance);
+  `);
+  const tokenizeInsert = tokenizer.prepare<[number, string, string]>("INSERT INTO words (rowid, title, content) VALUES (?, ?, ?)");
+  const tokenized = tokenizer.prepare<[], [string, number, string]>("SELECT term, doc, col FROM words_vocab ORDER BY doc, col, offset").raw();
+  const tokenizeClear = tokenizer.prepare("DELETE FROM words");
+  const vocabulary = db
+    .prepare<[], [string, string]>(`SELECT term, group_concat(CASE col WHEN 'title' THEN -doc ELSE doc END) FROM temp.keyword_index_vocab GROUP BY term`)
+    .raw();
+  const allSizes = db.prepare<[], [number, Uint8Array]>(`SELECT id, sz FROM ${table}_docsize`).raw();
+  const sizesOf = db.prepare<[string], [number, Uint8Array]>(`SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`).raw();
+  const averages = db.prepare<[], Uint8Array>(`SELECT block FROM ${table}_data WHERE id = 1`).pluck();
+  const logEnd = db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'keyword_log'").pluck();
+  const logFrom = db.prepare<[number], [number, number]>("SELECT seq, chunk_id FROM keyword_log WHERE seq > ? ORDER BY seq").raw();
+  const texts = db.prepare<[string], [number, string, string]>(
+    "SELECT id, search_text(title), search_text(content) FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+  ).raw();
+
+  let built = false;
+  let builds = 0;
+  let seen = 0;
+  let rowCount = 0;
+  let averageLength = 1;
+  /** The lists read at the last build or fold; rows marked dead there changed since. */
+  let main = new Map<string, Postings>();
+  let sortedTerms: string[] = [];
+  /** Changed chunks as they are now: their words and weighted counts. */
+  const changed = new Map<number, Map<string, number>>();
+  let changedLists = new Map<string, Postings>();
+  let inMain = new Uint8Array(0);
+  let dead = new Uint8Array(0);
+  let deadCount = 0;
+  let lengths = new Float64Array(0);
+  // Per-query scratch, indexed by chunk id.
+  let score = new Float64Array(0);
+  let hits = new Uint16Array(0);
+  let phraseFreq = new Float64Array(0);
+  let touched = new Int32Array(0);
+  let phraseTouched = new Int32Array(0);
+  const tokens = new Map<string, string[]>();
+  /** k1·(1 − b + b·len/avglen) per row, as bm25 computes it, kept while lengths and average stay. */
+  let norms = new Float64Array(0);
+  let normsValid = false;
+
+  function lengthNorms(): Float64Array {
+    if (normsValid && norms.length === lengths.length) return norms;
+    norms = new Float64Array(lengths.length);
+    for (let id = 0; id < lengths.length; id++) norms[id] = K1 * (1 - B + (B * (lengths[id] as number)) / averageLength);
+    normsValid = true;
+    return norms;
+  }
+
+  function ensureCapacity(id: number): void {
+    if (id < lengths.length) return;
+    const size = Math.max(id + 1, Math.ceil(lengths.length * 1.5), 1024);
+    const grow = <T extends Float64Array | Uint8Array | Uint16Array | Int32Array>(array: T, make: (n: number) => T): T => {
+      const next = make(size);
+      next.set(array as never);
+      return next;
+    };
+    lengths = grow(lengths, (n) => new Float64Array(n));
+    inMain = grow(inMain, (n) => new Uint8Array(n));
+    dead = grow(dead, (n) => new Uint8Array(n));
+    score = new Float64Array(size);
+    hits = new Uint16Array(size);
+    phraseFreq = new Float64Array(size);
+    touched = new Int32Array(size);
+    phraseTouched = new Int32Array(size);
+  }
+
+  function readStatistics(): void {
+    normsValid = false;
+    const record = averages.get();
+    const values = record ? readVarints(record) : [];
+    rowCount = values[0] ?? 0;
+    const total = sum(values.slice(1));
+    averageLength = rowCount > 0 ? total / rowCount : 1;
+  }
+
+  function setLength(id: number, sizes: Uint8Array): void {
+    ensureCapacity(id);
+    normsValid = false;
+    lengths[id] = sum(readVarints(sizes));
+  }
+
+  function build(): void {
+    db.transaction(() => {
+      seen = logEnd.get() ?? 0;
+      readStatistics();
+      lengths = new Float64Array(0);
+      inMain = new Uint8Array(0);
+      dead = new Uint8Array(0);
+      deadCount = 0;
+      for (const [id, sizes] of allSizes.iterate()) setLength(id, sizes);
+      main = new Map();
+      const builder = new PostingsBuilder();
+      for (const [term, list] of vocabulary.iterate()) {
+        // Instances in (doc, column, offset) order: the title's come first and count `weights.title`.
+        let value = 0;
+        let negative = false;
+        for (let index = 0; index <= list.length; index++) {
+          const code = index < list.length ? list.charCodeAt(index) : 44;
+          if (code === 45) negative = true;
+          else if (code !== 44) value = value * 10 + (code - 48);
+          else {
+            builder.add(value, negative ? weights.title : weights.content);
+            ensureCapacity(value);
+            inMain[value] = 1;
+            value = 0;
+            negative = false;
+          }
+        }
+        main.set(term, builder.take());
+      }
+    })();
+    sortedTerms = [...main.keys()].sort();
+    changed.clear();
+    changedLists = new Map();
+    built = true;
+    builds += 1;
+  }
+
+  /** Words of `rows` with their weighted counts, through the private tokenizer. */
+  function tokenizeRows(rows: Array<[number, string | null, string | null]>): Map<number, Map<string, number>> {
+    const result = new Map<number, Map<string, number>>();
+    tokenizer.transaction(() => {
+      for (const [id, title, content] of rows) tokenizeInsert.run(id, title ?? "", content ?? "");
+      for (const [term, doc, column] of tokenized.iterate()) {
+        const words = result.get(doc) ?? new Map<string, number>();
+        result.set(doc, words);
+        words.set(term, (words.get(term) ?? 0) + (column === "title" ? weights.title : weights.content));
+      }
+      tokenizeClear.run();
+    })();
+    return result;
+  }
+
+  function rebuildChangedLists(): void {
+    const builders = new Map<string, Array<[number, number]>>();
+    for (const id of [...changed.keys()].sort((a, b) => a - b)) {
+      for (const [term, freq] of changed.get(id) as Map<string, number>) {
+        const list = builders.get(term) ?? [];
+        builders.set(term, list);
+        list.push([id, freq]);
+      }
+    }
+    changedLists = new Map([...builders].map(([term, list]) => [term, { docs: Int32Array.from(list, ([id]) => id), freqs: Float32Array.from(list, ([, freq]) => freq) }]));
+  }
+
+  /** Merges the changed chunks into the main lists and forgets the dead rows. */
+  function fold(): void {
+    const next = new Map<string, Postings>();
+    const builder = new PostingsBuilder();
+    for (const term of new Set([...main.keys(), ...changedLists.keys()])) {
+      const old = main.get(term);
+      const added = changedLists.get(term);
+      let at = 0;
+      const addChanged = (upTo: number) => {
+        while (added !== undefined && at < added.docs.length && (added.docs[at] as number) < upTo) builder.add(added.docs[at] as number, added.freqs[at++] as number);
+      };
+      if (old !== undefined) {
+        for (let index = 0; index < old.docs.length; index++) {
+          const doc = old.docs[index] as number;
+          if (dead[doc] === 1) continue;
+          addChanged(doc);
+          builder.add(doc, old.freqs[index] as number);
+        }
+      }
+      addChanged(Number.POSITIVE_INFINITY);
+      const list = builder.take();
+      if (list.docs.length > 0) next.set(term, list);
+    }
+    for (let id = 0; id < dead.length; id++) if (dead[id] === 1) inMain[id] = 0;
+    for (const id of changed.keys()) inMain[id] = 1;
+    dead.fill(0);
+    deadCount = 0;
+    main = next;
+    sortedTerms = [...main.keys()].sort();
+    changed.clear();
+    changedLists = new Map();
+  }
+
+  /** Reads what other writes changed since the index last looked; builds again when the log no longer reaches back. */
+  function refresh(): void {
+    if (!built) return build();
+    const end = logEnd.get() ?? 0;
+    if (end === seen) return;
+    const ids = new Set<number>();
+    let complete = true;
+    db.transaction(() => {
+      let expected = seen + 1;
+      for (const [seq, id] of logFrom.iterate(seen)) {
+        if (seq !== expected) complete = false;
+        expected = seq + 1;
+        ids.add(id);
+        seen = seq;
+      }
+      if (!complete || ids.size > Math.max(50_000, rowCount / 2)) return;
+      readStatistics();
+      const list = JSON.stringify([...ids]);
+      const rows = texts.all(list);
+      for (const id of ids) {
+        ensureCapacity(id);
+        if (inMain[id] === 1 && dead[id] === 0) {
+          dead[id] = 1;
+          deadCount += 1;
+        }
+        changed.delete(id);
+        lengths[id] = 0;
+        normsValid = false;
+      }
+      for (const [id, words] of tokenizeRows(rows)) changed.set(id, words);
+      for (const [id, sizes] of sizesOf.all(list)) setLength(id, sizes);
+    })();
+    if (!complete || ids.size > Math.max(50_000, rowCount / 2)) return build();
+    rebuildChangedLists();
+    if (changed.size > FOLD_AFTER || deadCount > FOLD_AFTER) fold();
+  }
+
+  /** A query word as the index holds it; null unless it is exactly one token. */
+  function tokenOf(word: string): string | null {
+    let found = tokens.get(word);
+    if (found === undefined) {
+      found = tokenizer.transaction(() => {
+        tokenizeInsert.run(1, "", word);
+        const list = tokenized.all().map(([term]) => term);
+        tokenizeClear.run();
+        return list;
+      })();
+      if (tokens.size > 10_000) tokens.clear();
+      tokens.set(word, found);
+    }
+    return found.length === 1 ? (found[0] as string) : null;
+  }
+
+  /** A phrase's rows (ascending) and weighted counts: its one list as it is, or several merged. */
+  function phraseOf(lists: Array<{ list: Postings; checkDead: boolean }>): Phrase {
+    let docs: Int32Array;
+    let freqs: Float32Array | Float64Array;
+    if (lists.length === 1 && !(lists[0] as { checkDead: boolean }).checkDead) ({ docs, freqs } = (lists[0] as { list: Postings }).list);
+    else {
+      // A prefix adds up its words' counts; rows changed since the build are read from their own lists.
+      let rows = 0;
+      for (const { list, checkDead } of lists) {
+        for (let index = 0; index < list.docs.length; index++) {
+          const doc = list.docs[index] as number;
+          if (checkDead && dead[doc] === 1) continue;
+          if (phraseFreq[doc] === 0) phraseTouched[rows++] = doc;
+          phraseFreq[doc] = (phraseFreq[doc] as number) + (list.freqs[index] as number);
+        }
+      }
+      docs = phraseTouched.slice(0, rows).sort();
+      freqs = new Float64Array(rows);
+      for (let index = 0; index < rows; index++) {
+        const doc = docs[index] as number;
+        freqs[index] = phraseFreq[doc] as number;
+        phraseFreq[doc] = 0;
+      }
+    }
+    const raw = Math.log((rowCount - docs.length + 0.5) / (docs.length + 0.5));
+    return { docs, freqs, idf: raw <= 0 ? MIN_IDF : raw };
+  }
+
+  /** Any phrase: added up phrase by phrase, in the query's order, into one score per row. */
+  function rankAny(phrases: Phrase[], norms: Float64Array, top: TopRows, keep: (id: number) => boolean): void {
+    const scores = score;
+    const seen = hits;
+    const rows = touched;
+    let count = 0;
+    for (const { docs, freqs, idf } of phrases) {
+      for (let index = 0; index < docs.length; index++) {
+        const doc = docs[index] as number;
+        const freq = freqs[index] as number;
+        if (seen[doc] === 0) {
+          seen[doc] = 1;
+          rows[count++] = doc;
+        }
+        scores[doc] = (scores[doc] as number) + idf * ((freq * (K1 + 1.0)) / (freq + (norms[doc] as number)));
+      }
+    }
+    for (let index = 0; index < count; index++) {
+      const doc = rows[index] as number;
+      const value = scores[doc] as number;
+      scores[doc] = 0;
+      seen[doc] = 0;
+      if (top.admits(value, doc) && keep(doc)) top.add(value, doc);
+    }
+  }
+
+  /**
+   * Every phrase: the rows of the rarest, looked up in the others' lists (a galloping search
+   * through rows in order), each phrase's part kept apart and added up in the query's order.
+   */
+  function rankAll(phrases: Phrase[], norms: Float64Array, top: TopRows, keep: (id: number) => boolean): void {
+    const order = phrases.map((_, index) => index).sort((a, b) => (phrases[a] as Phrase).docs.length - (phrases[b] as Phrase).docs.length);
+    const rarest = phrases[order[0] as number] as Phrase;
+    const candidates = rarest.docs;
+    const width = phrases.length;
+    const parts = new Float64Array(candidates.length * width);
+    const alive = new Uint8Array(candidates.length).fill(1);
+    for (const which of order) {
+      const { docs, freqs, idf } = phrases[which] as Phrase;
+      let at = 0;
+      for (let index = 0; index < candidates.length; index++) {
+        if (alive[index] === 0) continue;
+        const doc = candidates[index] as number;
+        if (docs !== candidates) {
+          at = seek(docs, at, doc);
+          if (at >= docs.length || docs[at] !== doc) {
+            alive[index] = 0;
+            continue;
+          }
+        } else at = index;
+        const freq = freqs[at] as number;
+        parts[index * width + which] = idf * ((freq * (K1 + 1.0)) / (freq + (norms[doc] as number)));
+      }
+    }
+    for (let index = 0; index < candidates.length; index++) {
+      if (alive[index] === 0) continue;
+      let value = 0;
+      for (let which = 0; which < width; which++) value += parts[index * width + which] as number;
+      const doc = candidates[index] as number;
+      if (top.admits(value, doc) && keep(doc)) top.add(value, doc);
+    }
+  }
+
+  /** The lists a term reads: its own word, or every word it is a prefix of. */
+  function listsOf(term: KeywordTerm, token: string): Array<{ list: Postings; checkDead: boolean }> {
+    const lists: Array<{ list: Postings; checkDead: boolean }> = [];
+    const words = term.prefix ? prefixed(token) : [token];
+    for (const word of words) {
+      const old = main.get(word);
+      if (old !== undefined) lists.push({ list: old, checkDead: deadCount > 0 });
+      const fresh = changedLists.get(word);
+      if (fresh !== undefined) lists.push({ list: fresh, checkDead: false });
+    }
+    return lists;
+  }
+
+  function prefixed(token: string): string[] {
+    const words = new Set<string>();
+    let low = 0;
+    let high = sortedTerms.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((sortedTerms[middle] as string) < token) low = middle + 1;
+      else high = middle;
+    }
+    for (let index = low; index < sortedTerms.length && (sortedTerms[index] as string).startsWith(token); index++) words.add(sortedTerms[index] as string);
+    for (const word of changedLists.keys()) if (word.startsWith(token)) words.add(word);
+    return [...words];
+  }
+
+  return {
+    search(terms, match, limit, keep) {
+      refresh();
+      const phrases: Phrase[] = [];
+      for (const term of terms) {
+        const token = tokenOf(term.word);
+        if (token === null) return null;
+        phrases.push(phraseOf(listsOf(term, token)));
+      }
+      const top = new TopRows(limit);
+      const norms = lengthNorms();
+      if (match === "all") rankAll(phrases, norms, top, keep);
+      else rankAny(phrases, norms, top, keep);
+      return top.sorted();
+    },
+    builds: () => builds,
+    close() {
+      tokenizer.close();
+    },
+  };
+}
