@@ -47,7 +47,7 @@ export interface OpenChunkpadOptions {
   useServer?: boolean;
   /**
    * Keep the keyword index in memory (decision 031): a process that searches many times (the
-   * server, the MCP server) reads it at its first keyword search and searches 3× faster after.
+   * server, the MCP server) reads it in the background and searches about 3× faster.
    */
   keywordIndexInMemory?: boolean;
 }

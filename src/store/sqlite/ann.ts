@@ -106,9 +106,19 @@ export interface AnnIndex {
   readonly threshold: number;
 }
 
-
 const ACTIVE_KEY = "ann.active";
 const PRUNED_KEY = "ann.prunedThrough";
+
+/**
+ * Copies a stored vector (a sqlite-vec float32 blob) into slot `position` of `into`, as bytes:
+ * a blob need not be aligned for a Float32Array view. False (nothing copied) when it is missing
+ * or not `dimensions` floats long.
+ */
+function copyVector(into: Float32Array, position: number, blob: Uint8Array | undefined, dimensions: number): boolean {
+  if (blob === undefined || blob.byteLength !== dimensions * 4) return false;
+  new Uint8Array(into.buffer, into.byteOffset).set(blob, position * dimensions * 4);
+  return true;
+}
 
 export function createAnnIndex(options: AnnOptions): AnnIndex {
   const { db } = options;
@@ -167,13 +177,10 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     });
     builds += 1;
     const fresh = newIndex(dimensions, snapshot.rows.length);
-    const keys = new BigUint64Array(snapshot.rows.length);
+    const keys: bigint[] = [];
     const vectors = new Float32Array(snapshot.rows.length * dimensions);
-    snapshot.rows.forEach((row, position) => {
-      keys[position] = BigInt(row.id);
-      vectors.set(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, dimensions), position * dimensions);
-    });
-    if (keys.length > 0) fresh.add(keys, vectors);
+    for (const row of snapshot.rows) if (copyVector(vectors, keys.length, row.embedding, dimensions)) keys.push(BigInt(row.id));
+    if (keys.length > 0) fresh.add(BigUint64Array.from(keys), vectors.subarray(0, keys.length * dimensions));
     index = fresh;
     indexDimensions = dimensions;
     appliedSeq = snapshot.seq;
@@ -220,11 +227,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       const keys: bigint[] = [];
       const vectors = new Float32Array(chunkIds.length * indexDimensions);
       for (const id of chunkIds) {
-        const blob = vector.get(id);
-        if (!blob || blob.byteLength !== indexDimensions * 4) continue;
-        // Copied as bytes: the blob need not be aligned for a Float32Array view.
-        new Uint8Array(vectors.buffer, vectors.byteOffset).set(blob, keys.length * indexDimensions * 4);
-        keys.push(BigInt(id));
+        if (copyVector(vectors, keys.length, vector.get(id), indexDimensions)) keys.push(BigInt(id));
       }
       if (keys.length > 0) current.add(BigUint64Array.from(keys), vectors.subarray(0, keys.length * indexDimensions));
     }

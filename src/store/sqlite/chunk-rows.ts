@@ -1,5 +1,7 @@
 import type { ChunkMeta, ChunkRecord } from "../../core/types.js";
 import type { SearchScope } from "../contract.js";
+import type { SqliteDatabase } from "./database.js";
+import { createVersionedCache, createWriteVersion } from "./write-version.js";
 
 /** Columns for a ChunkRecord; use with CHUNK_FROM. */
 export const CHUNK_COLUMNS = `
@@ -125,4 +127,14 @@ export function scopeConditions(scope: SearchScope, alias = "c"): { sql: string;
     parameters.push(JSON.stringify(scope.documentIds));
   }
   return { sql, parameters };
+}
+
+/**
+ * How many chunks the user excluded, counted once until any connection writes: a ranking that
+ * filters after ranking asks for `limit + excluded` rows to be sure `limit` included ones remain.
+ */
+export function createExcludedChunkCount(db: SqliteDatabase): () => number {
+  const count = db.prepare<[], number>("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck();
+  const cache = createVersionedCache<number>(createWriteVersion(db), 1);
+  return () => cache.get("", () => count.get() ?? 0);
 }

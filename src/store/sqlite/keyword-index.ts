@@ -4,12 +4,13 @@ import type { KeywordTerm } from "../../core/keyword-query.js";
 
 /**
  * The keyword index held in memory, for processes that search many times (the server, the MCP
- * server): every word's chunks with their weighted counts, read once from FTS5's own index and
- * kept current from `keyword_log` (migration 5). A query adds up bm25 word by word into one
- * array, as FTS5's bm25 does (same formula, same statistics, same order of additions), without
- * FTS5's per-query passes over every matching row (idf counts, position lists, document sizes):
- * the scores are FTS5's (to rounding in the last bit). SQLite stays the truth: the index is never written to
- * disk, and a process that falls too far behind the log builds it again. Decision 031.
+ * server): every word's chunks with their weighted counts, read from FTS5's own index (a word
+ * when a search first needs it, the rest in the background) and kept current from `keyword_log`
+ * (migration 5). A query adds up bm25 phrase by phrase, as FTS5's bm25 does (same formula, same
+ * statistics, same order of additions), without FTS5's per-query passes over every matching row
+ * (idf counts, position lists, document sizes): the scores are FTS5's, to rounding in the last
+ * bit. SQLite stays the truth: nothing is written to disk, and a process that falls too far
+ * behind the log starts again. Decision 031.
  */
 export interface MemoryKeywordIndex {
   /**
@@ -18,6 +19,13 @@ export interface MemoryKeywordIndex {
    * when a word is not a single token of the index (FTS5 must read it as a phrase).
    */
   search(terms: readonly KeywordTerm[], match: "all" | "any", limit: number, keep: (id: number) => boolean): Array<{ id: number; bm25: number }> | null;
+  /** How many chunks hold this word (null: several tokens, a phrase to FTS5). */
+  rowsHolding(word: string): number | null;
+  /**
+   * Reads more words' lists, for about `budgetMs` (every remaining one with Infinity); false once
+   * every word is read. Words a search needs are read when it needs them in any case.
+   */
+  warm(budgetMs: number): boolean;
   /** Builds made (tests, benchmarks). */
   builds(): number;
   close(): void;
@@ -28,7 +36,15 @@ export interface MemoryKeywordIndexOptions {
   /** FTS5 table (external content, `title` and `content` columns) and its bm25 column weights. */
   table: string;
   weights: { title: number; content: number };
+  /** Read every word's list in the background, a slice per turn of the event loop (default true). */
+  background?: boolean;
 }
+
+/** How long one background slice may hold the event loop. */
+const WARM_SLICE_MS = 20;
+
+/** SQLite's order of terms (their UTF-8 bytes), which is not JavaScript's (UTF-16 units). */
+const compareTerms = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** FTS5's bm25 constants (fts5_aux.c). */
 const K1 = 1.2;
@@ -179,7 +195,7 @@ class PostingsBuilder {
   }
 }
 
-export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIndexOptions): MemoryKeywordIndex {
+export function createMemoryKeywordIndex({ db, table, weights, background = true }: MemoryKeywordIndexOptions): MemoryKeywordIndex {
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.keyword_index_vocab USING fts5vocab(main, ${table}, instance)`);
   // A private tokenizer: the same FTS5 tokenizer in a database of its own, so tokenizing a query
   // or a changed chunk writes nothing to the store's connection.
@@ -191,9 +207,11 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
   const tokenizeInsert = tokenizer.prepare<[number, string, string]>("INSERT INTO words (rowid, title, content) VALUES (?, ?, ?)");
   const tokenized = tokenizer.prepare<[], [string, number, string]>("SELECT term, doc, col FROM words_vocab ORDER BY doc, col, offset").raw();
   const tokenizeClear = tokenizer.prepare("DELETE FROM words");
-  const vocabulary = db
-    .prepare<[], [string, string]>(`SELECT term, group_concat(CASE col WHEN 'title' THEN -doc ELSE doc END) FROM temp.keyword_index_vocab GROUP BY term`)
-    .raw();
+  // A word's instances in (doc, column, offset) order, as one string: doc ids, title ones negated.
+  const INSTANCES = "group_concat(CASE col WHEN 'title' THEN -doc ELSE doc END)";
+  const termList = db.prepare<[string], string | null>(`SELECT ${INSTANCES} FROM temp.keyword_index_vocab WHERE term = ?`).pluck();
+  const termRange = db.prepare<[string, string], [string, string]>(`SELECT term, ${INSTANCES} FROM temp.keyword_index_vocab WHERE term >= ? AND term < ? GROUP BY term`).raw();
+  const termsAfter = db.prepare<[string], [string, string]>(`SELECT term, ${INSTANCES} FROM temp.keyword_index_vocab WHERE term > ? GROUP BY term`).raw();
   const allSizes = db.prepare<[], [number, Uint8Array]>(`SELECT id, sz FROM ${table}_docsize`).raw();
   const sizesOf = db.prepare<[string], [number, Uint8Array]>(`SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`).raw();
   const averages = db.prepare<[], Uint8Array>(`SELECT block FROM ${table}_data WHERE id = 1`).pluck();
@@ -204,17 +222,25 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
   ).raw();
 
   let built = false;
+  let closed = false;
   let builds = 0;
   let seen = 0;
   let rowCount = 0;
   let averageLength = 1;
-  /** The lists read at the last build or fold; rows marked dead there changed since. */
+  /**
+   * Words' lists as read from FTS5 (when a search first needed them, or in the background) and
+   * kept since; their entries for rows marked dead are stale (the rows changed since).
+   */
   let main = new Map<string, Postings>();
-  let sortedTerms: string[] = [];
+  /** Every word up to here (in SQLite's order) is read: a word not in `main` had no rows then. */
+  let warmedThrough: string | null = null;
+  let warmComplete = false;
+  /** Words read, in order, once all are (for prefixes); before that, each prefix's words as FTS5 listed them. */
+  let sortedTerms: string[] | null = null;
+  let prefixWords = new Map<string, string[]>();
   /** Changed chunks as they are now: their words and weighted counts. */
   const changed = new Map<number, Map<string, number>>();
   let changedLists = new Map<string, Postings>();
-  let inMain = new Uint8Array(0);
   let dead = new Uint8Array(0);
   let deadCount = 0;
   let lengths = new Float64Array(0);
@@ -246,7 +272,6 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
       return next;
     };
     lengths = grow(lengths, (n) => new Float64Array(n));
-    inMain = grow(inMain, (n) => new Uint8Array(n));
     dead = grow(dead, (n) => new Uint8Array(n));
     score = new Float64Array(size);
     hits = new Uint16Array(size);
@@ -270,41 +295,90 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
     lengths[id] = sum(readVarints(sizes));
   }
 
+  /** Starts again from what the database holds now: statistics and lengths; words are read as needed. */
   function build(): void {
     db.transaction(() => {
       seen = logEnd.get() ?? 0;
       readStatistics();
       lengths = new Float64Array(0);
-      inMain = new Uint8Array(0);
       dead = new Uint8Array(0);
       deadCount = 0;
       for (const [id, sizes] of allSizes.iterate()) setLength(id, sizes);
-      main = new Map();
-      const builder = new PostingsBuilder();
-      for (const [term, list] of vocabulary.iterate()) {
-        // Instances in (doc, column, offset) order: the title's come first and count `weights.title`.
-        let value = 0;
-        let negative = false;
-        for (let index = 0; index <= list.length; index++) {
-          const code = index < list.length ? list.charCodeAt(index) : 44;
-          if (code === 45) negative = true;
-          else if (code !== 44) value = value * 10 + (code - 48);
-          else {
-            builder.add(value, negative ? weights.title : weights.content);
-            ensureCapacity(value);
-            inMain[value] = 1;
-            value = 0;
-            negative = false;
-          }
-        }
-        main.set(term, builder.take());
-      }
     })();
-    sortedTerms = [...main.keys()].sort();
+    main = new Map();
+    warmedThrough = null;
+    warmComplete = false;
+    sortedTerms = null;
+    prefixWords = new Map();
     changed.clear();
     changedLists = new Map();
     built = true;
     builds += 1;
+    scheduleWarm();
+  }
+
+  const builder = new PostingsBuilder();
+  /** A word's list from its instances (see INSTANCES). */
+  function parseList(instances: string | null): Postings {
+    const list = instances ?? "";
+    let value = 0;
+    let negative = false;
+    for (let index = 0; index < list.length; index++) {
+      const code = list.charCodeAt(index);
+      if (code === 45) negative = true;
+      else if (code !== 44) value = value * 10 + (code - 48);
+      if (code === 44 || index === list.length - 1) {
+        builder.add(value, negative ? weights.title : weights.content);
+        value = 0;
+        negative = false;
+      }
+    }
+    return builder.take();
+  }
+
+  /** Whether every row holding `word` when its part of the vocabulary was read is in `main`. */
+  function covered(word: string): boolean {
+    return warmComplete || (warmedThrough !== null && compareTerms(word, warmedThrough) <= 0);
+  }
+
+  /** A word's main list, read from FTS5 the first time. */
+  function mainList(word: string): Postings | undefined {
+    let list = main.get(word);
+    if (list === undefined && !covered(word)) {
+      list = parseList(termList.get(word) ?? null);
+      main.set(word, list);
+    }
+    return list;
+  }
+
+  /** Reads the next words in the background, a slice at a time, until all are read. */
+  let warmTimer: NodeJS.Immediate | null = null;
+  function scheduleWarm(): void {
+    if (!background || warmTimer !== null || closed) return;
+    warmTimer = setImmediate(() => {
+      warmTimer = null;
+      if (closed || !db.open) return;
+      try {
+        if (warm(WARM_SLICE_MS)) scheduleWarm();
+      } catch {
+        // The connection is busy or closing: searches still read the words they need.
+      }
+    });
+    warmTimer.unref();
+  }
+
+  function warm(budgetMs: number): boolean {
+    if (!built) build();
+    if (warmComplete) return false;
+    const started = performance.now();
+    for (const [word, instances] of termsAfter.iterate(warmedThrough ?? "")) {
+      if (!main.has(word)) main.set(word, parseList(instances));
+      warmedThrough = word;
+      if (performance.now() - started >= budgetMs) return true;
+    }
+    warmComplete = true;
+    sortedTerms = null;
+    return false;
   }
 
   /** Words of `rows` with their weighted counts, through the private tokenizer. */
@@ -334,37 +408,38 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
     changedLists = new Map([...builders].map(([term, list]) => [term, { docs: Int32Array.from(list, ([id]) => id), freqs: Float32Array.from(list, ([, freq]) => freq) }]));
   }
 
-  /** Merges the changed chunks into the main lists and forgets the dead rows. */
+  /**
+   * Merges the changed chunks into the main lists read so far and forgets the dead rows. A word
+   * only changed chunks hold joins `main` where the vocabulary is read (it had no rows there);
+   * elsewhere it is dropped, and FTS5 gives its whole list when a search needs it.
+   */
   function fold(): void {
     const next = new Map<string, Postings>();
-    const builder = new PostingsBuilder();
-    for (const term of new Set([...main.keys(), ...changedLists.keys()])) {
-      const old = main.get(term);
-      const added = changedLists.get(term);
-      let at = 0;
-      const addChanged = (upTo: number) => {
-        while (added !== undefined && at < added.docs.length && (added.docs[at] as number) < upTo) builder.add(added.docs[at] as number, added.freqs[at++] as number);
-      };
-      if (old !== undefined) {
-        for (let index = 0; index < old.docs.length; index++) {
-          const doc = old.docs[index] as number;
-          if (dead[doc] === 1) continue;
-          addChanged(doc);
-          builder.add(doc, old.freqs[index] as number);
-        }
-      }
-      addChanged(Number.POSITIVE_INFINITY);
-      const list = builder.take();
-      if (list.docs.length > 0) next.set(term, list);
-    }
-    for (let id = 0; id < dead.length; id++) if (dead[id] === 1) inMain[id] = 0;
-    for (const id of changed.keys()) inMain[id] = 1;
+    for (const [word, old] of main) next.set(word, merged(old, changedLists.get(word)));
+    for (const [word, added] of changedLists) if (!main.has(word) && covered(word)) next.set(word, added);
     dead.fill(0);
     deadCount = 0;
     main = next;
-    sortedTerms = [...main.keys()].sort();
+    sortedTerms = null;
+    prefixWords = new Map();
     changed.clear();
     changedLists = new Map();
+  }
+
+  /** A main list without its dead rows, with the changed rows' entries merged in (ids ascending). */
+  function merged(old: Postings, added: Postings | undefined): Postings {
+    let at = 0;
+    const addChanged = (upTo: number) => {
+      while (added !== undefined && at < added.docs.length && (added.docs[at] as number) < upTo) builder.add(added.docs[at] as number, added.freqs[at++] as number);
+    };
+    for (let index = 0; index < old.docs.length; index++) {
+      const doc = old.docs[index] as number;
+      if (dead[doc] === 1) continue;
+      addChanged(doc);
+      builder.add(doc, old.freqs[index] as number);
+    }
+    addChanged(Number.POSITIVE_INFINITY);
+    return builder.take();
   }
 
   /** Reads what other writes changed since the index last looked; builds again when the log no longer reaches back. */
@@ -388,7 +463,7 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
       const rows = texts.all(list);
       for (const id of ids) {
         ensureCapacity(id);
-        if (inMain[id] === 1 && dead[id] === 0) {
+        if (dead[id] === 0) {
           dead[id] = 1;
           deadCount += 1;
         }
@@ -516,28 +591,45 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
     const lists: Array<{ list: Postings; checkDead: boolean }> = [];
     const words = term.prefix ? prefixed(token) : [token];
     for (const word of words) {
-      const old = main.get(word);
-      if (old !== undefined) lists.push({ list: old, checkDead: deadCount > 0 });
+      const old = mainList(word);
+      if (old !== undefined && old.docs.length > 0) lists.push({ list: old, checkDead: deadCount > 0 });
       const fresh = changedLists.get(word);
       if (fresh !== undefined) lists.push({ list: fresh, checkDead: false });
     }
     return lists;
   }
 
+  /** The words starting with `token`: from the words read once all are, else as FTS5 lists them (read with their lists). */
   function prefixed(token: string): string[] {
     const words = new Set<string>();
-    let low = 0;
-    let high = sortedTerms.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if ((sortedTerms[middle] as string) < token) low = middle + 1;
-      else high = middle;
+    if (warmComplete) {
+      sortedTerms ??= [...main.keys()].sort();
+      let low = 0;
+      let high = sortedTerms.length;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if ((sortedTerms[middle] as string) < token) low = middle + 1;
+        else high = middle;
+      }
+      for (let index = low; index < sortedTerms.length && (sortedTerms[index] as string).startsWith(token); index++) words.add(sortedTerms[index] as string);
+    } else {
+      let listed = prefixWords.get(token);
+      if (listed === undefined) {
+        listed = [];
+        for (const [word, instances] of termRange.iterate(token, `${token}\u{10FFFF}`)) {
+          if (!main.has(word)) main.set(word, parseList(instances));
+          listed.push(word);
+        }
+        prefixWords.set(token, listed);
+      }
+      // Words that appeared since are in the changed lists until a fold, which lists prefixes again.
+      for (const word of listed) words.add(word);
     }
-    for (let index = low; index < sortedTerms.length && (sortedTerms[index] as string).startsWith(token); index++) words.add(sortedTerms[index] as string);
     for (const word of changedLists.keys()) if (word.startsWith(token)) words.add(word);
     return [...words];
   }
 
+  scheduleWarm();
   return {
     search(terms, match, limit, keep) {
       refresh();
@@ -553,8 +645,21 @@ export function createMemoryKeywordIndex({ db, table, weights }: MemoryKeywordIn
       else rankAny(phrases, norms, top, keep);
       return top.sorted();
     },
+    rowsHolding(word) {
+      refresh();
+      const token = tokenOf(word);
+      if (token === null) return null;
+      let rows = changedLists.get(token)?.docs.length ?? 0;
+      const old = mainList(token);
+      if (old !== undefined && deadCount === 0) rows += old.docs.length;
+      else if (old !== undefined) for (const doc of old.docs) if (dead[doc] === 0) rows += 1;
+      return rows;
+    },
+    warm,
     builds: () => builds,
     close() {
+      closed = true;
+      if (warmTimer !== null) clearImmediate(warmTimer);
       tokenizer.close();
     },
   };

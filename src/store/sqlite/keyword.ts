@@ -3,9 +3,9 @@ import type { SqliteDatabase } from "./database.js";
 import { isFtsQueryError } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
 import { createVersionedCache, createWriteVersion } from "./write-version.js";
-import { CHUNK_COLUMN_NAMES, CHUNK_COLUMNS, CHUNK_FROM, chunkRowFromValues, scopeConditions, toChunkRecord } from "./chunk-rows.js";
+import { CHUNK_COLUMN_NAMES, CHUNK_COLUMNS, CHUNK_FROM, chunkRowFromValues, createExcludedChunkCount, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { ChunkRecord, KeywordSearchOptions, SearchScope } from "../contract.js";
-import type { KeywordTerm } from "../../core/keyword-query.js";
+import { quoteWords, type KeywordTerm } from "../../core/keyword-query.js";
 import { createMemoryKeywordIndex, type MemoryKeywordIndex } from "./keyword-index.js";
 
 /** A keyword hit as FTS5 ranks it; the store adapter turns bm25 into a higher-is-better score. */
@@ -28,8 +28,8 @@ export interface KeywordStore {
   keywordSearch(matchExpression: string, options: KeywordSearchOptions): FtsHit[];
   /** How many included chunks match, for the AND-then-OR fallback. */
   countKeywordMatches(matchExpression: string, scope?: SearchScope): number;
-  /** How many chunks (included or not) this FTS5 expression matches, counting no further than `cap`. */
-  countMatchesUpTo(matchExpression: string, cap: number): number;
+  /** How many chunks (included or not) hold this word, counting no further than `cap`. */
+  countWordUpTo(word: string, cap: number): number;
   /**
    * The best `limit` chunks matching any of `terms` (FTS5 expressions of one word each; a word
    * given twice counts twice) and none of `exclude`, ranked exactly as the OR of the terms would
@@ -44,12 +44,16 @@ export interface KeywordStore {
   keywordSearchInMemory(terms: readonly KeywordTerm[], match: "all" | "any", exclude: readonly string[], options: KeywordSearchOptions): FtsHit[] | null;
   /** Builds of the keyword index in memory so far (0: none, or no index kept). */
   keywordIndexBuilds(): number;
+  /** Reads more of the keyword index in memory now, for about `budgetMs` (default: all of it); true while more remains. */
+  warmKeywordIndex(budgetMs?: number): boolean;
   closeKeywordIndex(): void;
 }
 
 export interface KeywordStoreOptions {
   /** Keep the keyword index in memory (keyword-index.ts): for processes that search many times. */
   memoryIndex?: boolean;
+  /** Read all of it in the background from the start (default true); false: the words searched, and warmKeywordIndex. */
+  warmInBackground?: boolean;
 }
 
 type FtsRow = ChunkRow & { bm25: number; has_vector: number };
@@ -91,8 +95,7 @@ function filteredSql(scopeSql: string): string {
     LIMIT ?`;
 }
 
-export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false }: KeywordStoreOptions = {}): KeywordStore {
-  const countExcluded = db.prepare<[], number>("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck();
+export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, warmInBackground = true }: KeywordStoreOptions = {}): KeywordStore {
   const rankFirst = db.prepare<[string, number, number], unknown[]>(`
     WITH top AS (
       SELECT rowid AS id, ${BM25} AS bm25 FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25 LIMIT ?
@@ -131,10 +134,12 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false }: 
     rows: cached.get("", () => countRows.get() ?? 0),
     phrase: (expression: string) => cached.get(`phrase:${expression}`, () => run(expression, () => countPhraseRows.get(expression) ?? 0)),
   });
-  const excludedChunks = () => cached.get("excluded", () => countExcluded.get() ?? 0);
+  const excludedChunks = createExcludedChunkCount(db);
 
-  let index: MemoryKeywordIndex | null = null;
-  const memory = () => (memoryIndex ? (index ??= createMemoryKeywordIndex({ db, table: "chunks_fts", weights: { title: TITLE_WEIGHT, content: CONTENT_WEIGHT } })) : null);
+  let index: MemoryKeywordIndex | null = memoryIndex
+    ? createMemoryKeywordIndex({ db, table: "chunks_fts", weights: { title: TITLE_WEIGHT, content: CONTENT_WEIGHT }, background: warmInBackground })
+    : null;
+  const memory = () => index;
   // Chunk ids a ranking skips (excluded chunks, chunks outside a scope), kept until any connection writes.
   const idSets = createVersionedCache<Set<number>>(createWriteVersion(db), 100);
   const excludedIds = db.prepare<[], number>("SELECT c.id FROM chunk_reviews r JOIN chunks c ON c.ref = r.ref WHERE r.included = 0").pluck();
@@ -155,6 +160,11 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false }: 
       return db.prepare<unknown[], unknown[]>(filteredSql(filter.sql)).raw().all(matchExpression, ...filter.parameters, Math.floor(limit)).map(ftsRow);
     });
     return rows.map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 }));
+  }
+
+  /** How many chunks (included or not) this FTS5 expression matches, counting no further than `cap`. */
+  function countMatchesUpTo(matchExpression: string, cap: number): number {
+    return cached.get(`upto:${cap}:${matchExpression}`, () => run(matchExpression, () => countUpTo.get(matchExpression, cap) ?? 0));
   }
 
   return {
@@ -178,16 +188,20 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false }: 
       });
     },
 
+    countWordUpTo(word, cap) {
+      // The keyword index in memory knows every word's row count; FTS5 counts them.
+      const rows = memory()?.rowsHolding(word) ?? null;
+      return rows === null ? countMatchesUpTo(quoteWords([word]), cap) : Math.min(rows, cap);
+    },
+
     keywordIndexBuilds: () => index?.builds() ?? 0,
+    warmKeywordIndex: (budgetMs = Number.POSITIVE_INFINITY) => index?.warm(budgetMs) ?? false,
 
     closeKeywordIndex() {
       index?.close();
       index = null;
     },
 
-    countMatchesUpTo(matchExpression, cap) {
-      return cached.get(`upto:${cap}:${matchExpression}`, () => run(matchExpression, () => countUpTo.get(matchExpression, cap) ?? 0));
-    },
 
     keywordSearch,
 

@@ -39,10 +39,13 @@ export interface OpenSqliteMainStoreOptions {
   annThreshold?: number;
   /**
    * Keep the keyword index in memory (keyword-index.ts, decision 031): for a process that searches
-   * many times (the server, the MCP server). It is read from the database at the first keyword
-   * search (seconds at 100k chunks) and kept current from then on. Default false: FTS5 alone.
+   * many times (the server, the MCP server). A search reads the words it needs from FTS5's index;
+   * the rest is read in the background; all of it is kept current from then on. Default false:
+   * FTS5 alone.
    */
   keywordIndexInMemory?: boolean;
+  /** With the index in memory: read all of it in the background from the start (default true), or only the words searched. */
+  keywordIndexWarmup?: boolean;
 }
 
 /** Below this many vectors exact search takes about 10 ms on a laptop core: no index needed. */
@@ -67,6 +70,7 @@ export function openSqliteMainStore({
   now = () => new Date(),
   annThreshold = DEFAULT_ANN_THRESHOLD,
   keywordIndexInMemory = false,
+  keywordIndexWarmup = true,
 }: OpenSqliteMainStoreOptions): SqliteMainStore {
   const db = openDatabase({ path, busyTimeoutMs });
   try {
@@ -74,7 +78,7 @@ export function openSqliteMainStore({
     const migration = runMigrations(db, MAIN_MIGRATIONS, "main");
     enableFtsSecureDelete(db, FTS_TABLE);
     const ann = support.available ? createAnnIndex({ db, databasePath: path === ":memory:" ? null : path, threshold: annThreshold }) : null;
-    const keyword = createKeywordStore(db, { memoryIndex: keywordIndexInMemory });
+    const keyword = createKeywordStore(db, { memoryIndex: keywordIndexInMemory, warmInBackground: keywordIndexWarmup });
     return composeMainStore(db, { path, migration, now, ann, keyword, vectors: createVectorStore(db, support, now, ann) });
   } catch (error) {
     db.close();

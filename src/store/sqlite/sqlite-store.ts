@@ -35,7 +35,7 @@ function cheapPrefixes(engine: SqliteMainStore, query: KeywordQuery): KeywordQue
   if (!query.terms.some((term) => term.prefix)) return query;
   const keepPrefix = (word: string) => {
     if (/\p{Script=Hangul}/u.test(word)) return true;
-    const rows = engine.countMatchesUpTo(quoteWords([word]), RARE_WORD_ROWS + 1);
+    const rows = engine.countWordUpTo(word, RARE_WORD_ROWS + 1);
     return rows === 0 || (rows <= RARE_WORD_ROWS && Array.from(word).length >= PREFIX_WORTH_CHARS);
   };
   return { ...query, terms: query.terms.map((term) => (term.prefix && !keepPrefix(term.word) ? { ...term, prefix: false } : term)) };
@@ -46,7 +46,8 @@ function toKeywordHit({ chunk, bm25, hasVector }: FtsHit): KeywordHit {
   return { chunk, score: -bm25, hasVector };
 }
 
-function toContract(engine: SqliteMainStore): MainStore {
+/** The contract over an engine opened directly (benchmarks that also drive the engine). */
+export function toContract(engine: SqliteMainStore): MainStore {
   const call =
     <Arguments extends unknown[], Result>(method: (...args: Arguments) => Result) =>
     async (...args: Arguments): Promise<Result> =>

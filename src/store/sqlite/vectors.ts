@@ -1,9 +1,10 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkRef } from "../../core/types.js";
+import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
-import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
+import { CHUNK_COLUMN_NAMES, CHUNK_COLUMNS, chunkRowFromValues, createExcludedChunkCount, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
 import type { AnnIndex } from "./ann.js";
@@ -199,17 +200,20 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
    * exact path should answer (few vectors in the scope, no index, or a filter so narrow that the
    * index keeps missing).
    */
+  const candidateFetches = new Map<string, Statement<unknown[], unknown[]>>();
   function annSearch(embedding: Float32Array, dimensions: number, k: number, scope: SearchScope): VectorHit[] | null {
     if (ann === null) return null;
     if ((scope.folderIds !== undefined || scope.documentIds !== undefined) && embedCoverageOf(scope).embedded < ann.threshold) return null;
     const filter = scopeConditions(scope);
-    const fetch = db.prepare<unknown[], ChunkRow & { id: number; embed_hash: string; embedded_hash: string | null }>(`
-      SELECT ${CHUNK_COLUMNS}, c.id AS id, c.embed_hash AS embed_hash, e.content_hash AS embedded_hash
+    // Rows read as arrays (chunkRowFromValues): CHUNK_COLUMNS, then the two hashes.
+    const fetch = candidateFetches.get(filter.sql) ?? db.prepare<unknown[], unknown[]>(`
+      SELECT ${CHUNK_COLUMNS}, c.embed_hash AS embed_hash, e.content_hash AS embedded_hash
       FROM chunks c
       JOIN documents d ON d.id = c.document_id
       LEFT JOIN chunk_reviews r ON r.ref = c.ref
       LEFT JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
-      WHERE c.id IN (SELECT value FROM json_each(?)) AND COALESCE(r.included, 1) = 1 ${filter.sql}`);
+      WHERE c.id IN (SELECT value FROM json_each(?)) AND COALESCE(r.included, 1) = 1 ${filter.sql}`).raw();
+    candidateFetches.set(filter.sql, fetch);
     // Without a folder or document filter only the user's exclusions can drop a candidate: the
     // nearest k + excluded hold k included chunks, and fetching fewer rows is most of the cost.
     const excluded = filter.sql === "" ? excludedCount() : Number.POSITIVE_INFINITY;
@@ -217,11 +221,12 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     for (let want = first; want <= ANN_MAX_CANDIDATES; want *= 4) {
       const candidates = ann.candidates(embedding, dimensions, want);
       if (candidates === null) return null;
-      const rows = new Map(fetch.all(JSON.stringify(candidates.map((candidate) => candidate.id)), ...filter.parameters).map((row) => [row.id, row]));
+      const rows = new Map(fetch.all(JSON.stringify(candidates.map((candidate) => candidate.id)), ...filter.parameters).map((values) => [values[0] as number, values]));
       const hits: VectorHit[] = [];
+      const hashes = CHUNK_COLUMN_NAMES.length;
       for (const candidate of candidates) {
-        const row = rows.get(candidate.id);
-        if (row) hits.push({ chunk: toChunkRecord(row), distance: candidate.distance, stale: row.embedded_hash !== row.embed_hash });
+        const values = rows.get(candidate.id);
+        if (values) hits.push({ chunk: toChunkRecord(chunkRowFromValues(values)), distance: candidate.distance, stale: values[hashes + 1] !== values[hashes] });
         if (hits.length === k) break;
       }
       if (hits.length >= k || candidates.length < want) return hits;
@@ -233,9 +238,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
   // or hybrid search reports coverage: counted once per scope until the database changes.
   const writeVersion = createWriteVersion(db);
   const coverageCache = createVersionedCache<EmbedCoverage>(writeVersion, 256);
-  const excludedCache = createVersionedCache<number>(writeVersion, 1);
-  const countExcluded = db.prepare<[], number>("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck();
-  const excludedCount = () => excludedCache.get("", () => countExcluded.get() ?? 0);
+  const excludedCount = createExcludedChunkCount(db);
   function embedCoverageOf(scope: SearchScope): EmbedCoverage {
     return coverageCache.get(JSON.stringify([scope.folderIds ?? null, scope.documentIds ?? null]), () => countEmbedCoverage(scope));
   }
