@@ -39,15 +39,24 @@ export function makeSnippet(content: string, words: readonly string[], lengthCha
 
 /** Where the first of the words starts a word in the (folded) text, or null. */
 function firstMatchIndex(folded: string, words: readonly string[]): number | null {
-  let best: number | null = null;
-  for (const word of words) {
-    const wanted = foldForMatching(word.trim());
-    if (wanted === "") continue;
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(wanted)}`, "u");
-    const found = pattern.exec(folded);
-    if (found && (best === null || found.index < best)) best = found.index;
+  return wordsPattern(words)?.exec(folded)?.index ?? null;
+}
+
+/**
+ * Any of the words at the start of a word, as one pattern (its first match is the earliest of
+ * any word's), made once for a search's results; null when no word is left after folding.
+ */
+const patterns = new Map<string, RegExp | null>();
+function wordsPattern(words: readonly string[]): RegExp | null {
+  const key = words.join("\u0000");
+  let pattern = patterns.get(key);
+  if (pattern === undefined) {
+    const wanted = words.map((word) => foldForMatching(word.trim())).filter((word) => word !== "");
+    pattern = wanted.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}])(?:${wanted.map(escapeRegExp).join("|")})`, "u");
+    if (patterns.size >= 256) patterns.clear();
+    patterns.set(key, pattern);
   }
-  return best;
+  return pattern;
 }
 
 /**

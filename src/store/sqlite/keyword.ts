@@ -1,7 +1,6 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
 import { isFtsQueryError } from "./database.js";
-import type { ChunkRow } from "./chunk-rows.js";
 import { createVersionedCache, createWriteVersion } from "./write-version.js";
 import { CHUNK_COLUMN_NAMES, CHUNK_COLUMNS, CHUNK_FROM, chunkRowFromValues, createExcludedChunkCount, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { ChunkRecord, KeywordSearchOptions, SearchScope } from "../contract.js";
@@ -56,11 +55,9 @@ export interface KeywordStoreOptions {
   warmInBackground?: boolean;
 }
 
-type FtsRow = ChunkRow & { bm25: number; has_vector: number };
-
-/** A row of CHUNK_COLUMNS, bm25, has_vector read in raw mode (see chunkRowFromValues). */
-function ftsRow(values: unknown[]): FtsRow {
-  return { ...chunkRowFromValues(values), bm25: values[CHUNK_COLUMN_NAMES.length] as number, has_vector: values[CHUNK_COLUMN_NAMES.length + 1] as number };
+/** A hit from a row of CHUNK_COLUMNS, bm25, has_vector read in raw mode (see chunkRowFromValues). */
+function ftsHit(values: unknown[], bm25 = values[CHUNK_COLUMN_NAMES.length] as number): FtsHit {
+  return { chunk: toChunkRecord(chunkRowFromValues(values)), bm25, hasVector: values[CHUNK_COLUMN_NAMES.length + 1] !== 0 };
 }
 
 const BM25 = `bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT})`;
@@ -156,10 +153,10 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
       // result is exact. With a folder or document filter (or very many exclusions) the
       // filters apply before ranking instead.
       const excluded = filter.sql === "" ? excludedChunks() : Number.POSITIVE_INFINITY;
-      if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit)).map(ftsRow);
-      return db.prepare<unknown[], unknown[]>(filteredSql(filter.sql)).raw().all(matchExpression, ...filter.parameters, Math.floor(limit)).map(ftsRow);
+      if (excluded <= MAX_EXCLUDED_FOR_RANK_FIRST) return rankFirst.all(matchExpression, Math.floor(limit) + excluded, Math.floor(limit));
+      return db.prepare<unknown[], unknown[]>(filteredSql(filter.sql)).raw().all(matchExpression, ...filter.parameters, Math.floor(limit));
     });
-    return rows.map((row) => ({ chunk: toChunkRecord(row), bm25: row.bm25, hasVector: row.has_vector !== 0 }));
+    return rows.map((values) => ftsHit(values));
   }
 
   /** How many chunks (included or not) this FTS5 expression matches, counting no further than `cap`. */
@@ -181,10 +178,10 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
           : idSets.get(`scope:${JSON.stringify(filter.parameters)}`, () => new Set(db.prepare<unknown[], number>(`SELECT c.id FROM chunks c WHERE 1 = 1 ${filter.sql}`).pluck().all(...filter.parameters)));
       const ranked = ranker.search(terms, match, Math.floor(limit), (id) => !excluded.has(id) && (without === null || !without.has(id)) && (inScope === null || inScope.has(id)));
       if (ranked === null) return null;
-      const rows = new Map(rowsByIds.all(JSON.stringify(ranked.map((hit) => hit.id))).map((values) => [values[0] as number, ftsRow(values)]));
+      const rows = new Map(rowsByIds.all(JSON.stringify(ranked.map((hit) => hit.id))).map((values) => [values[0] as number, values]));
       return ranked.flatMap(({ id, bm25 }) => {
-        const row = rows.get(id);
-        return row === undefined ? [] : [{ chunk: toChunkRecord(row), bm25, hasVector: row.has_vector !== 0 }];
+        const values = rows.get(id);
+        return values === undefined ? [] : [ftsHit(values, bm25)];
       });
     },
 
