@@ -1,6 +1,7 @@
-import Database from "better-sqlite3";
 import type { SqliteDatabase } from "./database.js";
 import type { KeywordTerm } from "../../core/keyword-query.js";
+import { compareTerms, createFtsTokenizer, readVarints } from "./fts5-reading.js";
+import { B, idfOf, K1, PostingsBuilder, rankAll, rankAny, TopRows, type Phrase, type Postings } from "./keyword-rank.js";
 
 /**
  * The keyword index held in memory, for processes that search many times (the server, the MCP
@@ -43,170 +44,12 @@ export interface MemoryKeywordIndexOptions {
 /** How long one background slice may hold the event loop. */
 const WARM_SLICE_MS = 20;
 
-/** SQLite's order of terms (their UTF-8 bytes), which is not JavaScript's (UTF-16 units). */
-const compareTerms = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
-/** FTS5's bm25 constants (fts5_aux.c). */
-const K1 = 1.2;
-const B = 0.75;
-const MIN_IDF = 1e-6;
 /** Changed chunks kept beside the main lists before they are folded in (a pass over every list). */
 const FOLD_AFTER = 2_000;
 
-interface Postings {
-  docs: Int32Array;
-  freqs: Float32Array;
-}
-
-interface Phrase {
-  docs: Int32Array;
-  freqs: Float32Array | Float64Array;
-  idf: number;
-}
-
-/** The first index from `from` whose row is at least `doc` (rows ascending): gallop, then halve. */
-function seek(docs: Int32Array, from: number, doc: number): number {
-  if (from >= docs.length || (docs[from] as number) >= doc) return from;
-  let step = 1;
-  let low = from;
-  let high = from + 1;
-  while (high < docs.length && (docs[high] as number) < doc) {
-    low = high;
-    step *= 2;
-    high = from + step;
-  }
-  if (high > docs.length) high = docs.length;
-  while (low + 1 < high) {
-    const middle = (low + high) >> 1;
-    if ((docs[middle] as number) < doc) low = middle;
-    else high = middle;
-  }
-  return high;
-}
-
-/** The best `limit` rows by score (ties: the lower id), in a heap with the weakest on top. */
-class TopRows {
-  private readonly scores: number[] = [];
-  private readonly ids: number[] = [];
-  constructor(private readonly limit: number) {}
-
-  private weaker(a: number, b: number): boolean {
-    const left = this.scores[a] as number;
-    const right = this.scores[b] as number;
-    return left < right || (left === right && (this.ids[a] as number) > (this.ids[b] as number));
-  }
-
-  /** Whether a row with this score would enter (before asking whether it may). */
-  admits(value: number, id: number): boolean {
-    if (this.ids.length < this.limit) return true;
-    const weakest = this.scores[0] as number;
-    return value > weakest || (value === weakest && id < (this.ids[0] as number));
-  }
-
-  add(value: number, id: number): void {
-    if (this.ids.length < this.limit) {
-      this.scores.push(value);
-      this.ids.push(id);
-      for (let at = this.ids.length - 1; at > 0; ) {
-        const parent = (at - 1) >> 1;
-        if (!this.weaker(at, parent)) break;
-        this.swap(at, parent);
-        at = parent;
-      }
-      return;
-    }
-    this.scores[0] = value;
-    this.ids[0] = id;
-    for (let at = 0; ; ) {
-      const left = 2 * at + 1;
-      let weakest = at;
-      if (left < this.ids.length && this.weaker(left, weakest)) weakest = left;
-      if (left + 1 < this.ids.length && this.weaker(left + 1, weakest)) weakest = left + 1;
-      if (weakest === at) return;
-      this.swap(at, weakest);
-      at = weakest;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    [this.scores[a], this.scores[b]] = [this.scores[b] as number, this.scores[a] as number];
-    [this.ids[a], this.ids[b]] = [this.ids[b] as number, this.ids[a] as number];
-  }
-
-  /** Best first, with FTS5's sign (bm25 lower is better). */
-  sorted(): Array<{ id: number; bm25: number }> {
-    return this.ids.map((id, index) => ({ id, bm25: -1.0 * (this.scores[index] as number) })).sort((a, b) => a.bm25 - b.bm25 || a.id - b.id);
-  }
-}
-
-/** SQLite's varint (FTS5 records): big-endian 7-bit groups, the ninth byte whole. */
-function readVarints(blob: Uint8Array): number[] {
-  const values: number[] = [];
-  let offset = 0;
-  while (offset < blob.length) {
-    let value = 0;
-    for (let index = 0; index < 9 && offset < blob.length; index++) {
-      const byte = blob[offset++] as number;
-      if (index === 8) {
-        value = value * 256 + byte;
-        break;
-      }
-      value = value * 128 + (byte & 0x7f);
-      if ((byte & 0x80) === 0) break;
-    }
-    values.push(value);
-  }
-  return values;
-}
-
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-
-/** The tokenizer the FTS5 table was made with, from its CREATE statement. */
-function tokenizerOf(db: SqliteDatabase, table: string): string {
-  const sql = db.prepare<[string], string>("SELECT sql FROM sqlite_master WHERE name = ?").pluck().get(table) ?? "";
-  return /tokenize\s*=\s*('(?:[^']|'')*')/i.exec(sql)?.[1] ?? "'unicode61'";
-}
-
-/** One growable list of (doc, freq) pairs. */
-class PostingsBuilder {
-  docs = new Int32Array(1024);
-  freqs = new Float32Array(1024);
-  length = 0;
-  add(doc: number, freq: number): void {
-    if (this.length > 0 && this.docs[this.length - 1] === doc) {
-      this.freqs[this.length - 1] = (this.freqs[this.length - 1] as number) + freq;
-      return;
-    }
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const freqs = new Float32Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
-    }
-    this.docs[this.length] = doc;
-    this.freqs[this.length++] = freq;
-  }
-  take(): Postings {
-    const taken = { docs: this.docs.slice(0, this.length), freqs: this.freqs.slice(0, this.length) };
-    this.length = 0;
-    return taken;
-  }
-}
-
 export function createMemoryKeywordIndex({ db, table, weights, background = true }: MemoryKeywordIndexOptions): MemoryKeywordIndex {
+  const tokenizer = createFtsTokenizer(db, table, weights);
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.keyword_index_vocab USING fts5vocab(main, ${table}, instance)`);
-  // A private tokenizer: the same FTS5 tokenizer in a database of its own, so tokenizing a query
-  // or a changed chunk writes nothing to the store's connection.
-  const tokenizer = new Database(":memory:");
-  tokenizer.exec(`
-    CREATE VIRTUAL TABLE words USING fts5(title, content, tokenize = ${tokenizerOf(db, table)});
-    CREATE VIRTUAL TABLE words_vocab USING fts5vocab(words, instance);
-  `);
-  const tokenizeInsert = tokenizer.prepare<[number, string, string]>("INSERT INTO words (rowid, title, content) VALUES (?, ?, ?)");
-  const tokenized = tokenizer.prepare<[], [string, number, string]>("SELECT term, doc, col FROM words_vocab ORDER BY doc, col, offset").raw();
-  const tokenizeClear = tokenizer.prepare("DELETE FROM words");
   // A word's instances in (doc, column, offset) order, as one string: doc ids, title ones negated.
   const INSTANCES = "group_concat(CASE col WHEN 'title' THEN -doc ELSE doc END)";
   const termList = db.prepare<[string], string | null>(`SELECT ${INSTANCES} FROM temp.keyword_index_vocab WHERE term = ?`).pluck();
@@ -250,7 +93,6 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   let phraseFreq = new Float64Array(0);
   let touched = new Int32Array(0);
   let phraseTouched = new Int32Array(0);
-  const tokens = new Map<string, string[]>();
   /** k1·(1 − b + b·len/avglen) per row, as bm25 computes it, kept while lengths and average stay. */
   let norms = new Float64Array(0);
   let normsValid = false;
@@ -285,14 +127,14 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     const record = averages.get();
     const values = record ? readVarints(record) : [];
     rowCount = values[0] ?? 0;
-    const total = sum(values.slice(1));
+    const total = values.slice(1).reduce((all, value) => all + value, 0);
     averageLength = rowCount > 0 ? total / rowCount : 1;
   }
 
   function setLength(id: number, sizes: Uint8Array): void {
     ensureCapacity(id);
     normsValid = false;
-    lengths[id] = sum(readVarints(sizes));
+    lengths[id] = readVarints(sizes).reduce((all, value) => all + value, 0);
   }
 
   /** Starts again from what the database holds now: statistics and lengths; words are read as needed. */
@@ -381,21 +223,6 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     return false;
   }
 
-  /** Words of `rows` with their weighted counts, through the private tokenizer. */
-  function tokenizeRows(rows: Array<[number, string | null, string | null]>): Map<number, Map<string, number>> {
-    const result = new Map<number, Map<string, number>>();
-    tokenizer.transaction(() => {
-      for (const [id, title, content] of rows) tokenizeInsert.run(id, title ?? "", content ?? "");
-      for (const [term, doc, column] of tokenized.iterate()) {
-        const words = result.get(doc) ?? new Map<string, number>();
-        result.set(doc, words);
-        words.set(term, (words.get(term) ?? 0) + (column === "title" ? weights.title : weights.content));
-      }
-      tokenizeClear.run();
-    })();
-    return result;
-  }
-
   function rebuildChangedLists(): void {
     const builders = new Map<string, Array<[number, number]>>();
     for (const id of [...changed.keys()].sort((a, b) => a - b)) {
@@ -471,28 +298,12 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
         lengths[id] = 0;
         normsValid = false;
       }
-      for (const [id, words] of tokenizeRows(rows)) changed.set(id, words);
+      for (const [id, words] of tokenizer.tokenizeRows(rows)) changed.set(id, words);
       for (const [id, sizes] of sizesOf.all(list)) setLength(id, sizes);
     })();
     if (!complete || ids.size > Math.max(50_000, rowCount / 2)) return build();
     rebuildChangedLists();
     if (changed.size > FOLD_AFTER || deadCount > FOLD_AFTER) fold();
-  }
-
-  /** A query word as the index holds it; null unless it is exactly one token. */
-  function tokenOf(word: string): string | null {
-    let found = tokens.get(word);
-    if (found === undefined) {
-      found = tokenizer.transaction(() => {
-        tokenizeInsert.run(1, "", word);
-        const list = tokenized.all().map(([term]) => term);
-        tokenizeClear.run();
-        return list;
-      })();
-      if (tokens.size > 10_000) tokens.clear();
-      tokens.set(word, found);
-    }
-    return found.length === 1 ? (found[0] as string) : null;
   }
 
   /** A phrase's rows (ascending) and weighted counts: its one list as it is, or several merged. */
@@ -519,71 +330,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
         phraseFreq[doc] = 0;
       }
     }
-    const raw = Math.log((rowCount - docs.length + 0.5) / (docs.length + 0.5));
-    return { docs, freqs, idf: raw <= 0 ? MIN_IDF : raw };
-  }
-
-  /** Any phrase: added up phrase by phrase, in the query's order, into one score per row. */
-  function rankAny(phrases: Phrase[], norms: Float64Array, top: TopRows, keep: (id: number) => boolean): void {
-    const scores = score;
-    const seen = hits;
-    const rows = touched;
-    let count = 0;
-    for (const { docs, freqs, idf } of phrases) {
-      for (let index = 0; index < docs.length; index++) {
-        const doc = docs[index] as number;
-        const freq = freqs[index] as number;
-        if (seen[doc] === 0) {
-          seen[doc] = 1;
-          rows[count++] = doc;
-        }
-        scores[doc] = (scores[doc] as number) + idf * ((freq * (K1 + 1.0)) / (freq + (norms[doc] as number)));
-      }
-    }
-    for (let index = 0; index < count; index++) {
-      const doc = rows[index] as number;
-      const value = scores[doc] as number;
-      scores[doc] = 0;
-      seen[doc] = 0;
-      if (top.admits(value, doc) && keep(doc)) top.add(value, doc);
-    }
-  }
-
-  /**
-   * Every phrase: the rows of the rarest, looked up in the others' lists (a galloping search
-   * through rows in order), each phrase's part kept apart and added up in the query's order.
-   */
-  function rankAll(phrases: Phrase[], norms: Float64Array, top: TopRows, keep: (id: number) => boolean): void {
-    const order = phrases.map((_, index) => index).sort((a, b) => (phrases[a] as Phrase).docs.length - (phrases[b] as Phrase).docs.length);
-    const rarest = phrases[order[0] as number] as Phrase;
-    const candidates = rarest.docs;
-    const width = phrases.length;
-    const parts = new Float64Array(candidates.length * width);
-    const alive = new Uint8Array(candidates.length).fill(1);
-    for (const which of order) {
-      const { docs, freqs, idf } = phrases[which] as Phrase;
-      let at = 0;
-      for (let index = 0; index < candidates.length; index++) {
-        if (alive[index] === 0) continue;
-        const doc = candidates[index] as number;
-        if (docs !== candidates) {
-          at = seek(docs, at, doc);
-          if (at >= docs.length || docs[at] !== doc) {
-            alive[index] = 0;
-            continue;
-          }
-        } else at = index;
-        const freq = freqs[at] as number;
-        parts[index * width + which] = idf * ((freq * (K1 + 1.0)) / (freq + (norms[doc] as number)));
-      }
-    }
-    for (let index = 0; index < candidates.length; index++) {
-      if (alive[index] === 0) continue;
-      let value = 0;
-      for (let which = 0; which < width; which++) value += parts[index * width + which] as number;
-      const doc = candidates[index] as number;
-      if (top.admits(value, doc) && keep(doc)) top.add(value, doc);
-    }
+    return { docs, freqs, idf: idfOf(docs.length, rowCount) };
   }
 
   /** The lists a term reads: its own word, or every word it is a prefix of. */
@@ -635,19 +382,19 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       refresh();
       const phrases: Phrase[] = [];
       for (const term of terms) {
-        const token = tokenOf(term.word);
+        const token = tokenizer.tokenOf(term.word);
         if (token === null) return null;
         phrases.push(phraseOf(listsOf(term, token)));
       }
       const top = new TopRows(limit);
       const norms = lengthNorms();
       if (match === "all") rankAll(phrases, norms, top, keep);
-      else rankAny(phrases, norms, top, keep);
+      else rankAny(phrases, norms, { scores: score, seen: hits, rows: touched }, top, keep);
       return top.sorted();
     },
     rowsHolding(word) {
       refresh();
-      const token = tokenOf(word);
+      const token = tokenizer.tokenOf(word);
       if (token === null) return null;
       let rows = changedLists.get(token)?.docs.length ?? 0;
       const old = mainList(token);
