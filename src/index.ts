@@ -35,5 +35,6 @@ export { describeLocation as describeCitationLocation } from "./rag/context.js";
 export type { ProviderStatus } from "./app/answer/providers.js";
 export type { SyncOptions, SyncReport, SyncFolderReport } from "./app/sync/sync.js";
 export type { WatchEvent, WatchOptions } from "./app/watch/watch.js";
-export type { ExportReport, ImportOptions, ImportReport, ImportedFolder } from "./app/archive/archive.js";
+export type { ExportReport } from "./app/archive/export.js";
+export type { ImportOptions, ImportReport, ImportedFolder } from "./app/archive/import.js";
 export { MAX_NEIGHBOURS, type SourceFile, type ChunkView, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./app/read/read.js";

@@ -1,158 +1,36 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
-import type { ChunkingOptions, DocumentRecord, IndexedFolder } from "../core/types.js";
+import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { openMainStore, type MainStore } from "../store/index.js";
-import type { FolderSummary } from "../store/index.js";
 import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
-import { resolvePaths, type ChunkpadPaths } from "./settings/paths.js";
-import { executeReset, planReset, type ResetOptions, type ResetReport } from "./settings/reset.js";
-import { processFolder, type ConflictChoice, type ProcessFolderOptions, type ProcessReport } from "./process/process-folder.js";
+import { resolvePaths } from "./settings/paths.js";
+import { executeReset, planReset } from "./settings/reset.js";
+import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
-import { chunkTree, type ChunkTreeReport } from "./review/chunk-tree.js";
+import { chunkTree } from "./review/chunk-tree.js";
 import { createSearchService } from "./search/search-service.js";
-import type { SearchOptions, SearchReport } from "./search/search.js";
-import type { QueryEmbedderLoader } from "./search/search-vector.js";
-import type { EvaluateOptions, EvaluationReport } from "./search/evaluate.js";
-import { setReviewState, type ReviewOptions, type ReviewReport } from "./review/review.js";
-import { listChunkStates, type ChunkState } from "./review/review-states.js";
-import { createAnswerService, type AnswerService } from "./answer/ask-service.js";
-import { createEmbedService, type EmbedService } from "./embed/embed-service.js";
-import type { EmbedOptions, EmbedReport } from "./embed/embed-selected.js";
+import { setReviewState } from "./review/review.js";
+import { listChunkStates } from "./review/review-states.js";
+import { createAnswerService } from "./answer/ask-service.js";
+import { createEmbedService } from "./embed/embed-service.js";
+import type { EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
-import { syncFolders, type SyncOptions, type SyncReport } from "./sync/sync.js";
-import { watchFolders, type WatchOptions } from "./watch/watch.js";
-import { exportArchive, importArchive, type ExportReport, type ImportOptions, type ImportReport } from "./archive/archive.js";
+import { syncFolders } from "./sync/sync.js";
+import { watchFolders } from "./watch/watch.js";
+import { exportArchive } from "./archive/export.js";
+import { importArchive } from "./archive/import.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
 import { createWarmEmbedders, embedderViaServer, findServer } from "./daemon/daemon.js";
-import type { DaemonEmbedRequest, DaemonEmbedResponse } from "../embedding/daemon.js";
 import { editChunkText } from "./review/edit-chunk.js";
 import { parseChunkRef } from "../core/chunk-ref.js";
-import { readChunk, readDocument, sourceFile, type ChunkWithNeighbours, type DocumentRequest, type DocumentText, type SourceFile } from "./read/read.js";
+import { readChunk, readDocument, sourceFile } from "./read/read.js";
 import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
+import type { AddFolderOptions, Chunkpad, OpenChunkpadOptions } from "./chunkpad-api.js";
 
-export interface OpenChunkpadOptions {
-  /** Environment to read CHUNKPAD_HOME and XDG variables from; defaults to process.env. */
-  env?: NodeJS.ProcessEnv;
-  /** What this process is (add, embed, server…), shown to another process waiting for a folder. */
-  command?: string;
-  /** Replaces the configured query embedder for search (tests, benchmarks). */
-  loadQueryEmbedder?: QueryEmbedderLoader;
-  /**
-   * Use the model of a running `chunkpad serve` for search, ask and embed when there is one
-   * (the CLI does; the server itself does not). Default false: the model loads in this process.
-   */
-  useServer?: boolean;
-  /**
-   * Keep the keyword index in memory (decision 031): a process that searches many times (the
-   * server, the MCP server) reads it in the background and searches about 3× faster.
-   */
-  keywordIndexInMemory?: boolean;
-}
-
-export interface AddFolderOptions extends ProcessFolderOptions, FolderLockOptions {
-  /** Chunk settings for this folder, remembered for later runs. */
-  chunking?: Partial<ChunkingOptions>;
-}
-
-export interface ModelHost {
-  /** "server" when a running `chunkpad serve` embeds for this process. */
-  runsIn: "server" | "process";
-  server: { url: string; pid: number; loadedModels: Array<{ model: string; dtype: string | null }>; requests: number } | null;
-}
-
-export interface Chunkpad {
-  readonly paths: ChunkpadPaths;
-  readonly config: ChunkpadConfig;
-  processFolder(folderPath: string, options?: AddFolderOptions): Promise<ProcessReport>;
-  /**
-   * Settles one file's conflict between a hand-edited chunk file and a changed source: keep the
-   * edit ("keep-mine") or replace it with fresh chunks ("take-fresh"). `filePath` is the source
-   * or its chunk file. The folder is processed as usual; only this file is affected by the choice.
-   */
-  resolveConflict(filePath: string, choice: ConflictChoice, options?: AddFolderOptions): Promise<{ relativePath: string; resolved: boolean; report: ProcessReport }>;
-  listFolders(): Promise<FolderSummary[]>;
-  /** Documents of every added folder (or of the folder with this id), in path order. */
-  listDocuments(folderId?: string): Promise<DocumentRecord[]>;
-  /** One chunk by its reference, with up to `neighbours` chunks before and after it in its document. */
-  readChunk(ref: string, options?: { neighbours?: number }): Promise<ChunkWithNeighbours>;
-  /**
-   * Replaces one chunk's text in its chunk file and takes it in (Step 1), as a hand edit would;
-   * CHUNK_FILE_CONFLICT when the chunk changed since `baseHash` (the contentHash the editor read).
-   */
-  editChunk(ref: string, text: string, baseHash: string, options?: FolderLockOptions): Promise<ChunkWithNeighbours>;
-  /** A document's text (all of it, or the chunks on the pages asked for), by id, path or name. */
-  readDocument(request: DocumentRequest): Promise<DocumentText>;
-  /** The original file of an indexed document (by id or path), checked to be inside its added folder. */
-  sourceFile(document: string): Promise<SourceFile>;
-  /** Forgets an added folder: its documents, chunks, vectors and review state; `_chunks/` stays unless asked. */
-  removeFolder(folderPath: string, options?: { deleteChunkFiles?: boolean } & FolderLockOptions): Promise<{ rootPath: string; chunksRootPath: string; chunkFilesDeleted: boolean }>;
-  chunkTree(folderPath: string): Promise<ChunkTreeReport>;
-  /** Every setting with its effective value and source (flag > env > config > default); never throws for a bad value, it is reported in `problem`. */
-  settings(): LoadedSettings;
-  /** One setting's effective value and source. */
-  setting(key: string): ResolvedSetting;
-  /** Writes one key to the config file (validated; only that key); returns its effective value afterwards. */
-  setConfig(key: string, value: string): ResolvedSetting;
-  /** Removes one key from the config file; returns its effective value afterwards (null for an unknown key removed). */
-  unsetConfig(key: string): ResolvedSetting | null;
-  /** Keyword, vector or hybrid search; never downloads a model (falls back to keyword with a notice). */
-  search(query: string, options?: SearchOptions): Promise<SearchReport>;
-  /** Includes (true) or excludes chunks by ref, source file, folder of sources or glob. */
-  setIncluded(targets: readonly string[], included: boolean, options?: ReviewOptions): Promise<ReviewReport>;
-  /** Per chunk of an added folder: included or excluded, embedded, modified since embedding, new. */
-  chunkStates(folderPath: string, relativePath?: string): Promise<ChunkState[]>;
-  /** Step 2: embeds included chunks that are new or changed, removes vectors of excluded ones; downloads the model only with consent. */
-  embed(options?: EmbedOptions & FolderLockOptions): Promise<EmbedReport>;
-  /** Brings one added folder (or all) up to date: processes what changed, and embeds it where the folder has vectors (or `embed` asks). */
-  sync(folder?: string, options?: SyncOptions): Promise<SyncReport>;
-  /** Writes added folders (all, or those named) to one portable archive: chunks, review state, chunk files, vectors, and the sources when asked. */
-  exportArchive(file: string, options?: { folders?: readonly string[]; withSources?: boolean }): Promise<ExportReport>;
-  /** Restores an archive into this machine's store (and its folders' `_chunks/`); `reembed` embeds its chunks with the configured model instead of taking its vectors. */
-  importArchive(file: string, options?: ImportOptions & Pick<EmbedOptions, "consent" | "onProgress"> & FolderLockOptions): Promise<{ report: ImportReport; embedded: EmbedReport | null }>;
-  /** Keeps added folders (all, or those named) in sync with their files until `signal` aborts: a full sync on start, then one per burst of changes. */
-  watch(folders: readonly string[], options?: WatchOptions): Promise<void>;
-  /**
-   * For `chunkpad serve`: embeds texts with a model kept loaded between requests (the warm
-   * daemon other processes use); `model` and `dtype` as the client resolved them.
-   */
-  embedForClient(request: DaemonEmbedRequest): Promise<DaemonEmbedResponse>;
-  /** The models this process keeps loaded for other processes (embedForClient), and requests served. */
-  warmModels(): { models: Array<{ model: string; dtype: string | null }>; requests: number };
-  /** Where the embedding model runs for this process: in a running server (and what it has loaded), or here. */
-  modelHost(): Promise<ModelHost>;
-  /** The embedding model's state from files alone (never downloads or loads). */
-  modelStatus: EmbedService["modelStatus"];
-  /** Downloads the embedding model after consent. */
-  downloadModel: EmbedService["downloadModel"];
-  /** Runs BEIR-style queries through search per mode and scores them against qrels. */
-  evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
-  /** Searches, then streams a grounded answer with [C#] citations (or refuses below the floor). */
-  ask: AnswerService["ask"];
-  /** Answers a question again from chunks already found, with the user's toggles (isIncluded); no new search. */
-  regenerate: AnswerService["regenerate"];
-  /** An interactive chat: follow-up questions, chunk toggles, regenerate without a new search. */
-  startChat: AnswerService["startChat"];
-  listConversations: AnswerService["listConversations"];
-  getConversation: AnswerService["getConversation"];
-  deleteConversation: AnswerService["deleteConversation"];
-  setApiKey: AnswerService["setApiKey"];
-  listApiKeys: AnswerService["listApiKeys"];
-  deleteApiKey: AnswerService["deleteApiKey"];
-  providers: AnswerService["describeProviders"];
-  /** Downloads the local answer model ahead of a question, after consent (the app's Settings). */
-  downloadLocalModel: AnswerService["downloadLocalModel"];
-  /**
-   * Deletes Chunkpad's data as `chunkpad reset` does (database, chat history, settings, folder
-   * list; models, keys and chunk files when asked) from a running process: it waits for no
-   * folder's lock (FOLDER_BUSY when one is held), closes everything, deletes, and opens afresh on
-   * the next call. Documents are never touched.
-   */
-  clearAllData(options?: ResetOptions): Promise<ResetReport>;
-  close(): Promise<void>;
-}
+export type { AddFolderOptions, Chunkpad, ModelHost, OpenChunkpadOptions } from "./chunkpad-api.js";
 
 /** Opens Chunkpad's state (config, database) for one process; close it when done. */
 export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {

@@ -15,7 +15,8 @@ import type { ReviewReport } from "./review/review.js";
 import type { SearchMode, SearchReport, SearchResult } from "./search/search.js";
 import type { SyncReport } from "./sync/sync.js";
 import type { WatchEvent } from "./watch/watch.js";
-import type { ExportReport, ImportReport } from "./archive/archive.js";
+import type { ExportReport } from "./archive/export.js";
+import type { ImportReport } from "./archive/import.js";
 import type { DownloadProgress } from "../hub/download.js";
 import { describeError, errorOutcome, type ErrorCode } from "../core/errors.js";
 

@@ -1,176 +1,18 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { zipSync, strToU8, strFromU8, type Zippable } from "fflate";
+import { strFromU8 } from "fflate";
 import { chunksRootFor } from "../../chunkfiles/paths.js";
 import { embedTextHash } from "../../core/chunk-ref.js";
 import { ChunkpadError } from "../../core/errors.js";
-import type { ChunkingOptions, ChunkMeta } from "../../core/types.js";
+import type { ChunkingOptions } from "../../core/types.js";
 import { describeIdentity, databaseFingerprint, differingFields, readStoredFingerprint, sameIdentity, type ModelIdentity } from "../../embedding/vector-fingerprint.js";
 import { openZip } from "../../ingest/zip.js";
-import { META_KEYS, type MainStore, type SourceRecord, type StoredFolder } from "../../store/index.js";
+import { META_KEYS, type MainStore, type StoredFolder } from "../../store/index.js";
 import { hashFileIfPresent, isFolderWritable } from "../process/files.js";
 import { chunkingMeta } from "../process/process-folder.js";
+import { notAnArchive, parseManifest, type ArchivedFolder, type Manifest } from "./archive-format.js";
 
-/**
- * `export` and `import`: a folder's index as one portable file, for another machine or a backup.
- * The archive (a zip) holds per folder its documents' metadata and chunks with their review
- * state, the chunk files as they are on disk (hand edits included), the vectors with the text
- * hash and stamp they were made with, and optionally the source documents. Paths inside are
- * checked on import like any untrusted input: nothing is written outside the target folder.
- */
-
-export const ARCHIVE_FORMAT = "chunkpad.archive/1";
-
-interface ArchivedChunk {
-  content: string;
-  meta: ChunkMeta;
-  included: boolean;
-}
-
-interface ArchivedDocument {
-  relativePath: string;
-  title: string;
-  documentType: string;
-  fileSize: number;
-  pageCount: number | null;
-  source: Pick<SourceRecord, "size" | "mtimeMs" | "sourceHash" | "chunkFileHash" | "syncedChunkFileHash"> | null;
-  chunks: ArchivedChunk[];
-}
-
-interface ArchivedVector {
-  relativePath: string;
-  ordinal: number;
-  embedHash: string;
-  stamp: string;
-}
-
-interface ArchivedFolder {
-  /** Entry prefix inside the zip ("folders/0/"). */
-  prefix: string;
-  rootPath: string;
-  chunking: ChunkingOptions;
-  newChunksIncluded: boolean;
-  documents: ArchivedDocument[];
-  /** Chunk files, relative to the folder's `_chunks/`. */
-  chunkFiles: string[];
-  /** Source documents in the archive (with --with-sources), relative to the folder. */
-  sources: string[];
-  vectors: ArchivedVector[];
-}
-
-interface Manifest {
-  format: typeof ARCHIVE_FORMAT;
-  createdAt: string;
-  /** The embedder part of the stored fingerprint, and the vector size; null without vectors. */
-  embedding: { embedder: Record<string, unknown>; model: string; dimensions: number } | null;
-  folders: ArchivedFolder[];
-}
-
-export interface ExportOptions {
-  /** Added folders to export (ids); default all. */
-  folderIds?: readonly string[];
-  withSources?: boolean;
-}
-
-export interface ExportReport {
-  file: string;
-  bytes: number;
-  folders: Array<{ rootPath: string; documents: number; chunks: number; vectors: number; chunkFiles: number; sources: number }>;
-  embeddingModel: string | null;
-}
-
-export interface ExportDependencies {
-  store: MainStore;
-  chunkingFor: (folderId: string) => Promise<ChunkingOptions>;
-}
-
-export async function exportArchive({ store, chunkingFor }: ExportDependencies, file: string, options: ExportOptions = {}): Promise<ExportReport> {
-  const all = await store.listFolders();
-  const folders = options.folderIds === undefined ? all : all.filter((folder) => options.folderIds?.includes(folder.id));
-  if (folders.length === 0) throw new ChunkpadError("NOT_FOUND", 'There is nothing to export: no folder is added. Add one with "chunkpad add <folder>".');
-  const stored = readStoredFingerprint(await store.getMeta(META_KEYS.embeddingFingerprint));
-  const dimensions = await store.vectorDimensions();
-  const withVectors = store.vectorAvailable && stored.embedder !== null && dimensions !== null;
-  const manifest: Manifest = {
-    format: ARCHIVE_FORMAT,
-    createdAt: new Date().toISOString(),
-    embedding: withVectors ? { embedder: stored.embedder as Record<string, unknown>, model: await store.getMeta(META_KEYS.embeddingModel) ?? describeIdentity(stored.embedder as Record<string, unknown>), dimensions: dimensions as number } : null,
-    folders: [],
-  };
-  const entries: Zippable = {};
-  const report: ExportReport = { file: path.resolve(file), bytes: 0, folders: [], embeddingModel: manifest.embedding?.model ?? null };
-
-  for (const [index, folder] of folders.entries()) {
-    const prefix = `folders/${index}/`;
-    const chunks = await store.listChunks({ folderId: folder.id });
-    const byDocument = new Map<string, ArchivedChunk[]>();
-    for (const chunk of chunks) {
-      const { page, pageEnd, slide, sheet, charStart, charEnd, section } = chunk;
-      const meta = Object.fromEntries(Object.entries({ page, pageEnd, slide, sheet, charStart, charEnd, section }).filter(([, value]) => value !== undefined && value !== null)) as ChunkMeta;
-      byDocument.set(chunk.documentId, [...(byDocument.get(chunk.documentId) ?? []), { content: chunk.content, meta, included: chunk.included }]);
-    }
-    const sources = new Map((await store.listSources(folder.id)).map((source) => [source.relativePath, source]));
-    const documents: ArchivedDocument[] = (await store.listDocuments(folder.id)).map((document) => {
-      const source = sources.get(document.relativePath);
-      return {
-        relativePath: document.relativePath,
-        title: document.title,
-        documentType: document.documentType,
-        fileSize: document.fileSize,
-        pageCount: document.pageCount,
-        source: source && source.status === "processed" ? { size: source.size, mtimeMs: source.mtimeMs, sourceHash: source.sourceHash, chunkFileHash: source.chunkFileHash, syncedChunkFileHash: source.syncedChunkFileHash } : null,
-        chunks: byDocument.get(document.id) ?? [],
-      };
-    });
-
-    const vectors: ArchivedVector[] = [];
-    if (withVectors) {
-      const listed = await store.listVectors(folder.id);
-      const places = new Map(chunks.map((chunk) => [chunk.ref, chunk]));
-      const buffer = new Float32Array(listed.length * (dimensions as number));
-      let row = 0;
-      for (const vector of listed) {
-        const chunk = places.get(vector.ref);
-        if (!chunk) continue;
-        buffer.set(vector.embedding, row * (dimensions as number));
-        vectors.push({ relativePath: chunk.relativePath, ordinal: chunk.ordinal, embedHash: vector.embedHash, stamp: vector.fingerprint });
-        row += 1;
-      }
-      entries[`${prefix}vectors.f32`] = [new Uint8Array(buffer.buffer, 0, row * (dimensions as number) * 4), { level: 0 }];
-    }
-
-    const chunkFiles = await filesUnder(folder.chunksRootPath);
-    for (const relative of chunkFiles) entries[`${prefix}chunks/${relative}`] = new Uint8Array(await fs.readFile(path.join(folder.chunksRootPath, ...relative.split("/"))));
-    const sourceFiles: string[] = [];
-    if (options.withSources) {
-      for (const document of documents) {
-        const bytes = await fs.readFile(path.join(folder.rootPath, ...document.relativePath.split("/"))).catch(() => undefined);
-        if (bytes === undefined) continue;
-        entries[`${prefix}sources/${document.relativePath}`] = new Uint8Array(bytes);
-        sourceFiles.push(document.relativePath);
-      }
-    }
-    manifest.folders.push({
-      prefix,
-      rootPath: folder.rootPath,
-      chunking: await chunkingFor(folder.id),
-      newChunksIncluded: folder.newChunksIncluded,
-      documents,
-      chunkFiles,
-      sources: sourceFiles,
-      vectors,
-    });
-    report.folders.push({ rootPath: folder.rootPath, documents: documents.length, chunks: chunks.length, vectors: vectors.length, chunkFiles: chunkFiles.length, sources: sourceFiles.length });
-  }
-  entries["manifest.json"] = strToU8(JSON.stringify(manifest));
-  const zipped = zipSync(entries, { level: 6 });
-  // Written beside the target and renamed, so a stopped export never leaves half an archive.
-  const temporary = `${report.file}.partial-${process.pid}`;
-  await fs.writeFile(temporary, zipped, { mode: 0o600 });
-  await fs.rename(temporary, report.file);
-  report.bytes = zipped.byteLength;
-  return report;
-}
+/** `chunkpad import`: an archive restored, every path inside checked (see archive-format.ts). */
 
 export interface ImportOptions {
   /** The folder to restore into (an archive of one folder); default: where it was exported from. */
@@ -404,46 +246,10 @@ async function recordEmbedding(store: MainStore, embedding: NonNullable<Manifest
   await store.setMeta(META_KEYS.embeddingDimensions, String(embedding.dimensions));
 }
 
-/** Files under a folder, relative with forward slashes, skipping hidden ones; none for a missing folder. */
-async function filesUnder(root: string): Promise<string[]> {
-  const found: string[] = [];
-  const visit = async (directory: string, relative: string): Promise<void> => {
-    const entries = await fs.readdir(directory, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (entry.name.startsWith(".")) continue;
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await visit(path.join(directory, entry.name), child);
-      else if (entry.isFile()) found.push(child);
-    }
-  };
-  await visit(root, "");
-  return found.sort();
-}
-
 /** A path from the archive: relative, forward slashes, never leaving the folder. */
 function checkEntryPath(relative: string, archive: string): void {
   const parts = relative.split("/");
   if (relative === "" || relative.startsWith("/") || relative.includes("\\") || /^[A-Za-z]:/.test(relative) || parts.some((part) => part === ".." || part === "." || part === "")) {
     throw new ChunkpadError("INVALID_ARGUMENT", `${archive} names a file outside its folder ("${relative}"); nothing was imported. Use an archive written by "chunkpad export".`);
   }
-}
-
-function notAnArchive(file: string): ChunkpadError {
-  return new ChunkpadError("INVALID_ARGUMENT", `${file} is not a Chunkpad archive. Give a file written by "chunkpad export".`);
-}
-
-function parseManifest(text: string, file: string): Manifest {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw notAnArchive(file);
-  }
-  const manifest = value as Partial<Manifest> | null;
-  if (!manifest || typeof manifest !== "object") throw notAnArchive(file);
-  if (manifest.format !== ARCHIVE_FORMAT) {
-    throw new ChunkpadError("INVALID_ARGUMENT", `${file} is in the format "${String(manifest.format)}", which this Chunkpad cannot read (it reads ${ARCHIVE_FORMAT}). Update Chunkpad, or export again with this version.`);
-  }
-  if (!Array.isArray(manifest.folders)) throw notAnArchive(file);
-  return manifest as Manifest;
 }
