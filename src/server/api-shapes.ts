@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, SECRET_PROVIDERS, SESSION_TOKEN_HEADER as TOKEN_HEADER } from "../index.js";
+import { ChunkpadError, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, SECRET_PROVIDERS, SESSION_TOKEN_HEADER as TOKEN_HEADER } from "../index.js";
 
 export { TOKEN_HEADER };
 
@@ -7,6 +7,14 @@ export { TOKEN_HEADER };
  * What `chunkpad serve` accepts: each request body and query as a zod schema (validated in
  * app.ts), and the OpenAPI document built from the same schemas.
  */
+
+/** zod's first problem as an INVALID_ARGUMENT the client can act on. */
+export function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new ChunkpadError("INVALID_ARGUMENT", `${issue?.path.join(".") || "request"}: ${issue?.message ?? "invalid"}. See /api/openapi.json for the request shapes.`);
+}
 
 export const searchQuery = z.object({
   q: z.string().min(1, "q (the query) is required").max(4000),

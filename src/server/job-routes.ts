@@ -1,0 +1,160 @@
+import { streamSSE } from "hono/streaming";
+import type { Hono } from "hono";
+import {
+  ChunkpadError, createAnswerCollector, toAskFailureEvents, toAskStreamEvents, toDownloadProgressEvent, toEmbedJson, toEmbedProgressEvent,
+  toProcessJson, toProcessProgressEvent, toSyncJson, type Chunkpad, type SearchMode, type SearchResult,
+} from "../index.js";
+import { summarize, type Job, type JobEvent, type JobManager } from "./jobs.js";
+import { askBody, jobBody, parsed, regenerateBody } from "./api-shapes.js";
+
+/**
+ * The server's long work as jobs (app.ts): process, embed, sync, the local model's download,
+ * answers and regenerated answers. Started by POST, followed over SSE (replayed from the start,
+ * or from Last-Event-ID), stopped by DELETE; they run on when the tab that started them closes.
+ */
+export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManager): { forgetAnswers(): void } {
+  const jobJson = (job: Job) => ({ ...summarize(job), events: `/api/jobs/${job.id}/events` });
+  const consentOf = (agreed: boolean | undefined) => async () => agreed === true;
+
+  app.post("/api/jobs", async (c) => {
+    const body = parsed(jobBody, await c.req.json().catch(() => undefined));
+    if (body.kind === "local-model" && body.consent !== true) throw new ChunkpadError("MODEL_CONSENT_REQUIRED", "Downloading the local answer model needs the user's consent: send consent: true once they agreed.");
+    if (body.kind === "process" && body.folder === undefined) throw new ChunkpadError("INVALID_ARGUMENT", 'folder: a process job needs the folder to process (its path, or its id from /api/folders).');
+    // An added folder's id names it as well as its path does (a new folder has only a path).
+    const byId = body.folder === undefined ? undefined : (await chunkpad.listFolders()).find((folder) => folder.id === body.folder);
+    const processTarget = byId?.rootPath ?? body.folder;
+    const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
+      if (body.kind === "process") {
+        return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+      }
+      if (body.kind === "local-model") {
+        return await chunkpad.downloadLocalModel({ consent: () => true, signal, onProgress: (progress) => emit(toDownloadProgressEvent(progress)) });
+      }
+      if (body.kind === "embed") {
+        return toEmbedJson(await chunkpad.embed({ ...(body.folder ? { folder: body.folder } : {}), signal, consent: consentOf(body.consent), onProgress: (progress) => emit(toEmbedProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+      }
+      return toSyncJson(await chunkpad.sync(body.folder, {
+        signal,
+        embed: body.embed === true,
+        consent: consentOf(body.consent),
+        onProcessProgress: (progress) => emit(toProcessProgressEvent(progress)),
+        onEmbedProgress: (progress) => emit(toEmbedProgressEvent(progress)),
+        onFolder: (folder) => emit({ type: "sync-folder", ...folder }),
+      }));
+    });
+    return c.json(jobJson(job), 202);
+  });
+
+  /**
+   * The chunks each conversation's last question found, with their numbers, so the app can
+   * switch some off and regenerate without searching again. Kept in memory only: the
+   * conversation itself is in the chat database; after a restart, the question is asked again.
+   */
+  const lastChunks = new Map<string, { question: string; searchMode: SearchMode; chunks: SearchResult[] }>();
+
+  app.post("/api/ask", async (c) => {
+    const body = parsed(askBody, await c.req.json().catch(() => undefined));
+    const job = jobs.start("ask", body.question, async ({ signal, emit }) => {
+      const collector = createAnswerCollector(body.question);
+      let found: { searchMode: SearchMode; chunks: SearchResult[] } | undefined;
+      try {
+        for await (const event of chunkpad.ask(body.question, {
+          signal,
+          ...(body.mode ? { mode: body.mode } : {}),
+          ...(body.strict === undefined ? {} : { strict: body.strict }),
+          ...(body.provider ? { provider: body.provider } : {}),
+          ...(body.model ? { model: body.model } : {}),
+          ...(body.pins ? { pins: body.pins } : {}),
+          ...(body.folders ? { folders: body.folders } : {}),
+          ...(body.conversationId ? { conversationId: body.conversationId } : {}),
+          consent: () => body.consent === true,
+          onDownloadProgress: (progress) => emit(toDownloadProgressEvent(progress)),
+          onNotice: (message) => emit({ type: "notice", message }),
+        })) {
+          if (event.type === "chunks") found = { searchMode: event.search.mode, chunks: event.chunks };
+          if (event.type === "done" && found && event.answer.conversationId) lastChunks.set(event.answer.conversationId, { question: body.question, ...found });
+          for (const wire of toAskStreamEvents(event, collector)) emit(wire);
+        }
+      } catch (error) {
+        for (const wire of toAskFailureEvents(error, collector)) emit(wire);
+        throw error;
+      }
+      return collector.result();
+    });
+    return c.json(jobJson(job), 202);
+  });
+
+  // Regenerate: the last question of a conversation, answered again from its chunks with only
+  // the numbers in `included` switched on; no new search. The answer is added to the conversation.
+  app.post("/api/regenerate", async (c) => {
+    const body = parsed(regenerateBody, await c.req.json().catch(() => undefined));
+    const last = lastChunks.get(body.conversationId);
+    if (!last) throw new ChunkpadError("NOT_FOUND", "This server has not answered a question in that conversation since it started; ask the question again to get its chunks.");
+    const conversation = await chunkpad.getConversation(body.conversationId);
+    const lastUser = conversation.messages.map((message) => message.role).lastIndexOf("user");
+    const history = conversation.messages.slice(0, Math.max(0, lastUser)).filter((message) => message.role === "user" || message.role === "assistant").map((message) => ({ role: message.role as "user" | "assistant", content: message.content }));
+    const chunks = last.chunks.map((chunk, index) => ({ ...chunk, isIncluded: body.included.includes(index + 1) }));
+    const job = jobs.start("ask", last.question, async ({ signal, emit }) => {
+      const collector = createAnswerCollector(last.question);
+      try {
+        for await (const event of chunkpad.regenerate({ question: last.question, chunks, searchMode: last.searchMode, history, storeQuestion: false, conversationId: body.conversationId, signal })) {
+          for (const wire of toAskStreamEvents(event, collector)) emit(wire);
+        }
+      } catch (error) {
+        for (const wire of toAskFailureEvents(error, collector)) emit(wire);
+        throw error;
+      }
+      // The chunks bar keeps the toggles for the next regenerate.
+      lastChunks.set(body.conversationId, { ...last, chunks });
+      return collector.result();
+    });
+    return c.json(jobJson(job), 202);
+  });
+
+  app.get("/api/jobs", (c) => c.json({ jobs: jobs.list().map((job) => ({ ...job, events: `/api/jobs/${job.id}/events` })) }));
+
+  const findJob = (id: string): Job => {
+    const job = jobs.get(id);
+    if (!job) throw new ChunkpadError("NOT_FOUND", `There is no job ${id} (finished jobs are kept for a while only). GET /api/jobs lists them.`);
+    return job;
+  };
+  app.get("/api/jobs/:id", (c) => c.json(jobJson(findJob(c.req.param("id")))));
+  app.delete("/api/jobs/:id", (c) => {
+    const job = findJob(c.req.param("id"));
+    jobs.cancel(job.id);
+    return c.json(jobJson(job), 202);
+  });
+
+  app.get("/api/jobs/:id/events", (c) => {
+    const job = findJob(c.req.param("id"));
+    const lastSeen = Number(c.req.header("last-event-id") ?? "-1");
+    return streamSSE(c, async (stream) => {
+      const queue: JobEvent[] = job.events.slice(Number.isInteger(lastSeen) ? lastSeen + 1 : 0);
+      let wake: (() => void) | null = null;
+      const listener = (event: JobEvent) => {
+        queue.push(event);
+        wake?.();
+      };
+      if (job.state === "running") job.listeners.add(listener);
+      stream.onAbort(() => {
+        job.listeners.delete(listener);
+        wake?.();
+      });
+      try {
+        for (;;) {
+          for (let event = queue.shift(); event; event = queue.shift()) await stream.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify(event.data) });
+          if (job.state !== "running" || stream.aborted) break;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            if (queue.length > 0 || job.state !== "running") resolve();
+          });
+          wake = null;
+        }
+      } finally {
+        job.listeners.delete(listener);
+      }
+    });
+  });
+
+  return { forgetAnswers: () => lastChunks.clear() };
+}
