@@ -1,9 +1,11 @@
 import Database from "better-sqlite3";
 import type { SqliteDatabase } from "./database.js";
+import { PostingsBuilder, type Postings } from "./keyword-rank.js";
 
 /**
  * Reading FTS5 from outside, for the keyword index in memory (keyword-index.ts, decision 031):
- * its order of terms, its varint records, and its tokenizer, copied into a private database.
+ * its order of terms, its varint records, each word's chunks, and its tokenizer, copied into a
+ * private database.
  */
 
 /** SQLite's order of terms (their UTF-8 bytes), which is not JavaScript's (UTF-16 units). */
@@ -86,5 +88,53 @@ export function createFtsTokenizer(db: SqliteDatabase, table: string, weights: {
       return result;
     },
     close: () => tokenizer.close(),
+  };
+}
+
+export interface FtsVocabulary {
+  /** One word's list (empty when no chunk holds it). */
+  list(word: string): Postings;
+  /** Every word starting with `prefix`, in SQLite's order, with its instances (see `parse`). */
+  startingWith(prefix: string): Iterable<[string, string]>;
+  /** Every word after `word`, in SQLite's order, with its instances; stop early by breaking. */
+  after(word: string): Iterable<[string, string]>;
+  /** A word's list from its instances. */
+  parse(instances: string | null): Postings;
+}
+
+/**
+ * Each word's chunks as FTS5's index holds them, through `fts5vocab(…, instance)`: a word's
+ * instances in (doc, column, offset) order as one string, doc ids with title ones negated (a
+ * title hit counts `weights.title`), parsed into a list of chunks and weighted counts.
+ */
+export function createFtsVocabulary(db: SqliteDatabase, table: string, weights: { title: number; content: number }): FtsVocabulary {
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.keyword_index_vocab USING fts5vocab(main, ${table}, instance)`);
+  const instances = "group_concat(CASE col WHEN 'title' THEN -doc ELSE doc END)";
+  const one = db.prepare<[string], string | null>(`SELECT ${instances} FROM temp.keyword_index_vocab WHERE term = ?`).pluck();
+  const range = db.prepare<[string, string], [string, string]>(`SELECT term, ${instances} FROM temp.keyword_index_vocab WHERE term >= ? AND term < ? GROUP BY term`).raw();
+  const after = db.prepare<[string], [string, string]>(`SELECT term, ${instances} FROM temp.keyword_index_vocab WHERE term > ? GROUP BY term`).raw();
+  const builder = new PostingsBuilder();
+  const parse = (list: string | null): Postings => {
+    const text = list ?? "";
+    let value = 0;
+    let negative = false;
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code === 45) negative = true;
+      else if (code !== 44) value = value * 10 + (code - 48);
+      if (code === 44 || index === text.length - 1) {
+        builder.add(value, negative ? weights.title : weights.content);
+        value = 0;
+        negative = false;
+      }
+    }
+    return builder.take();
+  };
+  return {
+    list: (word) => parse(one.get(word) ?? null),
+    // U+10FFFF is the largest character: every word with the prefix sorts before prefix + it.
+    startingWith: (prefix) => range.iterate(prefix, `${prefix}\u{10FFFF}`),
+    after: (word) => after.iterate(word),
+    parse,
   };
 }

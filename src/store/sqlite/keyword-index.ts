@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from "./database.js";
 import type { KeywordTerm } from "../../core/keyword-query.js";
-import { compareTerms, createFtsTokenizer, readVarints } from "./fts5-reading.js";
+import { compareTerms, createFtsTokenizer, createFtsVocabulary, readVarints } from "./fts5-reading.js";
 import { B, idfOf, K1, PostingsBuilder, rankAll, rankAny, TopRows, type Phrase, type Postings } from "./keyword-rank.js";
 
 /**
@@ -49,12 +49,7 @@ const FOLD_AFTER = 2_000;
 
 export function createMemoryKeywordIndex({ db, table, weights, background = true }: MemoryKeywordIndexOptions): MemoryKeywordIndex {
   const tokenizer = createFtsTokenizer(db, table, weights);
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.keyword_index_vocab USING fts5vocab(main, ${table}, instance)`);
-  // A word's instances in (doc, column, offset) order, as one string: doc ids, title ones negated.
-  const INSTANCES = "group_concat(CASE col WHEN 'title' THEN -doc ELSE doc END)";
-  const termList = db.prepare<[string], string | null>(`SELECT ${INSTANCES} FROM temp.keyword_index_vocab WHERE term = ?`).pluck();
-  const termRange = db.prepare<[string, string], [string, string]>(`SELECT term, ${INSTANCES} FROM temp.keyword_index_vocab WHERE term >= ? AND term < ? GROUP BY term`).raw();
-  const termsAfter = db.prepare<[string], [string, string]>(`SELECT term, ${INSTANCES} FROM temp.keyword_index_vocab WHERE term > ? GROUP BY term`).raw();
+  const vocabulary = createFtsVocabulary(db, table, weights);
   const allSizes = db.prepare<[], [number, Uint8Array]>(`SELECT id, sz FROM ${table}_docsize`).raw();
   const sizesOf = db.prepare<[string], [number, Uint8Array]>(`SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`).raw();
   const averages = db.prepare<[], Uint8Array>(`SELECT block FROM ${table}_data WHERE id = 1`).pluck();
@@ -160,24 +155,6 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   }
 
   const builder = new PostingsBuilder();
-  /** A word's list from its instances (see INSTANCES). */
-  function parseList(instances: string | null): Postings {
-    const list = instances ?? "";
-    let value = 0;
-    let negative = false;
-    for (let index = 0; index < list.length; index++) {
-      const code = list.charCodeAt(index);
-      if (code === 45) negative = true;
-      else if (code !== 44) value = value * 10 + (code - 48);
-      if (code === 44 || index === list.length - 1) {
-        builder.add(value, negative ? weights.title : weights.content);
-        value = 0;
-        negative = false;
-      }
-    }
-    return builder.take();
-  }
-
   /** Whether every row holding `word` when its part of the vocabulary was read is in `main`. */
   function covered(word: string): boolean {
     return warmComplete || (warmedThrough !== null && compareTerms(word, warmedThrough) <= 0);
@@ -187,7 +164,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   function mainList(word: string): Postings | undefined {
     let list = main.get(word);
     if (list === undefined && !covered(word)) {
-      list = parseList(termList.get(word) ?? null);
+      list = vocabulary.list(word);
       main.set(word, list);
     }
     return list;
@@ -213,8 +190,8 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     if (!built) build();
     if (warmComplete) return false;
     const started = performance.now();
-    for (const [word, instances] of termsAfter.iterate(warmedThrough ?? "")) {
-      if (!main.has(word)) main.set(word, parseList(instances));
+    for (const [word, instances] of vocabulary.after(warmedThrough ?? "")) {
+      if (!main.has(word)) main.set(word, vocabulary.parse(instances));
       warmedThrough = word;
       if (performance.now() - started >= budgetMs) return true;
     }
@@ -275,8 +252,9 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     const end = logEnd.get() ?? 0;
     if (end === seen) return;
     const ids = new Set<number>();
-    let complete = true;
-    db.transaction(() => {
+    // Starts again when the log no longer reaches back, or when reading the changes would cost more.
+    const startAgain = db.transaction(() => {
+      let complete = true;
       let expected = seen + 1;
       for (const [seq, id] of logFrom.iterate(seen)) {
         if (seq !== expected) complete = false;
@@ -284,7 +262,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
         ids.add(id);
         seen = seq;
       }
-      if (!complete || ids.size > Math.max(50_000, rowCount / 2)) return;
+      if (!complete || ids.size > Math.max(50_000, rowCount / 2)) return true;
       readStatistics();
       const list = JSON.stringify([...ids]);
       const rows = texts.all(list);
@@ -300,8 +278,9 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       }
       for (const [id, words] of tokenizer.tokenizeRows(rows)) changed.set(id, words);
       for (const [id, sizes] of sizesOf.all(list)) setLength(id, sizes);
+      return false;
     })();
-    if (!complete || ids.size > Math.max(50_000, rowCount / 2)) return build();
+    if (startAgain) return build();
     rebuildChangedLists();
     if (changed.size > FOLD_AFTER || deadCount > FOLD_AFTER) fold();
   }
@@ -363,8 +342,8 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       let listed = prefixWords.get(token);
       if (listed === undefined) {
         listed = [];
-        for (const [word, instances] of termRange.iterate(token, `${token}\u{10FFFF}`)) {
-          if (!main.has(word)) main.set(word, parseList(instances));
+        for (const [word, instances] of vocabulary.startingWith(token)) {
+          if (!main.has(word)) main.set(word, vocabulary.parse(instances));
           listed.push(word);
         }
         prefixWords.set(token, listed);

@@ -136,7 +136,6 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
   let index: MemoryKeywordIndex | null = memoryIndex
     ? createMemoryKeywordIndex({ db, table: "chunks_fts", weights: { title: TITLE_WEIGHT, content: CONTENT_WEIGHT }, background: warmInBackground })
     : null;
-  const memory = () => index;
   // Chunk ids a ranking skips (excluded chunks, chunks outside a scope), kept until any connection writes.
   const idSets = createVersionedCache<Set<number>>(createWriteVersion(db), 100);
   const excludedIds = db.prepare<[], number>("SELECT c.id FROM chunk_reviews r JOIN chunks c ON c.ref = r.ref WHERE r.included = 0").pluck();
@@ -166,7 +165,7 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
 
   return {
     keywordSearchInMemory(terms, match, exclude, { limit, ...scope }) {
-      const ranker = memory();
+      const ranker = index;
       if (ranker === null || terms.length === 0) return null;
       if (limit <= 0) return [];
       const excluded = idSets.get("excluded", () => new Set(excludedIds.all()));
@@ -187,7 +186,7 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
 
     countWordUpTo(word, cap) {
       // The keyword index in memory knows every word's row count; FTS5 counts them.
-      const rows = memory()?.rowsHolding(word) ?? null;
+      const rows = index?.rowsHolding(word) ?? null;
       return rows === null ? countMatchesUpTo(quoteWords([word]), cap) : Math.min(rows, cap);
     },
 

@@ -1,10 +1,10 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkRef } from "../../core/types.js";
-import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
 import type { ChunkRow } from "./chunk-rows.js";
-import { CHUNK_COLUMN_NAMES, CHUNK_COLUMNS, chunkRowFromValues, createExcludedChunkCount, scopeConditions, toChunkRecord } from "./chunk-rows.js";
+import { CHUNK_COLUMNS, scopeConditions, toChunkRecord } from "./chunk-rows.js";
+import { createAnnSearch } from "./ann-search.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
 import type { AnnIndex } from "./ann.js";
@@ -33,12 +33,6 @@ export interface VectorHit {
   /** True when the chunk's text changed after its vector was made. */
   stale: boolean;
 }
-
-/** Candidates asked of the approximate index at first, and at most (it is asked 4× more each round). */
-const ANN_MIN_CANDIDATES = 64;
-const ANN_MAX_CANDIDATES = 16_384;
-/** Up to this many excluded chunks the first round asks for k + excluded candidates (no scope). */
-const MAX_EXCLUDED_FOR_EXACT_FIRST_ROUND = 1_000;
 
 /** sqlite-vec's largest k for one KNN query. */
 const MAX_KNN_K = 4096;
@@ -194,51 +188,11 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.embed_hash }));
   }
 
-  /**
-   * Through the approximate index: its nearest candidates, filtered like the exact path (review
-   * state, folders, documents); more candidates while too few pass the filters. Null when the
-   * exact path should answer (few vectors in the scope, no index, or a filter so narrow that the
-   * index keeps missing).
-   */
-  const candidateFetches = new Map<string, Statement<unknown[], unknown[]>>();
-  function annSearch(embedding: Float32Array, dimensions: number, k: number, scope: SearchScope): VectorHit[] | null {
-    if (ann === null) return null;
-    if ((scope.folderIds !== undefined || scope.documentIds !== undefined) && embedCoverageOf(scope).embedded < ann.threshold) return null;
-    const filter = scopeConditions(scope);
-    // Rows read as arrays (chunkRowFromValues): CHUNK_COLUMNS, then the two hashes.
-    const fetch = candidateFetches.get(filter.sql) ?? db.prepare<unknown[], unknown[]>(`
-      SELECT ${CHUNK_COLUMNS}, c.embed_hash AS embed_hash, e.content_hash AS embedded_hash
-      FROM chunks c
-      JOIN documents d ON d.id = c.document_id
-      LEFT JOIN chunk_reviews r ON r.ref = c.ref
-      LEFT JOIN embedded_chunk_refs e ON e.chunk_ref = c.ref
-      WHERE c.id IN (SELECT value FROM json_each(?)) AND COALESCE(r.included, 1) = 1 ${filter.sql}`).raw();
-    candidateFetches.set(filter.sql, fetch);
-    // Without a folder or document filter only the user's exclusions can drop a candidate: the
-    // nearest k + excluded hold k included chunks, and fetching fewer rows is most of the cost.
-    const excluded = filter.sql === "" ? excludedCount() : Number.POSITIVE_INFINITY;
-    const first = excluded <= MAX_EXCLUDED_FOR_EXACT_FIRST_ROUND ? Math.max(k + excluded, Math.min(k * 4, ANN_MIN_CANDIDATES)) : Math.max(k * 4, ANN_MIN_CANDIDATES);
-    for (let want = first; want <= ANN_MAX_CANDIDATES; want *= 4) {
-      const candidates = ann.candidates(embedding, dimensions, want);
-      if (candidates === null) return null;
-      const rows = new Map(fetch.all(JSON.stringify(candidates.map((candidate) => candidate.id)), ...filter.parameters).map((values) => [values[0] as number, values]));
-      const hits: VectorHit[] = [];
-      const hashes = CHUNK_COLUMN_NAMES.length;
-      for (const candidate of candidates) {
-        const values = rows.get(candidate.id);
-        if (values) hits.push({ chunk: toChunkRecord(chunkRowFromValues(values)), distance: candidate.distance, stale: values[hashes + 1] !== values[hashes] });
-        if (hits.length === k) break;
-      }
-      if (hits.length >= k || candidates.length < want) return hits;
-    }
-    return null;
-  }
-
   // Counting every chunk's vector takes tens of milliseconds at 100k chunks, and each vector
   // or hybrid search reports coverage: counted once per scope until the database changes.
   const writeVersion = createWriteVersion(db);
   const coverageCache = createVersionedCache<EmbedCoverage>(writeVersion, 256);
-  const excludedCount = createExcludedChunkCount(db);
+  const annSearch = ann === null ? null : createAnnSearch({ db, ann, embeddedInScope: (scope) => embedCoverageOf(scope).embedded });
   function embedCoverageOf(scope: SearchScope): EmbedCoverage {
     return coverageCache.get(JSON.stringify([scope.folderIds ?? null, scope.documentIds ?? null]), () => countEmbedCoverage(scope));
   }
@@ -326,7 +280,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       if (dimensions === null || k <= 0) return [];
       if (embedding.length !== dimensions) throw mismatch(dimensions, embedding.length);
       if (text?.required || text?.excluded) return constrainedSearch(embedding, k, scope, text);
-      const approximate = annSearch(embedding, dimensions, Math.floor(k), scope);
+      const approximate = annSearch?.(embedding, dimensions, Math.floor(k), scope) ?? null;
       if (approximate !== null) return approximate;
       // Excluded chunks may still have vectors until the next embed; fetch enough to skip them.
       const excluded = scopeConditions(scope);
