@@ -4,8 +4,8 @@ import { ChunkpadError, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, SECRET
 export { TOKEN_HEADER };
 
 /**
- * What `chunkpad serve` accepts: each request body and query as a zod schema (validated in
- * app.ts), and the OpenAPI document built from the same schemas.
+ * What `chunkpad serve` accepts: each request body and query as a zod schema (validated with
+ * `parsed` in app.ts and job-routes.ts), and the OpenAPI document built from the same schemas.
  */
 
 /** zod's first problem as an INVALID_ARGUMENT the client can act on. */
