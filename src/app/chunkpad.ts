@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
+import { SESSION_TOKEN_HEADER } from "../core/network.js";
 import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { openMainStore, type MainStore } from "../store/index.js";
@@ -23,7 +24,7 @@ import { watchFolders } from "./watch/watch.js";
 import { exportArchive } from "./archive/export.js";
 import { importArchive } from "./archive/import.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
-import { createWarmEmbedders, embedderViaServer, findServer } from "./daemon/daemon.js";
+import { createWarmEmbedders, embedderViaServer, findLiveServer } from "./daemon/daemon.js";
 import { editChunkText } from "./review/edit-chunk.js";
 import { parseChunkRef } from "../core/chunk-ref.js";
 import { readChunk, readDocument, sourceFile } from "./read/read.js";
@@ -291,10 +292,10 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     warmModels: () => warm.describe(),
     embedForClient: (request) => warm.embed(request, (overrides) => embedderConfigFor(config(), paths, env, overrides)),
     async modelHost() {
-      const server = options.useServer && env.CHUNKPAD_SERVER !== "off" ? findServer(paths.dataDir) : null;
+      const server = options.useServer && env.CHUNKPAD_SERVER !== "off" ? await findLiveServer(paths.dataDir) : null;
       if (!server) return { runsIn: "process", server: null };
       try {
-        const response = await fetch(`${server.url}/api/status`, { signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`${server.url}/api/status`, { headers: { [SESSION_TOKEN_HEADER]: server.token }, signal: AbortSignal.timeout(2000) });
         const status = (await response.json()) as { warm?: { models: Array<{ model: string; dtype: string | null }>; requests: number } };
         return { runsIn: "server", server: { url: server.url, pid: server.pid, loadedModels: status.warm?.models ?? [], requests: status.warm?.requests ?? 0 } };
       } catch {

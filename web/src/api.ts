@@ -1,6 +1,4 @@
-/** The HTTP API of `chunkpad serve`, as the app uses it. State changes carry the session token from the page. */
-
-const token = document.querySelector<HTMLMetaElement>('meta[name="chunkpad-token"]')?.content ?? "";
+/** The HTTP API of `chunkpad serve`, as the app uses it. Same-origin requests: the browser sends the session cookie (the page never sees a token). */
 
 export interface ApiError {
   code: string;
@@ -10,7 +8,7 @@ export interface ApiError {
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), "x-chunkpad-token": token },
+    headers: body === undefined ? {} : { "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const data = (await response.json().catch(() => ({}))) as T & Partial<ApiError>;
@@ -27,7 +25,7 @@ export const put = <T>(path: string, body: unknown) => request<T>("PUT", path, b
 export async function uploadFile(folderId: string, file: File): Promise<void> {
   const response = await fetch(`/api/folders/${encodeURIComponent(folderId)}/files?name=${encodeURIComponent(file.name)}`, {
     method: "POST",
-    headers: { "content-type": "application/octet-stream", "x-chunkpad-token": token },
+    headers: { "content-type": "application/octet-stream" },
     body: file,
   });
   if (!response.ok) {
