@@ -109,7 +109,7 @@ describe("chunkpad serve answers only its own user", () => {
 
   it("refuses every route without the credential, or with a wrong token or cookie", async () => {
     for (const [method, pathname] of everyRoute()) {
-      for (const headers of [{}, { "x-chunkpad-token": "0".repeat(64) }, { cookie: `chunkpad_session=${"0".repeat(64)}` }, { cookie: `chunkpad_session=${info.token}` }]) {
+      for (const headers of [{}, { "x-chunkpad-token": "0".repeat(64) }, { cookie: `chunkpad_session=${"0".repeat(64)}` }, { cookie: `chunkpad_session=${info.token}` }] as Array<Record<string, string>>) {
         const answer = await raw(method, pathname, { "content-type": "application/json", ...headers }, method === "GET" ? undefined : "{}");
         expect(answer.status, `${method} ${pathname} ${JSON.stringify(headers)}: ${answer.body}`).toBe(401);
         expect(answer.body).not.toContain(info.token);

@@ -37,10 +37,10 @@ const PAGE_HEADERS = {
 };
 
 /** The page a browser without the credential gets: how to open the app, nothing else. */
-export function signInPage(reason: string): string {
+export function signInPage(reason: string, options: { reload?: boolean } = {}): string {
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Chunkpad</title>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Chunkpad</title>${options.reload ? '<meta http-equiv="refresh" content="0">' : ""}
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}code{background:#eee;padding:0 .25rem;border-radius:3px}@media (prefers-color-scheme:dark){body{background:#111;color:#ddd}code{background:#333}}</style></head>
 <body>
 <h1>Chunkpad is running here</h1>
@@ -58,7 +58,11 @@ function isPage(pathname: string): boolean {
 
 function unauthorized(c: Context) {
   const page = isPage(c.req.path) && (c.req.method === "GET" || c.req.method === "HEAD");
-  if (page) return c.body(signInPage("This browser has not been given access to it yet."), 401, PAGE_HEADERS);
+  // A navigation that started on another site (a link, the page --open writes) comes without
+  // the SameSite=Strict cookie even when the browser has it: loading again from this origin sends
+  // it. Once only: the reload is same-origin, so a browser without the cookie then gets the page.
+  const reload = c.req.header("sec-fetch-site") === "cross-site" && c.req.header("sec-fetch-mode") === "navigate";
+  if (page) return c.body(signInPage("This browser has not been given access to it yet.", { reload }), 401, PAGE_HEADERS);
   return c.json({ code: "UNAUTHORIZED", message: `Send the session token in the X-Chunkpad-Token header (it is in server.json in Chunkpad's data folder while the server runs), or open the app through the link chunkpad serve printed.`, retryable: false }, 401);
 }
 

@@ -18,6 +18,7 @@ interface ServeFlags {
   open?: boolean;
 }
 
+const OPEN_PAGE = "open-app.html";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /**
@@ -50,6 +51,16 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         return;
       }
       await ensureNoLiveServer(dataDir);
+      // Listening for Ctrl-C before anything is announced: a stop that comes at once still cleans up.
+      const stopRequested = new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          resolve();
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      });
       const [{ serve }, { createServerApp }, { createJobManager }] = await Promise.all([import("@hono/node-server"), import("../../server/app.js"), import("../../server/jobs.js")]);
       const jobs = createJobManager();
       const token = randomBytes(32).toString("hex");
@@ -75,31 +86,28 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       }
       const infoFile = path.join(dataDir, "server.json");
       context.io.stderr.write(`Chunkpad API on ${url} (OpenAPI: ${url}/api/openapi.json, MCP: ${url}/mcp); programs send the session token from ${infoFile}. Ctrl-C stops it.\n`);
-      context.io.stderr.write(`Open the web app (this link lets your browser in; keep it to yourself):\n    ${launchUrl({ url, token })}\n`);
       if (flags.open) openInBrowser(launchUrl({ url, token }), dataDir);
+      context.io.stderr.write(`Open the web app (this link lets your browser in; keep it to yourself):\n    ${launchUrl({ url, token })}\n`);
       const watching = new AbortController();
       const watcher = flags.watch
         ? chunkpad.watch([], { signal: watching.signal, onEvent: (event) => context.io.stderr.write(describeWatchEvent(event)) }).catch((error: unknown) => {
           context.io.stderr.write(`watch stopped: ${error instanceof Error ? error.message : String(error)}\n`);
         })
         : Promise.resolve();
+      await stopRequested;
+      watching.abort();
+      void jobs.stopAll();
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          watching.abort();
-          void jobs.stopAll();
-          server.close(() => resolve());
-          // Event streams stay open as long as their jobs run; at shutdown they end now.
-          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-        };
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
+        server.close(() => resolve());
+        // Event streams stay open as long as their jobs run; at shutdown they end now.
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await watcher;
       // Running jobs stop where they are; process and embed pick up from there next time.
       await jobs.stopAll();
       unregisterServer(dataDir, token);
+      // The page --open wrote (here or by a second serve --open) holds this run's token: gone with it.
+      fs.rmSync(path.join(dataDir, OPEN_PAGE), { force: true });
     });
 }
 
@@ -109,7 +117,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
  * to the URL (as Jupyter does). $BROWSER, when set, is the opener.
  */
 function openInBrowser(url: string, dataDir: string): void {
-  const page = path.join(dataDir, "open-app.html");
+  const page = path.join(dataDir, OPEN_PAGE);
   const escaped = url.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
   fs.rmSync(page, { force: true });
   fs.writeFileSync(page, `<!doctype html>\n<meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}">\n<title>Opening Chunkpad</title><a href="${escaped}">Open Chunkpad</a>\n`, { mode: 0o600, flag: "wx" });
