@@ -39,6 +39,8 @@ export const jobBody = z.object({
   consent: z.boolean().optional(),
   /** sync: embed folders without vectors too. */
   embed: z.boolean().optional(),
+  /** process: the user confirmed adding their whole home folder or the root of the disk (the CLI's --yes). */
+  confirmBroadFolder: z.boolean().optional(),
 });
 export const askBody = z.object({
   question: z.string().min(1, "question is required").max(10_000),

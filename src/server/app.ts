@@ -11,6 +11,7 @@ import { ChunkpadError, errorOutcome, toErrorJson, toPlainJson, toProcessJson, t
 import { createJobManager, type JobManager } from "./jobs.js";
 import { registerJobRoutes } from "./job-routes.js";
 import { requireCredential } from "./credential.js";
+import { serverHostNames, uploadName } from "./guards.js";
 import { createMcpServer } from "../mcp/server.js";
 import { chunkEdit, chunkQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody } from "./api-shapes.js";
 
@@ -61,7 +62,7 @@ function refuse(c: Context, status: 403 | 421, message: string) {
 export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, jobs: JobManager = createJobManager()): Hono {
   const app = new Hono();
   const port = String(options.port);
-  const allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", ...(options.remote ? [options.host] : [])].map((host) => `${host}:${port}`));
+  const allowedHosts = new Set(serverHostNames(options.host, options.remote).map((host) => `${host}:${port}`));
   const allowedOrigins = new Set([...allowedHosts].map((host) => `http://${host}`));
 
   app.use("*", async (c, next) => {
@@ -123,10 +124,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   // Drag-and-drop upload: one document into the top of an added folder (the app then processes it).
   app.post("/api/folders/:folder/files", async (c) => {
     const folder = await folderById(c.req.param("folder"));
-    const name = (c.req.query("name") ?? "").normalize("NFC");
-    if (name === "" || name !== path.basename(name) || name.includes("\\") || name.startsWith(".") || name === "_chunks" || name.length > 255) {
-      throw new ChunkpadError("INVALID_ARGUMENT", `"${name}" cannot be a file name here: give a plain name (no folders, not hidden).`);
-    }
+    const name = uploadName(new URL(c.req.url).searchParams.get("name") ?? undefined);
     const target = path.join(folder.rootPath, name);
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     try {

@@ -5,6 +5,7 @@ import {
   toProcessJson, toProcessProgressEvent, toSyncJson, type Chunkpad, type SearchMode, type SearchResult,
 } from "../index.js";
 import { summarize, type Job, type JobEvent, type JobManager } from "./jobs.js";
+import { checkProcessTarget } from "./guards.js";
 import { askBody, jobBody, parsed, regenerateBody } from "./api-shapes.js";
 
 /**
@@ -23,6 +24,7 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
     // An added folder's id names it as well as its path does (a new folder has only a path).
     const byId = body.folder === undefined ? undefined : (await chunkpad.listFolders()).find((folder) => folder.id === body.folder);
     const processTarget = byId?.rootPath ?? body.folder;
+    if (body.kind === "process" && byId === undefined) checkProcessTarget(processTarget as string, body.confirmBroadFolder === true);
     const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
       if (body.kind === "process") {
         return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));

@@ -1,8 +1,6 @@
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { ChunkpadError, type AddFolderOptions, type ConflictChoice, type ProcessReport, toProcessJson } from "../../index.js";
+import { ChunkpadError, describeBroadFolder, type AddFolderOptions, type ConflictChoice, type ProcessReport, toProcessJson } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
 import { EXIT_FILES_FAILED, expandHome, parseIntegerOption, plural, printJson, readStdin } from "../shared/io.js";
@@ -138,17 +136,9 @@ function printReport(context: CliContext, report: ProcessReport, json: boolean |
 /** Adding the root of the disk or the whole home folder is almost always a slip: ask, or require --yes. */
 async function confirmBroadFolder(context: CliContext, folder: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
-  const real = (candidate: string) => {
-    try {
-      return fs.realpathSync(path.resolve(candidate));
-    } catch {
-      return path.resolve(candidate);
-    }
-  };
-  const target = real(folder);
-  const home = real(context.io.env.HOME ?? os.homedir());
-  const what = path.parse(target).root === target ? "the root of the disk" : target === home ? "your whole home folder" : undefined;
-  if (what === undefined) return;
+  const broad = describeBroadFolder(folder, context.io.env.HOME ?? os.homedir());
+  if (broad === undefined) return;
+  const { target, what } = broad;
   const question = `${target} is ${what}: Chunkpad would parse every document under it and write a _chunks/ folder there. Continue?`;
   if (canPrompt(context.io) && (await askYesNo(context.io, question))) return;
   throw new ChunkpadError(

@@ -76,7 +76,9 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const port = (server.address() as AddressInfo).port;
       const app = createServerApp(chunkpad, { port, host: flags.host, token, remote, version: context.version }, jobs);
       routes.handler = (request) => app.fetch(request);
-      const displayHost = flags.host.includes(":") ? `[${flags.host}]` : flags.host;
+      // Bound to every address (0.0.0.0, ::): programs on this machine reach it on loopback.
+      const wildcard = flags.host === "0.0.0.0" || flags.host === "::";
+      const displayHost = wildcard ? "127.0.0.1" : flags.host.includes(":") ? `[${flags.host}]` : flags.host;
       const url = `http://${displayHost}:${port}`;
       try {
         await registerServer(dataDir, { url, port, host: flags.host, token, pid: process.pid });
@@ -88,6 +90,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       context.io.stderr.write(`Chunkpad API on ${url} (OpenAPI: ${url}/api/openapi.json, MCP: ${url}/mcp); programs send the session token from ${infoFile}. Ctrl-C stops it.\n`);
       if (flags.open) openInBrowser(launchUrl({ url, token }), dataDir);
       context.io.stderr.write(`Open the web app (this link lets your browser in; keep it to yourself):\n    ${launchUrl({ url, token })}\n`);
+      if (wildcard) context.io.stderr.write("From another machine, use this machine's address or name in place of 127.0.0.1 (over plain HTTP: only on a network you trust).\n");
       const watching = new AbortController();
       const watcher = flags.watch
         ? chunkpad.watch([], { signal: watching.signal, onEvent: (event) => context.io.stderr.write(describeWatchEvent(event)) }).catch((error: unknown) => {
