@@ -62,7 +62,7 @@ function unauthorized(c: Context) {
   // the SameSite=Strict cookie even when the browser has it: loading again from this origin sends
   // it. Once only: the reload is same-origin, so a browser without the cookie then gets the page.
   const reload = c.req.header("sec-fetch-site") === "cross-site" && c.req.header("sec-fetch-mode") === "navigate";
-  if (page) return c.body(signInPage("This browser has not been given access to it yet.", { reload }), 401, PAGE_HEADERS);
+  if (page) return c.body(signInPage("This browser has not been let in yet, or the server has restarted since it was.", { reload }), 401, PAGE_HEADERS);
   return c.json({ code: "UNAUTHORIZED", message: `Send the session token in the X-Chunkpad-Token header (it is in server.json in Chunkpad's data folder while the server runs), or open the app through the link chunkpad serve printed.`, retryable: false }, 401);
 }
 
