@@ -208,6 +208,28 @@ describe("one server per data folder, and no token for a stranger's port", () =>
     expect((await server.api("/api/status")).status).toBe(200);
   });
 
+  it("does not take over from a server that is alive but silent, and says what to do", async () => {
+    const other = makeTempDir("silent");
+    // Accepts connections and never answers: a server too busy to reply, or not a Chunkpad server.
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      fs.mkdirSync(path.join(other, "data"), { recursive: true });
+      const file = path.join(other, "data", "server.json");
+      fs.writeFileSync(file, JSON.stringify({ url: `http://127.0.0.1:${port}`, port, host: "127.0.0.1", token: "d".repeat(64), pid: process.pid }), { mode: 0o600 });
+      const refused = await runCli(["serve", "--port", "0"], { home: other });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`does not answer`);
+      expect(refused.stderr).toContain(`delete ${file}`);
+      expect(JSON.parse(fs.readFileSync(file, "utf8"))).toMatchObject({ port });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it("never sends the token to whatever listens at the port of a stale server.json", async () => {
     const stranger = makeTempDir("stranger");
     const seen: Array<{ url: string; token: string | undefined }> = [];

@@ -49,20 +49,32 @@ function processLives(pid: number): boolean {
   }
 }
 
-/** True when the server at info.url proves it holds info.token; the token itself is never sent. */
-export async function proveServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: typeof fetch = fetch): Promise<boolean> {
+type Probe = "ours" | "not-ours" | "no-answer";
+
+/** Asks the server at info.url to prove it holds info.token; the token itself is never sent. */
+async function probeServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: typeof fetch): Promise<Probe> {
   const nonce = randomBytes(16).toString("hex");
+  let response: Response;
   try {
-    const response = await fetchImpl(`${info.url}/api/hello?nonce=${nonce}`, { signal: AbortSignal.timeout(HELLO_TIMEOUT_MS), redirect: "error" });
-    if (!response.ok) return false;
+    response = await fetchImpl(`${info.url}/api/hello?nonce=${nonce}`, { signal: AbortSignal.timeout(HELLO_TIMEOUT_MS), redirect: "error" });
+  } catch (error) {
+    // Nothing listens there (refused): not ours. Listening but silent: perhaps ours, busy.
+    return (error as Error).name === "TimeoutError" ? "no-answer" : "not-ours";
+  }
+  try {
     const body = (await response.json()) as { proof?: unknown };
-    if (typeof body.proof !== "string") return false;
+    if (!response.ok || typeof body.proof !== "string") return "not-ours";
     const expected = Buffer.from(serverProof(info.token, nonce));
     const given = Buffer.from(body.proof);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return given.length === expected.length && timingSafeEqual(given, expected) ? "ours" : "not-ours";
   } catch {
-    return false;
+    return "not-ours";
   }
+}
+
+/** True when the server at info.url proves it holds info.token; the token itself is never sent. */
+export async function proveServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: typeof fetch = fetch): Promise<boolean> {
+  return (await probeServer(info, fetchImpl)) === "ours";
 }
 
 /** The running server of this data folder, checked (live process, proof of the token); null otherwise or when it is this very process. */
@@ -72,19 +84,31 @@ export async function findLiveServer(dataDir: string, fetchImpl: typeof fetch = 
   return (await proveServer(info, fetchImpl)) ? info : null;
 }
 
+/** For a new serve: the file's server is ours and live, gone, or alive but silent (then it is not replaced). */
+async function existingServer(dataDir: string): Promise<{ state: "live" | "silent"; info: ServerInfo } | null> {
+  const info = readServerInfo(dataDir);
+  if (info === null || info.pid === process.pid || !processLives(info.pid)) return null;
+  const probe = await probeServer(info, fetch);
+  return probe === "ours" ? { state: "live", info } : probe === "no-answer" ? { state: "silent", info } : null;
+}
+
 /** The URL that lets a browser in: the app exchanges the token for a cookie and drops it from the address bar. */
 export function launchUrl(info: Pick<ServerInfo, "url" | "token">): string {
   return `${info.url}/?token=${info.token}`;
 }
 
-function alreadyServing(info: ServerInfo): ChunkpadError {
+function alreadyServing(existing: { state: "live" | "silent"; info: ServerInfo }, file: string): ChunkpadError {
+  const { info } = existing;
+  if (existing.state === "silent") {
+    return new ChunkpadError("INVALID_ARGUMENT", `${file} names a running process (pid ${info.pid}) whose server at ${info.url} does not answer (busy?). Try again in a moment; if that process is not a Chunkpad server, delete ${file} and start again.`);
+  }
   return new ChunkpadError("INVALID_ARGUMENT", `Chunkpad is already serving this data folder at ${info.url} (pid ${info.pid}). Run "chunkpad serve --open" to open it in your browser, or stop it (Ctrl-C in its terminal) before starting another.`);
 }
 
 /** Before listening: refuses when this data folder's server runs already (so a second serve never takes over its server.json). */
 export async function ensureNoLiveServer(dataDir: string): Promise<void> {
-  const live = await findLiveServer(dataDir);
-  if (live) throw alreadyServing(live);
+  const existing = await existingServer(dataDir);
+  if (existing) throw alreadyServing(existing, serverInfoPath(dataDir));
 }
 
 /**
@@ -102,8 +126,8 @@ export async function registerServer(dataDir: string, info: ServerInfo): Promise
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    const live = await findLiveServer(dataDir);
-    if (live) throw alreadyServing(live);
+    const existing = await existingServer(dataDir);
+    if (existing) throw alreadyServing(existing, file);
     fs.rmSync(file, { force: true });
   }
   throw new ChunkpadError("INVALID_ARGUMENT", `Could not write ${file}: another chunkpad serve keeps replacing it. Stop the other server, then start again.`);
