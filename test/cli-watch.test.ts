@@ -178,10 +178,9 @@ describe("chunkpad serve --watch", () => {
     const server = await startServe(home, { args: ["--watch"] });
     try {
       await server.logged(/Watching 1 folder/);
-      const { url } = server.info;
       writeFile(folder, "swan.md", "# Swan\n\nA swan glides on the lake.\n");
       await server.logged(/1 document processed/);
-      const response = await fetch(`${url}/api/search?q=swan&mode=keyword`);
+      const response = await server.api("/api/search?q=swan&mode=keyword");
       const body = (await response.json()) as { results: Array<{ relativePath: string }> };
       expect(body.results.map((hit) => hit.relativePath)).toEqual(["swan.md"]);
     } finally {
