@@ -4,7 +4,7 @@ import type { ChunkDraft } from "../../core/types.js";
 import { chunkDocument } from "../../chunking/chunker.js";
 import { parseChunkFile, readChunkFileText, renderChunkFile } from "../../chunkfiles/format.js";
 import { chunkFilePathIn } from "../../chunkfiles/paths.js";
-import { readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
+import { narrowChunkFileMode, readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
 import { hashText } from "../../chunkfiles/hash.js";
 import { formatFor } from "../../ingest/registry.js";
 import type { WalkedFile } from "../../ingest/walk.js";
@@ -82,6 +82,8 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
   }
 
   if (sourceUnchanged && previous && existingText !== undefined) {
+    // A chunk file written before the document was made private (or by an older Chunkpad) is narrowed too.
+    await narrowChunkFileMode(chunksRoot, chunkFile, { sourcePath: file.absolutePath });
     if (existingHash !== previous.syncedChunkFileHash) {
       // The user edited the chunk file: its text is the truth for this source's chunks.
       const { chunks, warnings } = readChunkFileText(existingText);
@@ -180,7 +182,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
       });
       return;
     }
-    await writeChunkFileSafely(chunksRoot, chunkFile, rendered);
+    await writeChunkFileSafely(chunksRoot, chunkFile, rendered, { sourcePath: file.absolutePath });
   }
   await syncDocument(context, folderId, file, title, pageCount, drafts);
   await store.upsertSource(processedSource(hashText(rendered), hashText(rendered)));

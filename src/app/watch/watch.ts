@@ -41,6 +41,8 @@ export interface WatchOptions extends Pick<SyncOptions, "embed" | "consent" | "c
 export interface WatchDependencies {
   store: MainStore;
   sync: (folder: string, options: SyncOptions) => Promise<SyncReport>;
+  /** Chunkpad's own folders: never indexed, so their writes (the database's, during each sync) are no news. */
+  privateDirectories?: readonly string[];
 }
 
 const DEFAULT_MAX_WAIT_MS = 2000;
@@ -64,6 +66,13 @@ export async function watchFolders(dependencies: WatchDependencies, folders: rea
   const { store } = dependencies;
   const roots = await foldersToWatch(store, folders, options.cwd);
   const emit = (event: WatchEvent) => options.onEvent?.(event);
+  const privateDirectories = (dependencies.privateDirectories ?? []).flatMap((directory) => {
+    try {
+      return [fs.realpathSync(directory)];
+    } catch {
+      return [];
+    }
+  });
   const debounceMs = options.debounceMs ?? 300;
   const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const controller = new AbortController();
@@ -125,6 +134,7 @@ export async function watchFolders(dependencies: WatchDependencies, folders: rea
       ignoreInitial: true,
       followSymlinks: false,
       ignored: (file) => {
+        if (privateDirectories.some((directory) => file === directory || file.startsWith(directory + path.sep))) return true;
         const relative = path.relative(rootPath, file);
         return relative !== "" && relative.split(path.sep).some((part) => SCRATCH_FILE.test(part));
       },
