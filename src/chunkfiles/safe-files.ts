@@ -80,7 +80,7 @@ export async function chunkFileModeFor(access: ChunkFileAccess): Promise<number>
 }
 
 /** Writes a chunk file atomically and durably, refusing when a link is on the way, with no wider permissions than `access` allows. */
-export async function writeChunkFileSafely(chunksRootPath: string, filePath: string, text: string, access: ChunkFileAccess): Promise<void> {
+export async function writeChunkFileSafely(chunksRootPath: string, filePath: string, text: string | Uint8Array, access: ChunkFileAccess): Promise<void> {
   await assertNoLinks(chunksRootPath, filePath);
   await writeFileDurably(filePath, text, { mode: await chunkFileModeFor(access) });
 }
