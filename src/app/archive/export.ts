@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { zipSync, strToU8, type Zippable } from "fflate";
+import { hashBytes } from "../../chunkfiles/hash.js";
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkingOptions, ChunkMeta } from "../../core/types.js";
 import { describeIdentity, readStoredFingerprint } from "../../embedding/vector-fingerprint.js";
@@ -89,6 +90,9 @@ export async function exportArchive({ store, chunkingFor }: ExportDependencies, 
       for (const document of documents) {
         const bytes = await fs.readFile(path.join(folder.rootPath, ...document.relativePath.split("/"))).catch(() => undefined);
         if (bytes === undefined) continue;
+        // Changed since it was processed: the record describes other bytes, so it is left out
+        // (the source travels; the next run there reads it again) and import's checksum check holds.
+        if (document.source && document.source.sourceHash !== hashBytes(bytes)) document.source = null;
         entries[`${prefix}sources/${document.relativePath}`] = new Uint8Array(bytes);
         sourceFiles.push(document.relativePath);
       }
