@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
 
 /**
@@ -78,6 +80,21 @@ describe("chunkpad import refuses what it must, and leaves nothing behind", () =
     expect(fs.readFileSync(path.join(here, "restored", "notes.md"), "utf8")).toContain("heron");
     expect(fs.existsSync(autostart)).toBe(false);
     expect((await cli(["remove", path.join(here, "restored")])).code).toBe(0);
+  });
+
+  it("on a terminal, asks where to restore instead of refusing", async () => {
+    const target = path.join(home, "asked");
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    const stdout = new PassThrough();
+    let shown = "";
+    for (const stream of [stdout, stderr]) stream.on("data", (data: Buffer) => (shown += data.toString()));
+    stdin.end(`${target}\n`);
+    const code = await main(["import", tampered("asked.zip", () => undefined)], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: home, HOME: home } });
+    expect(code, shown).toBe(0);
+    expect(shown).toMatch(/Restore .*asked\.zip into which folder\? /);
+    expect(fs.existsSync(path.join(target, "notes.md"))).toBe(true);
+    expect((await cli(["remove", target])).code).toBe(0);
   });
 
   it("refuses damaged and hand-edited archives with one line and exit 1, writing no file and no row", async () => {
