@@ -72,6 +72,10 @@ describe("chunkpad import refuses what it must, and leaves nothing behind", () =
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(fs.existsSync(autostart)).toBe(false);
 
+    const empty = await cli(["import", evil, "--into", ""]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/--into <folder>/);
+
     const here = path.join(home, "elsewhere");
     fs.mkdirSync(here);
     const imported = await cli(["import", evil, "--into", "restored", "--json"], here);
@@ -193,6 +197,8 @@ describe("every archive export writes imports again", () => {
       const added = await runCli(["add", folder], { home });
       expect(added.code, added.stderr).toBe(0);
       fs.writeFileSync(path.join(folder, "service.log.txt"), log);
+      // A paste gone wrong that processing refuses: not in the index, so it stays behind, never blocking the import.
+      writeFile(folder, "_chunks/pasted.txt.md", `## Chunk 1\n\n${"y".repeat(1024 * 1024 + 10)}\n`);
       const archive = path.join(home, "logs.zip");
       const exported = await runCli(["export", archive, "--with-sources"], { home });
       expect(exported.code, exported.stderr).toBe(0);
@@ -205,6 +211,7 @@ describe("every archive export writes imports again", () => {
         const target = path.join(other, "restored");
         const imported = await runCli(["import", archive, "--into", target, "--json"], { home: other });
         expect(imported.code, imported.stderr).toBe(0);
+        expect(fs.existsSync(path.join(target, "_chunks", "pasted.txt.md"))).toBe(false);
         const restored = fs.readFileSync(path.join(target, "service.log.txt"));
         expect(createHash("sha256").update(restored).digest("hex")).toBe(createHash("sha256").update(log).digest("hex"));
         expect(mode(path.join(target, "service.log.txt"))).toBe(0o600);

@@ -73,7 +73,7 @@ export function registerArchiveCommands(program: Command, context: CliContext): 
       try {
         // Resolved here, against the folder the user typed the command in.
         result = await context.chunkpad().importArchive(path.resolve(file), {
-          ...(into === undefined ? {} : { into: path.resolve(into) }),
+          ...(into === undefined ? {} : { into: into.trim() === "" ? into : path.resolve(into) }),
           reembed: flags.reembed === true,
           consent: consentFor(io, flags.yes === true, "chunkpad import --reembed"),
           onProgress: progress.report,
