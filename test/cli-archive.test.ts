@@ -64,7 +64,7 @@ describe("chunkpad export and import", () => {
     expect(fs.existsSync(path.join(folder, "_chunks"))).toBe(false);
     expect((await search("river heron", "keyword")).results).toEqual([]);
 
-    const imported = await cli(["import", archive, "--json"]);
+    const imported = await cli(["import", archive, "--into", folder, "--json"]);
     expect(imported.code, imported.stderr).toBe(0);
     const report = json<{ schema: string; configChanged: Array<{ key: string }>; folders: Array<{ rootPath: string; documents: number; vectors: number; excluded: number; sourcesFound: number }> }>(imported);
     expect(report.schema).toBe("chunkpad.import/1");
@@ -129,14 +129,14 @@ describe("chunkpad export and import", () => {
     const evil = path.join(home, "evil.zip");
     const manifest = { format: "chunkpad.archive/1", createdAt: "2026-01-01T00:00:00Z", embedding: null, folders: [{ prefix: "folders/0/", rootPath: path.join(home, "evil-target"), chunking: { chunkSizeTokens: 400, chunkOverlapTokens: 60 }, newChunksIncluded: true, documents: [], chunkFiles: ["../../escaped.md"], sources: [], vectors: [] }] };
     fs.writeFileSync(evil, zipSync({ "manifest.json": strToU8(JSON.stringify(manifest)), "folders/0/chunks/../../escaped.md": strToU8("gotcha") }));
-    const result = await cli(["import", evil]);
-    expect(result.code).not.toBe(0);
+    const result = await cli(["import", evil, "--into", path.join(home, "evil-target")]);
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/outside its folder/);
     expect(fs.existsSync(path.join(home, "evil-target"))).toBe(false);
     expect(fs.existsSync(path.join(home, "escaped.md"))).toBe(false);
 
     writeFile(home, "not-an-archive.zip", "hello");
-    const junk = await cli(["import", path.join(home, "not-an-archive.zip")]);
+    const junk = await cli(["import", path.join(home, "not-an-archive.zip"), "--into", path.join(home, "junk-target")]);
     expect(junk.stderr).toMatch(/not a Chunkpad archive/);
   });
 });

@@ -175,3 +175,71 @@ describe("passwords and secrets in output", () => {
     expect(result.stdout + result.stderr).not.toContain("hunter2-secret");
   });
 });
+
+describe("nothing private becomes readable by others", () => {
+  it("gives a private document's chunk file the document's permissions, and narrows it when the document is made private later", async () => {
+    const previous = process.umask(0o022);
+    try {
+      const home = makeTempDir("privacy-modes");
+      const folder = path.join(home, "docs");
+      fs.mkdirSync(folder);
+      fs.writeFileSync(path.join(folder, "diary.txt"), novel("cormorant"), { mode: 0o600 });
+      fs.writeFileSync(path.join(folder, "notes.txt"), novel("puffin"));
+      const added = await runCli(["add", folder], { home });
+      expect(added.code, added.stderr).toBe(0);
+      expect(mode(path.join(folder, "_chunks", "diary.txt.md"))).toBe("600");
+      expect(mode(path.join(folder, "_chunks", "notes.txt.md"))).toBe("644");
+
+      fs.chmodSync(path.join(folder, "notes.txt"), 0o600);
+      expect((await runCli(["process", folder], { home })).code).toBe(0);
+      expect(mode(path.join(folder, "_chunks", "notes.txt.md"))).toBe("600");
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it("never indexes Chunkpad's own data folder, even inside an added folder: the key file stays unsearchable", async () => {
+    const home = makeTempDir("privacy-data-dir");
+    const folder = path.join(home, "projects");
+    const state = path.join(folder, "chunkpad-state");
+    const env = { ...NO_KEYCHAIN, CHUNKPAD_HOME: state };
+    writeFile(folder, "plan.md", "# Plan\n\nThe osprey survey starts in May.\n");
+    const key = "sk-proj-zanzibarquokkakey0123456789";
+    expect((await runCli(["keys", "set", "openai"], { home, env, input: `${key}\n` })).code).toBe(0);
+    expect(fs.existsSync(path.join(state, "config", "secrets.json"))).toBe(true);
+
+    const added = await runCli(["add", folder, "--json"], { home, env });
+    expect(added.code, added.stderr).toBe(0);
+    const report = JSON.parse(added.stdout) as { processed: Array<{ path: string }>; skipped: Array<{ relativePath: string; reason: string }> };
+    expect(report.processed.map((file) => file.path)).toEqual(["plan.md"]);
+    expect(report.skipped.some((skip) => skip.relativePath.startsWith("chunkpad-state") && /own data/.test(skip.reason))).toBe(true);
+    const search = await runCli(["search", "zanzibarquokkakey0123456789", "--mode", "keyword", "--json"], { home, env });
+    expect((JSON.parse(search.stdout) as { results: unknown[] }).results).toEqual([]);
+    expect(fs.existsSync(path.join(folder, "_chunks", "chunkpad-state"))).toBe(false);
+
+    // The data folder itself is refused with the reason.
+    const refused = await runCli(["add", path.join(state, "data")], { home, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/inside Chunkpad's own data folder/);
+  });
+
+  it('refuses add "" (not the current folder) and absurd --timeout values, with the way out', async () => {
+    const home = makeTempDir("privacy-arguments");
+    const cwd = path.join(home, "here");
+    writeFile(cwd, "private.txt", "Nothing here should be indexed by an empty argument.\n");
+    const empty = await runCli(["add", ""], { home, cwd });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/No folder given.*"\." for the current folder/);
+    expect(fs.existsSync(path.join(cwd, "_chunks"))).toBe(false);
+
+    writeFile(home, "docs/a.txt", "A small document.\n");
+    for (const timeout of ["1e12", "0.001", "0", "-5", "Infinity", "NaN", " "]) {
+      const result = await runCli(["add", path.join(home, "docs"), "--timeout", timeout], { home });
+      expect(result.code, timeout).not.toBe(0);
+      expect(result.stderr, timeout).toMatch(/--timeout takes a number of seconds from 1 to 86400/);
+    }
+    expect(fs.existsSync(path.join(home, "docs", "_chunks"))).toBe(false);
+    const set = await runCli(["config", "set", "ingest.perFileTimeoutSeconds", "1e12"], { home });
+    expect(set.code).not.toBe(0);
+  });
+});

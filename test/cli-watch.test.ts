@@ -169,6 +169,60 @@ describe("chunkpad watch", () => {
   });
 });
 
+describe("chunkpad watch under continuous change", () => {
+  it("syncs a steadily growing file within a few seconds, though the quiet time never comes", async () => {
+    const home = makeTempDir("watch-growing");
+    const folder = path.join(home, "logs");
+    writeFile(folder, "old.md", "# Old\n\nAn older note.\n");
+    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    // A quiet time far longer than the gap between appends: only the maximum wait (default 2 s) can start a sync.
+    const child = spawn(process.execPath, [BIN, "watch", "--json", "--debounce", "5000"], { env: cliEnv(home), stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise((resolve) => child.on("close", resolve));
+    let output = "";
+    let stderr = "";
+    const checks = new Set<() => void>();
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      for (const check of checks) check();
+    });
+    child.stderr?.on("data", (data: Buffer) => (stderr += data.toString()));
+    /** Resolves once a line of the output matches. */
+    const seen = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!pattern.test(output)) return;
+          checks.delete(check);
+          resolve();
+        };
+        checks.add(check);
+        check();
+      });
+    try {
+      await seen(/"type":"ready"/);
+      const growing = path.join(folder, "growing.md");
+      fs.writeFileSync(growing, "# Growing\n\nThe sandpiper log begins.\n");
+      const synced = seen(/"type":"synced".*"path":"growing\.md"/);
+      let done = false;
+      void synced.then(() => (done = true));
+      let appends = 0;
+      // Appends every 100 ms for at most 30 s; the sync must come while they go on.
+      while (!done && appends < 300) {
+        fs.appendFileSync(growing, `Line ${appends}: the sandpiper runs along the tide line.\n`);
+        appends += 1;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(done, `no sync after ${appends} appends; ${stderr}`).toBe(true);
+      expect(appends).toBeLessThan(300);
+      const search = await runCli(["search", "sandpiper", "--mode", "keyword", "--json"], { home });
+      expect(json<{ results: Array<{ relativePath: string }> }>(search).results.map((hit) => hit.relativePath)).toEqual(["growing.md"]);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("chunkpad serve --watch", () => {
   it("keeps the served index in sync with the files", async () => {
     const home = makeTempDir("serve-watch");

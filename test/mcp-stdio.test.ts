@@ -174,3 +174,49 @@ describe("chunkpad mcp (stdio)", () => {
     expect(JSON.stringify(openai.requests[0]?.body.messages)).toContain("grey heron waits");
   });
 });
+
+describe("chunkpad mcp get_document on a long document", () => {
+  it("returns a bounded page with a continuation, and the continuations cover the whole document", async () => {
+    const bigHome = makeTempDir("mcp-long");
+    try {
+      const lines = Array.from({ length: 24_000 }, (_, index) => `Ledger entry ${index}: the quartermaster counted ${index % 97} barrels of salted herring and ${index % 13} coils of rope.`);
+      writeFile(bigHome, "docs/ledger.txt", `${lines.join("\n")}\nThe final entry closes the ledger.\n`);
+      const size = fs.statSync(path.join(bigHome, "docs", "ledger.txt")).size;
+      expect(size).toBeGreaterThan(2_000_000);
+      expect((await runCli(["add", path.join(bigHome, "docs")], { home: bigHome })).code).toBe(0);
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env: cliEnv(bigHome) as Record<string, string>, stderr: "pipe" });
+      const client = new Client({ name: "chunkpad-test", version: "1.0.0" });
+      await client.connect(transport);
+      clients.push(client);
+
+      let fromChunk: number | undefined;
+      let text = "";
+      let seen = 0;
+      let total = 0;
+      for (let replies = 0; replies < 100; replies++) {
+        const reply = await call(client, "get_document", { document: "ledger.txt", ...(fromChunk === undefined ? {} : { fromChunk }) });
+        expect(reply.isError, reply.content[0]?.text).toBeFalsy();
+        // One reply is a page an agent can take, never the whole document.
+        expect(JSON.stringify(reply).length).toBeLessThan(400_000);
+        const page = reply.structuredContent as { text: string; chunks: Array<{ ordinal: number }>; nextChunk: number | null; totalChunks: number };
+        if (fromChunk !== undefined) expect(page.chunks[0]?.ordinal).toBe(fromChunk);
+        text += page.text;
+        seen += page.chunks.length;
+        total = page.totalChunks;
+        if (page.nextChunk === null) break;
+        fromChunk = page.nextChunk;
+      }
+      expect(fromChunk).toBeGreaterThan(1);
+      expect(seen).toBe(total);
+      expect(text).toContain("Ledger entry 0:");
+      expect(text).toContain("The final entry closes the ledger.");
+
+      const resource = await client.readResource({ uri: `chunkpad://document/${encodeURIComponent("ledger.txt")}` });
+      const body = (resource.contents[0] as { text: string }).text;
+      expect(body.length).toBeLessThan(200_000);
+      expect(body).toMatch(/more chunks: read them with the get_document tool, fromChunk \d+/);
+    } finally {
+      fs.rmSync(bigHome, { recursive: true, force: true });
+    }
+  });
+});

@@ -139,6 +139,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         maxFileSizeBytes: config().ingest.maxFileSizeMb * 1024 * 1024,
         concurrency: config().ingest.workers,
         fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId),
+        privateDirectories: [paths.dataDir, paths.configDir, paths.cacheDir],
       },
       folderPath,
       addOptions,
@@ -313,7 +314,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       }
       return { report, embedded };
     },
-    watch: (folders, watchOptions) => watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions) }, folders, watchOptions),
+    watch: (folders, watchOptions) =>
+      watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions), privateDirectories: [paths.dataDir, paths.configDir, paths.cacheDir] }, folders, watchOptions),
     warmModels: () => warm.describe(),
     embedForClient: (request) => warm.embed(request, (overrides) => embedderConfigFor(config(), paths, env, overrides)),
     async modelHost() {

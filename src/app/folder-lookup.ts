@@ -10,6 +10,7 @@ import type { StoredFolder } from "../store/index.js";
  * the path it was added with.
  */
 export async function findAddedFolder(store: MainStore, spec: string, { cwd = process.cwd(), byId = true }: { cwd?: string; byId?: boolean } = {}): Promise<StoredFolder | null> {
+  checkFolderSpec(spec);
   const absolute = path.resolve(cwd, spec);
   let real = absolute;
   try {
@@ -26,4 +27,14 @@ export function folderNotAdded(spec: string, hint = ""): ChunkpadError {
     "FOLDER_NOT_INDEXED",
     `${spec} has not been added yet. Run "chunkpad add ${spec}" first, or "chunkpad folders" to list the folders you have added${hint ? `; ${hint}` : ""}.`,
   );
+}
+
+/**
+ * Refuses an empty folder name: path.resolve("") is the current folder, so a variable that
+ * expanded to nothing ("chunkpad add $DOCS") would otherwise index wherever the user stands.
+ */
+export function checkFolderSpec(spec: string): void {
+  if (spec.trim() === "") {
+    throw new ChunkpadError("INVALID_ARGUMENT", 'No folder given (the folder name is empty). Give the folder of documents, e.g. "chunkpad add ~/Documents/reports", or "." for the current folder.');
+  }
 }

@@ -1,4 +1,4 @@
-export { readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "./safe-files.js";
+export { narrowChunkFileMode, readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely, type ChunkFileAccess } from "./safe-files.js";
 export { normalizeChunkContent, parseChunkFile, readChunkFileText, renderChunkFile } from "./format.js";
 export type { ChunkFileHeader, ParsedChunkFile } from "./format.js";
 export { hashBytes, hashText } from "./hash.js";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "./safe-files.js";
+import { narrowChunkFileMode, readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "./safe-files.js";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -21,7 +21,7 @@ describe("chunk files on disk", () => {
   it("writes, reads back and deletes a chunk file, removing the folders it leaves empty but never _chunks", async () => {
     const root = chunksRoot();
     const file = path.join(root, "reports", "2024", "q1.pdf.md");
-    await writeChunkFileSafely(root, file, "## Chunk 1\n\ntext\n");
+    await writeChunkFileSafely(root, file, "## Chunk 1\n\ntext\n", { mode: 0o644 });
     expect(await readChunkFileSafely(root, file)).toBe("## Chunk 1\n\ntext\n");
     fs.writeFileSync(path.join(root, "reports", "keep.md"), "x");
     expect(await removeChunkFileSafely(root, file)).toBe(true);
@@ -41,9 +41,33 @@ describe("chunk files on disk", () => {
     fs.symlinkSync(outside, path.join(root, "linked.md"));
     fs.symlinkSync(path.dirname(root), path.join(root, "sub"));
     await expect(readChunkFileSafely(root, path.join(root, "linked.md"))).rejects.toMatchObject({ code: "CHUNK_FILE_LINK" });
-    await expect(writeChunkFileSafely(root, path.join(root, "sub", "x.md"), "y")).rejects.toMatchObject({ code: "CHUNK_FILE_LINK" });
+    await expect(writeChunkFileSafely(root, path.join(root, "sub", "x.md"), "y", { mode: 0o600 })).rejects.toMatchObject({ code: "CHUNK_FILE_LINK" });
     await expect(removeChunkFileSafely(root, path.join(root, "linked.md"))).rejects.toMatchObject({ code: "CHUNK_FILE_LINK" });
     expect(fs.readFileSync(outside, "utf8")).toBe("secret");
     expect(fs.existsSync(path.join(path.dirname(root), "x.md"))).toBe(false);
+  });
+
+  it.skipIf(process.platform === "win32")("gives a chunk file no permission its source lacks, and narrows one written before", async () => {
+    const root = chunksRoot();
+    const privateSource = path.join(path.dirname(root), "diary.txt");
+    fs.writeFileSync(privateSource, "private", { mode: 0o600 });
+    fs.chmodSync(privateSource, 0o600);
+    const file = path.join(root, "diary.txt.md");
+    await writeChunkFileSafely(root, file, "## Chunk 1\n\nprivate\n", { sourcePath: privateSource });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+
+    // Written when the source was readable by all; the source made private since.
+    const sharedSource = path.join(path.dirname(root), "notes.txt");
+    fs.writeFileSync(sharedSource, "notes");
+    fs.chmodSync(sharedSource, 0o644);
+    const notes = path.join(root, "notes.txt.md");
+    await writeChunkFileSafely(root, notes, "## Chunk 1\n\nnotes\n", { sourcePath: sharedSource });
+    expect(fs.statSync(notes).mode & 0o777).toBe(0o644 & ~process.umask());
+    fs.chmodSync(sharedSource, 0o600);
+    await narrowChunkFileMode(root, notes, { sourcePath: sharedSource });
+    expect(fs.statSync(notes).mode & 0o777).toBe(0o600);
+    // A source that is gone leaves its chunk file to the user alone.
+    await writeChunkFileSafely(root, path.join(root, "gone.txt.md"), "x", { sourcePath: path.join(path.dirname(root), "gone.txt") });
+    expect(fs.statSync(path.join(root, "gone.txt.md")).mode & 0o077).toBe(0);
   });
 });

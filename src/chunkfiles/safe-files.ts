@@ -60,10 +60,49 @@ export async function readChunkFileSafely(chunksRootPath: string, filePath: stri
   }
 }
 
-/** Writes a chunk file atomically and durably, refusing when a link is on the way. */
-export async function writeChunkFileSafely(chunksRootPath: string, filePath: string, text: string): Promise<void> {
+/**
+ * Whose permissions a chunk file may have at most: its source document's (a chunk file holds the
+ * same words, so a 0600 document gives a 0600 chunk file), or an explicit mode (an archive's).
+ */
+export type ChunkFileAccess = { sourcePath: string } | { mode: number };
+
+/** The usual permission bits for a new file here (0666 less the umask). */
+function defaultFileMode(): number {
+  return 0o666 & ~process.umask();
+}
+
+/** The mode a chunk file gets: the usual one, with no permission its source (or the given mode) lacks. */
+export async function chunkFileModeFor(access: ChunkFileAccess): Promise<number> {
+  if ("mode" in access) return defaultFileMode() & access.mode;
+  const stats = await fs.stat(access.sourcePath).catch(() => undefined);
+  // Without its source to compare with, only the user may read it.
+  return defaultFileMode() & (stats ? stats.mode : 0o600);
+}
+
+/** Writes a chunk file atomically and durably, refusing when a link is on the way, with no wider permissions than `access` allows. */
+export async function writeChunkFileSafely(chunksRootPath: string, filePath: string, text: string | Uint8Array, access: ChunkFileAccess): Promise<void> {
   await assertNoLinks(chunksRootPath, filePath);
-  await writeFileDurably(filePath, text);
+  await writeFileDurably(filePath, text, { mode: await chunkFileModeFor(access) });
+}
+
+/** Takes from an existing chunk file any permission its source lacks (a document made private later). */
+export async function narrowChunkFileMode(chunksRootPath: string, filePath: string, access: ChunkFileAccess): Promise<void> {
+  await assertNoLinks(chunksRootPath, filePath);
+  const allowed = await chunkFileModeFor(access);
+  let handle;
+  try {
+    handle = await fs.open(filePath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw linkError(chunksRootPath, filePath);
+    throw error;
+  }
+  try {
+    const mode = (await handle.stat()).mode & 0o777;
+    if ((mode & ~allowed) !== 0) await handle.chmod(mode & allowed);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Deletes a chunk file (and the folders it leaves empty), refusing when a link is on the way. */

@@ -34,7 +34,7 @@ function syncDirectory(directory: string): void {
  * nor a crash or power cut ever sees half a file or an empty one. The rename replaces a
  * symlink at the target rather than writing through it. Creates missing directories.
  */
-export function writeFileDurablySync(filePath: string, text: string, options: DurableWriteOptions = {}): void {
+export function writeFileDurablySync(filePath: string, text: string | Uint8Array, options: DurableWriteOptions = {}): void {
   const directory = path.dirname(filePath);
   fs.mkdirSync(directory, { recursive: true });
   const temporary = temporaryNameFor(filePath);
@@ -56,7 +56,7 @@ export function writeFileDurablySync(filePath: string, text: string, options: Du
 }
 
 /** The same as writeFileDurablySync, without blocking the event loop. */
-export async function writeFileDurably(filePath: string, text: string, options: DurableWriteOptions = {}): Promise<void> {
+export async function writeFileDurably(filePath: string, text: string | Uint8Array, options: DurableWriteOptions = {}): Promise<void> {
   const directory = path.dirname(filePath);
   await fs.promises.mkdir(directory, { recursive: true });
   const temporary = temporaryNameFor(filePath);

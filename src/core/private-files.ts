@@ -39,5 +39,7 @@ export function tightenIfPresent(filePath: string): void {
 
 function tighten(target: string, mode: number): void {
   if (!posix) return;
-  if ((fs.statSync(target).mode & GROUP_AND_OTHER_BITS) !== 0) fs.chmodSync(target, mode);
+  // Never through a link: chmod would change the file it points to.
+  const stats = fs.lstatSync(target);
+  if (!stats.isSymbolicLink() && (stats.mode & GROUP_AND_OTHER_BITS) !== 0) fs.chmodSync(target, mode);
 }

@@ -126,4 +126,24 @@ describe("openZip", () => {
     const zip = openZip(zipSync({ "part.xml": proseBytes(10_000) }), { limits: DEFAULT_PARSE_LIMITS, signal: AbortSignal.abort() });
     expect(chunkpadThrown(() => zip.read("part.xml")).code).toBe("PARSE_TIMEOUT");
   });
+
+  it("in strict mode (Chunkpad's own archives) trades the ratio guard for absolute limits and checks every entry's size and CRC-32", () => {
+    const repetitive = strToU8("INFO heartbeat ok\n".repeat(600_000));
+    const archive = zipSync({ "log.txt": repetitive });
+    const strict = { limits: { ...DEFAULT_PARSE_LIMITS, maxDecompressedBytes: 64 * MEGABYTE }, strict: { maxEntryBytes: 16 * MEGABYTE } };
+    expect(chunkpadThrown(() => openZip(archive, { limits: strict.limits }).read("log.txt")).message).toMatch(/250 times/);
+    expect(openZip(archive, strict).read("log.txt")?.byteLength).toBe(repetitive.byteLength);
+
+    const small = { ...strict, strict: { maxEntryBytes: MEGABYTE } };
+    expect(chunkpadThrown(() => openZip(archive, small).read("log.txt")).message).toMatch(/past the limit of 1 MB for one entry/);
+    // Declared sizes that lie are caught too, whichever way they lie.
+    expect(chunkpadThrown(() => openZip(lieAboutSizes(archive, 10), strict).read("log.txt")).message).toMatch(/holds \d+ bytes where its header says 10/);
+
+    const stored = zipSync({ "note.txt": [strToU8("the heron waits"), { level: 0 }] });
+    const at = stored.indexOf("h".charCodeAt(0), 30);
+    const flipped = new Uint8Array(stored);
+    flipped[at] = "H".charCodeAt(0);
+    expect(openZip(flipped, { limits: DEFAULT_PARSE_LIMITS }).read("note.txt")).toBeDefined();
+    expect(chunkpadThrown(() => openZip(flipped, strict).read("note.txt")).message).toMatch(/does not match its checksum \(CRC-32\)/);
+  });
 });

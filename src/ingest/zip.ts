@@ -1,3 +1,4 @@
+import { crc32 } from "node:zlib";
 import { Inflate } from "fflate";
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
 import type { ParseLimits } from "../core/types.js";
@@ -18,6 +19,8 @@ export interface ZipEntry {
   declaredSize: number;
   encrypted: boolean;
   localHeaderOffset: number;
+  /** The CRC-32 the archive records for the entry's bytes. */
+  crc32: number;
 }
 
 export interface ZipArchive {
@@ -33,6 +36,12 @@ export interface ZipArchive {
 export interface OpenZipOptions {
   limits: ParseLimits;
   signal?: AbortSignal;
+  /**
+   * For archives Chunkpad wrote itself (export): an absolute limit per entry instead of the
+   * compression-ratio guard (a repetitive log legitimately compresses 1000:1), and every entry
+   * checked against its recorded size and CRC-32, so a damaged or altered entry is refused.
+   */
+  strict?: { maxEntryBytes: number };
 }
 
 /**
@@ -87,7 +96,9 @@ export function openZip(data: Uint8Array, options: OpenZipOptions): ZipArchive {
         remainingBytes: options.limits.maxDecompressedBytes - inflatedBytes,
         limits: options.limits,
         signal: options.signal,
+        strict: options.strict,
       });
+      if (options.strict) checkEntry(entry, bytes);
       inflatedBytes += bytes.byteLength;
       cache.set(entry, bytes);
       return bytes;
@@ -142,6 +153,7 @@ function readCentralDirectory(data: Uint8Array, view: DataView, limits: ParseLim
     if (entries.length >= limits.maxArchiveEntries) throw tooManyEntries(entries.length + 1, limits);
     const flags = view.getUint16(offset + 8, true);
     const method = view.getUint16(offset + 10, true);
+    const checksum = view.getUint32(offset + 16, true);
     let compressedSize = view.getUint32(offset + 20, true);
     let declaredSize = view.getUint32(offset + 24, true);
     const nameLength = view.getUint16(offset + 28, true);
@@ -160,7 +172,7 @@ function readCentralDirectory(data: Uint8Array, view: DataView, limits: ParseLim
     compressedSize = zip64.compressedSize ?? compressedSize;
     localHeaderOffset = zip64.localHeaderOffset ?? localHeaderOffset;
     if (!name.endsWith("/")) {
-      entries.push({ name, method, compressedSize, declaredSize, encrypted: (flags & 1) === 1, localHeaderOffset });
+      entries.push({ name, method, compressedSize, declaredSize, encrypted: (flags & 1) === 1, localHeaderOffset, crc32: checksum });
     }
     offset = nameStart + nameLength + extraLength + commentLength;
   }
@@ -215,6 +227,21 @@ interface InflateBudget {
   remainingBytes: number;
   limits: ParseLimits;
   signal: AbortSignal | undefined;
+  strict: OpenZipOptions["strict"];
+}
+
+/** The entry's bytes are what the archive recorded: the same size and CRC-32. */
+function checkEntry(entry: ZipEntry, bytes: Uint8Array): void {
+  if (bytes.byteLength !== entry.declaredSize) {
+    throw malformed(`The archive is damaged: the entry ${entry.name} holds ${bytes.byteLength} bytes where its header says ${entry.declaredSize}.`);
+  }
+  if (crc32(bytes) >>> 0 !== entry.crc32 >>> 0) throw malformed(`The archive is damaged: the entry ${entry.name} does not match its checksum (CRC-32).`);
+}
+
+function entryTooLarge(entry: ZipEntry, maxEntryBytes: number): ChunkpadError {
+  return new ChunkpadError("PARSE_ZIP_BOMB", `The archive entry ${entry.name} expands past the limit of ${Math.round(maxEntryBytes / MEGABYTE)} MB for one entry.`, {
+    details: { limit: "maxEntryBytes", value: maxEntryBytes },
+  });
 }
 
 function inflateEntry(data: Uint8Array, view: DataView, entry: ZipEntry, budget: InflateBudget): Uint8Array {
@@ -231,9 +258,12 @@ function inflateEntry(data: Uint8Array, view: DataView, entry: ZipEntry, budget:
     throw malformed(`The zip archive is truncated: the entry ${entry.name} runs past the end of the file; the file was probably cut short while copying or downloading.`);
   }
   const compressed = data.subarray(start, end);
+  const maxEntryBytes = budget.strict?.maxEntryBytes ?? Number.POSITIVE_INFINITY;
+  if (entry.declaredSize > maxEntryBytes) throw entryTooLarge(entry, maxEntryBytes);
 
   if (entry.method === 0) {
     if (compressed.byteLength > budget.remainingBytes) throw tooLarge(budget.limits);
+    if (compressed.byteLength > maxEntryBytes) throw entryTooLarge(entry, maxEntryBytes);
     return compressed;
   }
   if (entry.method !== 8) {
@@ -247,7 +277,8 @@ function inflateEntry(data: Uint8Array, view: DataView, entry: ZipEntry, budget:
     produced += chunk.byteLength;
     // Throwing here unwinds out of push(): nothing more is inflated.
     if (produced > budget.remainingBytes) throw tooLarge(budget.limits);
-    if (produced > RATIO_CHECK_AFTER_BYTES && produced > consumed * MAX_COMPRESSION_RATIO) throw tooDense(entry);
+    if (produced > maxEntryBytes) throw entryTooLarge(entry, maxEntryBytes);
+    if (!budget.strict && produced > RATIO_CHECK_AFTER_BYTES && produced > consumed * MAX_COMPRESSION_RATIO) throw tooDense(entry);
     chunks.push(chunk);
   });
   try {

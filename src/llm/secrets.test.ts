@@ -127,6 +127,17 @@ describe("secret store without a keychain (headless Linux)", () => {
     expect(fs.statSync(secretsFile()).mode & 0o777).toBe(0o600);
   });
 
+  it.skipIf(process.platform === "win32")("never changes the permissions of the file a linked key file points to", async () => {
+    fs.mkdirSync(configDir, { recursive: true });
+    const shared = path.join(path.dirname(configDir), "team-keys.json");
+    fs.writeFileSync(shared, JSON.stringify({ openai: OPENAI_KEY }));
+    fs.chmodSync(shared, 0o644);
+    fs.symlinkSync(shared, secretsFile());
+    const store = createSecretStore({ configDir, env: {}, keyring: null });
+    expect(await store.get("openai")).toBe(OPENAI_KEY);
+    expect(fs.statSync(shared).mode & 0o777).toBe(0o644);
+  });
+
   it("says how to recover from a damaged key file", async () => {
     fs.mkdirSync(configDir, { recursive: true });
     fs.writeFileSync(secretsFile(), "{ not json", { mode: 0o600 });

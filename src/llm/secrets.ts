@@ -131,8 +131,10 @@ function readSecretsFile(filePath: string, posix: boolean): Partial<Record<Secre
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new ChunkpadError("CONFIG_INVALID", `Cannot read the key file ${filePath}: ${describeError(error)}. Check its owner and permissions.`, { cause: error });
   }
-  // A copy someone loosened (or restored from a backup) is tightened again before use.
-  if (posix && (fs.statSync(filePath).mode & 0o077) !== 0) fs.chmodSync(filePath, FILE_MODE);
+  // A copy someone loosened (or restored from a backup) is tightened again before use; a link is
+  // left alone, since chmod would change whatever file it points to (the next write replaces it).
+  const stats = posix ? fs.lstatSync(filePath) : undefined;
+  if (stats && !stats.isSymbolicLink() && (stats.mode & 0o077) !== 0) fs.chmodSync(filePath, FILE_MODE);
   try {
     const parsed = JSON.parse(raw) as unknown;
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not a JSON object");

@@ -18,6 +18,9 @@ export interface McpServerOptions {
 
 type ToolResult = CallToolResult;
 
+/** Text in one get_document reply (or document resource): a 115 MB document comes in pages an agent can take. */
+const DOCUMENT_PAGE_TEXT_BYTES = 100_000;
+
 function ok(value: unknown): ToolResult {
   const structured = toPlainJson(value) as Record<string, unknown>;
   return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
@@ -117,16 +120,29 @@ export function createMcpServer(chunkpad: Chunkpad, options: McpServerOptions): 
       description:
         "Returns a document's text: all of it, or the chunks on pages fromPage..toPage (PDFs and other paged formats). " +
         "Name the document by its id (search results carry documentId), its path inside its folder, or its file name. " +
+        `A reply holds at most about ${Math.round(DOCUMENT_PAGE_TEXT_BYTES / 1000)} kB of text: when \`nextChunk\` is not null, call again with fromChunk set to it for the rest. ` +
         "Long documents are long: prefer a page range, or search first.",
       inputSchema: {
         document: z.string().min(1).describe("Document id, path inside its folder, or file name."),
         fromPage: z.number().int().min(1).optional().describe("First page (1-based)."),
         toPage: z.number().int().min(1).optional().describe("Last page (inclusive)."),
+        fromChunk: z.number().int().min(1).optional().describe("Continue from this chunk number (the previous reply's nextChunk)."),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ document, fromPage, toPage }) =>
-      run(() => chunkpad.readDocument({ document, ...(fromPage === undefined ? {} : { fromPage }), ...(toPage === undefined ? {} : { toPage }) })),
+    async ({ document, fromPage, toPage, fromChunk }) =>
+      run(async () => {
+        const text = await chunkpad.readDocument({
+          document,
+          ...(fromPage === undefined ? {} : { fromPage }),
+          ...(toPage === undefined ? {} : { toPage }),
+          ...(fromChunk === undefined ? {} : { fromChunk }),
+          maxTextBytes: DOCUMENT_PAGE_TEXT_BYTES,
+        });
+        // The text once, in `text`: each chunk is listed by where it is, so a reply stays the size of its page.
+        const chunks = text.chunks.map(({ ref, ordinal, page, location, section, included }) => ({ ref, ordinal, page, location, section, included }));
+        return { ...text, chunks };
+      }),
   );
 
   server.registerTool(
@@ -216,8 +232,9 @@ export function createMcpServer(chunkpad: Chunkpad, options: McpServerOptions): 
     }),
     { title: "A document of an added folder, as text", mimeType: "text/markdown" },
     async (uri, { documentId }) => {
-      const text = await chunkpad.readDocument({ document: decodeURIComponent(String(documentId)) });
-      return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: `# ${text.title}\n\n${text.text}\n` }] };
+      const text = await chunkpad.readDocument({ document: decodeURIComponent(String(documentId)), maxTextBytes: DOCUMENT_PAGE_TEXT_BYTES });
+      const rest = text.nextChunk === null ? "" : `\n\n(${text.totalChunks - text.chunks.length} more chunks: read them with the get_document tool, fromChunk ${text.nextChunk}.)\n`;
+      return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: `# ${text.title}\n\n${text.text}\n${rest}` }] };
     },
   );
 

@@ -1,6 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { zipSync, strToU8, type Zippable } from "fflate";
+import { readChunkFileText } from "../../chunkfiles/format.js";
+import { hashBytes } from "../../chunkfiles/hash.js";
+import { checkChunkSizes } from "../process/process-file.js";
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkingOptions, ChunkMeta } from "../../core/types.js";
 import { describeIdentity, readStoredFingerprint } from "../../embedding/vector-fingerprint.js";
@@ -82,13 +85,23 @@ export async function exportArchive({ store, chunkingFor }: ExportDependencies, 
       entries[`${prefix}vectors.f32`] = [new Uint8Array(buffer.buffer, 0, row * (dimensions as number) * 4), { level: 0 }];
     }
 
-    const chunkFiles = await filesUnder(folder.chunksRootPath);
-    for (const relative of chunkFiles) entries[`${prefix}chunks/${relative}`] = new Uint8Array(await fs.readFile(path.join(folder.chunksRootPath, ...relative.split("/"))));
+    const chunkFiles: string[] = [];
+    for (const relative of await filesUnder(folder.chunksRootPath)) {
+      const data = new Uint8Array(await fs.readFile(path.join(folder.chunksRootPath, ...relative.split("/"))));
+      // A chunk file processing refused (a chunk over the cap, not UTF-8) is not in the index, and
+      // import would refuse the whole archive for it: it stays behind, the index travels.
+      if (!importableChunkFile(data, relative)) continue;
+      entries[`${prefix}chunks/${relative}`] = data;
+      chunkFiles.push(relative);
+    }
     const sourceFiles: string[] = [];
     if (options.withSources) {
       for (const document of documents) {
         const bytes = await fs.readFile(path.join(folder.rootPath, ...document.relativePath.split("/"))).catch(() => undefined);
         if (bytes === undefined) continue;
+        // Changed since it was processed: the record describes other bytes, so it is left out
+        // (the source travels; the next run there reads it again) and import's checksum check holds.
+        if (document.source && document.source.sourceHash !== hashBytes(bytes)) document.source = null;
         entries[`${prefix}sources/${document.relativePath}`] = new Uint8Array(bytes);
         sourceFiles.push(document.relativePath);
       }
@@ -113,6 +126,15 @@ export async function exportArchive({ store, chunkingFor }: ExportDependencies, 
   await fs.rename(temporary, report.file);
   report.bytes = zipped.byteLength;
   return report;
+}
+
+function importableChunkFile(data: Uint8Array, relative: string): boolean {
+  try {
+    checkChunkSizes(readChunkFileText(new TextDecoder("utf-8", { fatal: true }).decode(data)).chunks, relative);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Files under a folder, relative with forward slashes, skipping hidden ones; none for a missing folder. */

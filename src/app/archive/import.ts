@@ -2,21 +2,34 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { strFromU8 } from "fflate";
 import { chunksRootFor } from "../../chunkfiles/paths.js";
+import { hashFileIfPresent, isFolderWritable } from "../process/files.js";
 import { embedTextHash } from "../../core/chunk-ref.js";
-import { ChunkpadError } from "../../core/errors.js";
+import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
 import type { ChunkingOptions } from "../../core/types.js";
 import { describeIdentity, databaseFingerprint, differingFields, readStoredFingerprint, sameIdentity, type ModelIdentity } from "../../embedding/vector-fingerprint.js";
-import { openZip } from "../../ingest/zip.js";
+import { openZip, type ZipArchive } from "../../ingest/zip.js";
 import { META_KEYS, type MainStore, type StoredFolder } from "../../store/index.js";
-import { hashFileIfPresent, isFolderWritable } from "../process/files.js";
 import { chunkingMeta } from "../process/process-folder.js";
-import { notAnArchive, parseManifest, type ArchivedFolder, type Manifest } from "./archive-format.js";
+import { badArchive, notAnArchive, parseManifest, type Manifest } from "./archive-format.js";
+import { checkArchive, MANIFEST_ENTRY, type CheckedFolder } from "./archive-check.js";
+import { createImportFiles, removeLeftoverStaging, removePlaced, type ImportFiles } from "./import-files.js";
 
-/** `chunkpad import`: an archive restored, every path inside checked (see archive-format.ts). */
+/**
+ * `chunkpad import`: an archive restored where the user says (never where the archive says),
+ * all or nothing: the whole archive is checked first (archive-check.ts), its files are staged
+ * and its rows written under a pending mark, then the files are moved into place and the mark
+ * cleared. A refused import changes nothing; a failed one is undone; an interrupted one (the
+ * process killed) is undone by the next import into the same folder.
+ */
 
 export interface ImportOptions {
-  /** The folder to restore into (an archive of one folder); default: where it was exported from. */
+  /**
+   * Where to restore: the folder for an archive of one folder, or the folder to hold one
+   * subfolder per archived folder. Required: an archive never chooses where its files go.
+   */
   into?: string;
+  /** What a relative `into` or archive path is resolved against (default: this process's working folder). */
+  cwd?: string;
   /** Import without the archive's vectors, so they can be made with the configured model. */
   reembed?: boolean;
 }
@@ -59,127 +72,248 @@ export interface ImportDependencies {
   adoptModel?: (embedder: Record<string, unknown>) => Array<{ key: string; value: string }> | null;
 }
 
-/** Bytes an archive may expand to: generous (vectors of a million chunks), but not unbounded. */
-const MAX_ARCHIVE_BYTES = 32 * 1024 * 1024 * 1024;
+/**
+ * Absolute limits, not a compression ratio alone: a repetitive log that export wrote compresses
+ * a thousand times, and must import again. The whole archive is read into memory, so the file
+ * itself stays under what one read can hold.
+ */
+export const MAX_ARCHIVE_FILE_BYTES = 2 * 1024 * 1024 * 1024 - 1;
+export const MAX_ARCHIVE_ENTRY_BYTES = 1024 * 1024 * 1024;
+export const MAX_ARCHIVE_TOTAL_BYTES = 8 * 1024 * 1024 * 1024;
+const MAX_ARCHIVE_ENTRIES = 2_000_000;
 
-export async function importArchive({ store, configuredIdentity, fallbackChunksRoot, adoptModel }: ImportDependencies, file: string, options: ImportOptions = {}): Promise<ImportReport> {
-  const absolute = path.resolve(file);
-  const bytes = await fs.readFile(absolute).catch((error: NodeJS.ErrnoException) => {
+/** The meta entry marking a folder whose import has not finished: its rows and files go if it never does. */
+const PENDING_PREFIX = "import-pending:";
+
+interface Pending {
+  createdFolder: boolean;
+  targets: string[];
+}
+
+interface Plan {
+  checked: CheckedFolder;
+  root: string;
+  /** Documents whose source is already in the destination, with its hash. */
+  existingSources: Map<string, string | undefined>;
+}
+
+export async function importArchive(dependencies: ImportDependencies, file: string, options: ImportOptions = {}): Promise<ImportReport> {
+  const { store } = dependencies;
+  const cwd = options.cwd ?? process.cwd();
+  const absolute = path.resolve(cwd, file);
+  const stat = await fs.stat(absolute).catch((error: NodeJS.ErrnoException) => {
     throw new ChunkpadError("NOT_FOUND", `Cannot read ${absolute} (${error.code ?? error.message}). Give the path of a file "chunkpad export" wrote.`);
   });
-  let zip;
-  try {
-    zip = openZip(new Uint8Array(bytes), { limits: { maxDecompressedBytes: MAX_ARCHIVE_BYTES, maxArchiveEntries: 10_000_000 } });
-  } catch {
-    throw notAnArchive(absolute);
+  if (!stat.isFile()) throw notAnArchive(absolute);
+  if (stat.size > MAX_ARCHIVE_FILE_BYTES) throw badArchive(absolute, `it is ${(stat.size / 1024 ** 3).toFixed(1)} GB, more than the 2 GB an archive may be; export fewer folders at a time (--folder)`);
+  const { manifest, checked } = readArchive(new Uint8Array(await fs.readFile(absolute)), absolute);
+
+  if (options.into === undefined || options.into.trim() === "") {
+    throw new ChunkpadError(
+      "INVALID_ARGUMENT",
+      `Say where to restore ${absolute}: "chunkpad import ${file} --into <folder>". An archive never chooses where its files go (it was exported from ${manifest.folders.map((folder) => folder.rootPath).join(", ")}).`,
+    );
   }
-  const manifestBytes = zip.read("manifest.json");
-  if (!manifestBytes) throw notAnArchive(absolute);
-  const manifest = parseManifest(strFromU8(manifestBytes), absolute);
-  if (options.into !== undefined && manifest.folders.length !== 1) {
-    throw new ChunkpadError("INVALID_ARGUMENT", `${absolute} holds ${manifest.folders.length} folders; --into works for an archive of one folder. Import without --into to restore each where it was, or export one folder with --folder.`);
-  }
+  const into = path.resolve(cwd, options.into);
   const report: ImportReport = { file: absolute, embeddingModel: manifest.embedding?.model ?? null, vectorsSkipped: null, configChanged: [], folders: [] };
-  const importVectors = await checkVectors({ store, configuredIdentity, fallbackChunksRoot, ...(adoptModel ? { adoptModel } : {}) }, manifest, options, report);
 
-  // Checked for every folder before anything is written: an import either starts clean or not at all.
-  const plans: Array<{ archived: ArchivedFolder; root: string }> = [];
-  for (const archived of manifest.folders) {
-    const root = path.resolve(options.into ?? archived.rootPath);
-    const stat = await fs.stat(root).catch(() => undefined);
-    if (stat && !stat.isDirectory()) throw new ChunkpadError("INVALID_ARGUMENT", `${root} is a file, not a folder. Give --into a folder to restore into.`);
-    const real = stat ? await fs.realpath(root) : root;
-    const known = await store.getFolderByPath(real);
+  // Every destination checked before anything is written: an import either starts clean or not at all.
+  const plans: Plan[] = [];
+  for (const [index, folder] of checked.entries()) {
+    const root = await destination(into, manifest.folders.length === 1 ? null : subfolderName(folder.archived.rootPath, index, plans.map((plan) => plan.root)));
+    const known = await store.getFolderByPath(root);
+    if (known) await undoPendingImport(store, known);
     if (known && (await store.listDocuments(known.id)).length > 0) {
-      throw new ChunkpadError("INVALID_ARGUMENT", `${real} is already added with documents; importing would mix two indexes. Import into another folder with --into, or remove it first ("chunkpad remove ${real}").`);
+      throw new ChunkpadError("INVALID_ARGUMENT", `${root} is already added with documents; importing would mix two indexes. Import into another folder with --into, or remove it first ("chunkpad remove ${root}").`);
     }
-    for (const relative of [...archived.chunkFiles, ...archived.sources, ...archived.documents.map((document) => document.relativePath)]) checkEntryPath(relative, absolute);
-    for (const relative of archived.sources) {
-      const target = path.join(real, ...relative.split("/"));
-      const existing = await fs.readFile(target).catch(() => undefined);
-      const archivedBytes = zip.read(`${archived.prefix}sources/${relative}`);
-      if (existing !== undefined && archivedBytes !== undefined && !Buffer.from(archivedBytes).equals(existing)) {
-        throw new ChunkpadError("INVALID_ARGUMENT", `${target} exists with other content than the archive's copy; nothing was imported. Import into an empty folder with --into, or move the file away.`);
-      }
-    }
-    plans.push({ archived, root: real });
-  }
-
-  for (const { archived, root } of plans) {
-    await fs.mkdir(root, { recursive: true });
-    let folder: StoredFolder = await store.upsertFolder(root, chunksRootFor(root));
-    if (!(await isFolderWritable(folder.chunksRootPath))) folder = await store.upsertFolder(root, fallbackChunksRoot(folder.id));
-    await store.setFolderSettings(folder.id, { chunkSizeTokens: archived.chunking.chunkSizeTokens, chunkOverlapTokens: archived.chunking.chunkOverlapTokens });
-    await store.setNewChunksIncluded(folder.id, archived.newChunksIncluded);
-    // The chunks were made with these settings: the next run must not re-chunk them all.
-    const recorded = chunkingMeta(folder.id, archived.chunking);
-    await store.setMeta(recorded.key, recorded.value);
-    const imported: ImportedFolder = { rootPath: root, folderId: folder.id, documents: 0, chunks: 0, excluded: 0, vectors: 0, chunkFilesWritten: 0, sourcesWritten: 0, sourcesFound: 0, sourcesMissing: [] };
-
-    for (const relative of archived.sources) {
-      const data = zip.read(`${archived.prefix}sources/${relative}`);
-      if (data === undefined) continue;
-      const target = path.join(root, ...relative.split("/"));
-      if (await fs.stat(target).catch(() => undefined)) continue;
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.writeFile(target, data);
-      const document = archived.documents.find((candidate) => candidate.relativePath === relative);
-      if (document?.source) await fs.utimes(target, new Date(document.source.mtimeMs), new Date(document.source.mtimeMs));
-      imported.sourcesWritten += 1;
-    }
-    for (const relative of archived.chunkFiles) {
-      const data = zip.read(`${archived.prefix}chunks/${relative}`);
-      if (data === undefined) continue;
-      const target = path.join(folder.chunksRootPath, ...relative.split("/"));
-      const existing = await fs.readFile(target).catch(() => undefined);
-      // A chunk file already here is the user's: it is never overwritten; the next run takes it in.
-      if (existing !== undefined) continue;
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.writeFile(target, data);
-      imported.chunkFilesWritten += 1;
-    }
-
-    for (const document of archived.documents) {
-      await store.syncDocument({
-        folderId: folder.id,
-        relativePath: document.relativePath,
-        title: document.title,
-        documentType: document.documentType,
-        fileSize: document.fileSize,
-        pageCount: document.pageCount,
-        chunks: document.chunks.map((chunk) => ({ content: chunk.content, meta: chunk.meta })),
-      });
-      const refs = (await store.listChunks({ folderId: folder.id, relativePath: document.relativePath })).map((chunk) => chunk.ref);
-      const excluded = document.chunks.flatMap((chunk, index) => (chunk.included ? [] : [refs[index] as string]));
-      const included = document.chunks.flatMap((chunk, index) => (chunk.included ? [refs[index] as string] : []));
-      if (excluded.length > 0) await store.setIncluded(excluded, false);
-      if (included.length > 0) await store.setIncluded(included, true);
-      imported.documents += 1;
-      imported.chunks += document.chunks.length;
-      imported.excluded += excluded.length;
-      // The source record only when this machine has the same bytes: then later runs see it unchanged.
+    await removeLeftoverStaging(root);
+    await removeLeftoverStaging(chunksRootFor(root));
+    const existingSources = new Map<string, string | undefined>();
+    for (const document of folder.archived.documents) {
       const sourcePath = path.join(root, ...document.relativePath.split("/"));
-      const hash = document.source ? await hashFileIfPresent(sourcePath) : undefined;
-      if (document.source && hash !== undefined && hash === document.source.sourceHash) {
-        const stat = await fs.stat(sourcePath);
-        await store.upsertSource({
-          folderId: folder.id, relativePath: document.relativePath, size: stat.size, mtimeMs: stat.mtimeMs,
-          sourceHash: hash, chunkFileHash: document.source.chunkFileHash, syncedChunkFileHash: document.source.syncedChunkFileHash,
-          status: "processed", errorCode: null, errorMessage: null, processedAt: new Date().toISOString(),
-        });
-        imported.sourcesFound += 1;
-      } else {
-        imported.sourcesMissing.push(document.relativePath);
-      }
+      if (await fs.lstat(sourcePath).catch(() => undefined)) existingSources.set(document.relativePath, await hashFileIfPresent(sourcePath).catch(() => undefined));
     }
+    plans.push({ checked: folder, root, existingSources });
+  }
+  const importVectors = await checkVectors(dependencies, manifest, options, report);
 
-    if (importVectors && manifest.embedding && archived.vectors.length > 0) imported.vectors = await restoreVectors(store, zip.read(`${archived.prefix}vectors.f32`), archived, folder, manifest.embedding.dimensions);
-    const documents = await store.listDocuments(folder.id);
-    await store.updateFolderStats(folder.id, { fileCount: documents.length, chunkCount: imported.chunks, lastProcessedAt: new Date().toISOString() });
-    if (importVectors && manifest.embedding && imported.vectors > 0) await recordEmbedding(store, manifest.embedding, folder.id, archived.chunking);
-    report.folders.push(imported);
+  const files = createImportFiles(stat.mode);
+  const written: Array<{ folder: StoredFolder; createdFolder: boolean }> = [];
+  try {
+    for (const plan of plans) report.folders.push(await importFolder(dependencies, plan, files, importVectors ? manifest.embedding : null, written));
+    await files.place();
+    for (const [index, { folder }] of written.entries()) {
+      const archived = plans[index]?.checked.archived;
+      if (importVectors && manifest.embedding && archived && (report.folders[index]?.vectors ?? 0) > 0) await recordEmbedding(store, manifest.embedding, folder.id, archived.chunking);
+    }
+    for (const { folder } of written) await store.deleteMeta(PENDING_PREFIX + folder.id);
+    await files.finish(false);
+  } catch (error) {
+    await files.finish(true).catch(() => undefined);
+    for (const { folder, createdFolder } of written.reverse()) await undoRows(store, folder, createdFolder).catch(() => undefined);
+    if (isChunkpadError(error, "CHUNK_FILE_LINK")) throw new ChunkpadError("CHUNK_FILE_LINK", `${error.message.replace("in its chunk folder", "where it writes")} Nothing was imported.`);
+    throw error;
   }
   return report;
+}
+
+/** Opens and checks the whole archive; any problem is one clean error, never a stack trace. */
+function readArchive(bytes: Uint8Array, file: string): { manifest: Manifest; checked: CheckedFolder[] } {
+  let zip: ZipArchive;
+  try {
+    zip = openZip(bytes, { limits: { maxDecompressedBytes: MAX_ARCHIVE_TOTAL_BYTES, maxArchiveEntries: MAX_ARCHIVE_ENTRIES }, strict: { maxEntryBytes: MAX_ARCHIVE_ENTRY_BYTES } });
+  } catch {
+    throw notAnArchive(file);
+  }
+  let manifestBytes: Uint8Array | undefined;
+  try {
+    manifestBytes = zip.read(MANIFEST_ENTRY);
+  } catch (error) {
+    throw badArchive(file, isChunkpadError(error) ? error.message.replace(/ if you trust the file.*$/, "") : "its manifest cannot be read");
+  }
+  if (!manifestBytes) throw notAnArchive(file);
+  const manifest = parseManifest(strFromU8(manifestBytes), file);
+  return { manifest, checked: checkArchive(zip, manifest, file) };
+}
+
+/** The folder to restore into: `into` itself, or a subfolder of it; a file there is refused. */
+async function destination(into: string, subfolder: string | null): Promise<string> {
+  const wanted = subfolder === null ? into : path.join(into, subfolder);
+  const stat = await fs.stat(wanted).catch(() => undefined);
+  if (stat && !stat.isDirectory()) throw new ChunkpadError("INVALID_ARGUMENT", `${wanted} is a file, not a folder. Give --into a folder to restore into.`);
+  if (stat) return fs.realpath(wanted);
+  // Not there yet: made under the real path of its nearest existing parent.
+  let parent = path.dirname(wanted);
+  const missing = [path.basename(wanted)];
+  while (!(await fs.stat(parent).catch(() => undefined))?.isDirectory() && path.dirname(parent) !== parent) {
+    missing.unshift(path.basename(parent));
+    parent = path.dirname(parent);
+  }
+  return path.join(await fs.realpath(parent), ...missing);
+}
+
+/** An archived folder's subfolder name under --into: its old name (a plain one), made unique. */
+function subfolderName(rootPath: string, index: number, taken: readonly string[]): string {
+  const base = path.basename(rootPath.replace(/[\\/]+$/, "")).replace(/[^\p{L}\p{N} ._-]/gu, "_").replace(/^\.+/, "") || `folder-${index + 1}`;
+  let name = base;
+  for (let suffix = 2; taken.some((root) => path.basename(root) === name); suffix++) name = `${base}-${suffix}`;
+  return name;
+}
+
+/** Stages one folder's files and writes its rows under the pending mark. */
+async function importFolder(
+  dependencies: ImportDependencies,
+  { checked, root, existingSources }: Plan,
+  files: ImportFiles,
+  embedding: Manifest["embedding"],
+  written: Array<{ folder: StoredFolder; createdFolder: boolean }>,
+): Promise<ImportedFolder> {
+  const { store } = dependencies;
+  const { archived } = checked;
+  const createdFolder = !(await store.getFolderByPath(root));
+  let folder: StoredFolder = await store.upsertFolder(root, chunksRootFor(root));
+  written.push({ folder, createdFolder });
+  const pending: Pending = { createdFolder, targets: [] };
+  await store.setMeta(PENDING_PREFIX + folder.id, JSON.stringify(pending));
+  await files.makeFolder(root);
+  const chunksExisted = Boolean(await fs.lstat(folder.chunksRootPath).catch(() => undefined));
+  const writable = await isFolderWritable(folder.chunksRootPath);
+  if (!chunksExisted && (await fs.lstat(folder.chunksRootPath).catch(() => undefined))) files.track(folder.chunksRootPath);
+  if (!writable) folder = await store.upsertFolder(root, dependencies.fallbackChunksRoot(folder.id));
+  const imported: ImportedFolder = { rootPath: root, folderId: folder.id, documents: 0, chunks: 0, excluded: 0, vectors: 0, chunkFilesWritten: 0, sourcesWritten: 0, sourcesFound: 0, sourcesMissing: [] };
+
+  const placedSources = new Map<string, { hash: string; size: number; mtimeMs: number }>();
+  for (const [relative, data] of checked.sources) {
+    if (existingSources.has(relative)) continue;
+    const document = archived.documents.find((candidate) => candidate.relativePath === relative);
+    const staged = await files.stage(root, path.join(root, ...relative.split("/")), data, document?.source?.mtimeMs);
+    const stat = await fs.stat(staged.staged);
+    if (document?.source?.sourceHash) placedSources.set(relative, { hash: document.source.sourceHash, size: stat.size, mtimeMs: stat.mtimeMs });
+    imported.sourcesWritten += 1;
+  }
+  for (const [relative, data] of checked.chunkFiles) {
+    const target = path.join(folder.chunksRootPath, ...relative.split("/"));
+    // A chunk file already here is the user's: it is never overwritten; the next run takes it in.
+    if (await fs.lstat(target).catch(() => undefined)) continue;
+    await files.stage(folder.chunksRootPath, target, data);
+    imported.chunkFilesWritten += 1;
+  }
+  pending.targets = [...files.targets];
+  await store.setMeta(PENDING_PREFIX + folder.id, JSON.stringify(pending));
+
+  await store.setFolderSettings(folder.id, { chunkSizeTokens: archived.chunking.chunkSizeTokens, chunkOverlapTokens: archived.chunking.chunkOverlapTokens });
+  await store.setNewChunksIncluded(folder.id, archived.newChunksIncluded);
+  // The chunks were made with these settings: the next run must not re-chunk them all.
+  const recorded = chunkingMeta(folder.id, archived.chunking);
+  await store.setMeta(recorded.key, recorded.value);
+
+  for (const document of archived.documents) {
+    await store.syncDocument({
+      folderId: folder.id,
+      relativePath: document.relativePath,
+      title: document.title,
+      documentType: document.documentType,
+      fileSize: document.fileSize,
+      pageCount: document.pageCount,
+      chunks: document.chunks.map((chunk) => ({ content: chunk.content, meta: chunk.meta })),
+    });
+    const refs = (await store.listChunks({ folderId: folder.id, relativePath: document.relativePath })).map((chunk) => chunk.ref);
+    const excluded = document.chunks.flatMap((chunk, index) => (chunk.included ? [] : [refs[index] as string]));
+    const included = document.chunks.flatMap((chunk, index) => (chunk.included ? [refs[index] as string] : []));
+    if (excluded.length > 0) await store.setIncluded(excluded, false);
+    if (included.length > 0) await store.setIncluded(included, true);
+    imported.documents += 1;
+    imported.chunks += document.chunks.length;
+    imported.excluded += excluded.length;
+    // The source record only when this machine has the same bytes: then later runs see it unchanged.
+    const sourcePath = path.join(root, ...document.relativePath.split("/"));
+    const placed = placedSources.get(document.relativePath);
+    const existingHash = existingSources.get(document.relativePath);
+    const found = placed ?? (document.source && existingHash !== undefined && existingHash === document.source.sourceHash ? await fs.stat(sourcePath).then((stat) => ({ hash: existingHash, size: stat.size, mtimeMs: stat.mtimeMs })) : undefined);
+    if (document.source && found) {
+      await store.upsertSource({
+        folderId: folder.id, relativePath: document.relativePath, size: found.size, mtimeMs: found.mtimeMs,
+        sourceHash: found.hash, chunkFileHash: document.source.chunkFileHash, syncedChunkFileHash: document.source.syncedChunkFileHash,
+        status: "processed", errorCode: null, errorMessage: null, processedAt: new Date().toISOString(),
+      });
+      imported.sourcesFound += 1;
+    } else {
+      imported.sourcesMissing.push(document.relativePath);
+    }
+  }
+
+  if (embedding && checked.vectors) imported.vectors = await restoreVectors(store, checked.vectors, archived, folder, embedding.dimensions);
+  const documents = await store.listDocuments(folder.id);
+  await store.updateFolderStats(folder.id, { fileCount: documents.length, chunkCount: imported.chunks, lastProcessedAt: new Date().toISOString() });
+  return imported;
+}
+
+/** A folder whose import never finished (the process was killed): its rows and placed files go, so a new try starts clean. */
+async function undoPendingImport(store: MainStore, folder: StoredFolder): Promise<void> {
+  const mark = await store.getMeta(PENDING_PREFIX + folder.id);
+  if (mark === null) return;
+  let pending: Pending = { createdFolder: true, targets: [] };
+  try {
+    pending = { ...pending, ...(JSON.parse(mark) as Partial<Pending>) };
+  } catch {
+    // A damaged mark: the rows go all the same.
+  }
+  await removePlaced(pending.targets.filter((target) => typeof target === "string"));
+  await undoRows(store, folder, pending.createdFolder);
+}
+
+/** Takes out what an import wrote to the database for one folder. */
+async function undoRows(store: MainStore, folder: StoredFolder, createdFolder: boolean): Promise<void> {
+  if (createdFolder) {
+    await store.removeFolder(folder.id);
+    await store.deleteMeta(chunkingMeta(folder.id, { chunkSizeTokens: 0, chunkOverlapTokens: 0 }).key);
+  } else {
+    for (const document of await store.listDocuments(folder.id)) {
+      await store.deleteDocument(folder.id, document.relativePath);
+      await store.deleteSource(folder.id, document.relativePath);
+    }
+  }
+  await store.deleteMeta(PENDING_PREFIX + folder.id);
 }
 
 /** Whether the archive's vectors can go in: same model as the configured one and as the vectors already stored. */
@@ -218,9 +352,7 @@ async function checkVectors({ store, configuredIdentity: configured, adoptModel 
   return true;
 }
 
-async function restoreVectors(store: MainStore, data: Uint8Array | undefined, archived: ArchivedFolder, folder: StoredFolder, dimensions: number): Promise<number> {
-  if (!data || data.byteLength !== archived.vectors.length * dimensions * 4) return 0;
-  const values = new Float32Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
+async function restoreVectors(store: MainStore, values: Float32Array, archived: CheckedFolder["archived"], folder: StoredFolder, dimensions: number): Promise<number> {
   await store.ensureVectorTable(dimensions);
   const chunks = new Map((await store.listChunks({ folderId: folder.id })).map((chunk) => [`${chunk.relativePath}#${chunk.ordinal}`, chunk]));
   // Grouped by stamp: upsertVectors writes one stamp per call.
@@ -246,10 +378,3 @@ async function recordEmbedding(store: MainStore, embedding: NonNullable<Manifest
   await store.setMeta(META_KEYS.embeddingDimensions, String(embedding.dimensions));
 }
 
-/** A path from the archive: relative, forward slashes, never leaving the folder. */
-function checkEntryPath(relative: string, archive: string): void {
-  const parts = relative.split("/");
-  if (relative === "" || relative.startsWith("/") || relative.includes("\\") || /^[A-Za-z]:/.test(relative) || parts.some((part) => part === ".." || part === "." || part === "")) {
-    throw new ChunkpadError("INVALID_ARGUMENT", `${archive} names a file outside its folder ("${relative}"); nothing was imported. Use an archive written by "chunkpad export".`);
-  }
-}

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 
 /** sha256 of a file's bytes, streamed so large files use little memory. */
@@ -37,6 +38,36 @@ export async function hashFileIfPresent(filePath: string): Promise<string | unde
   try {
     return await hashFile(filePath);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** A private copy of a source taken at one moment, for a file that changes faster than it can be parsed. */
+export interface SourceSnapshot {
+  /** The copy, with the source's file name (parsers choose by extension). */
+  path: string;
+  size: number;
+  /** The source's modification time when the copy was taken: a later change shows as a new time. */
+  mtimeMs: number;
+  hash: string;
+  remove: () => Promise<void>;
+}
+
+/** Copies a source into a private (0700) temporary folder; undefined when it is gone. */
+export async function snapshotSource(filePath: string): Promise<SourceSnapshot | undefined> {
+  const before = await fs.stat(filePath).catch(() => undefined);
+  if (!before) return undefined;
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), "chunkpad-snapshot-"));
+  const remove = () => fs.rm(directory, { recursive: true, force: true });
+  try {
+    const copy = path.join(directory, path.basename(filePath));
+    await fs.copyFile(filePath, copy);
+    await fs.chmod(copy, 0o600);
+    const stat = await fs.stat(copy);
+    return { path: copy, size: stat.size, mtimeMs: before.mtimeMs, hash: await hashFile(copy), remove };
+  } catch (error) {
+    await remove();
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }

@@ -4,12 +4,12 @@ import type { ChunkDraft } from "../../core/types.js";
 import { chunkDocument } from "../../chunking/chunker.js";
 import { parseChunkFile, readChunkFileText, renderChunkFile } from "../../chunkfiles/format.js";
 import { chunkFilePathIn } from "../../chunkfiles/paths.js";
-import { readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
+import { narrowChunkFileMode, readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
 import { hashText } from "../../chunkfiles/hash.js";
 import { formatFor } from "../../ingest/registry.js";
 import type { WalkedFile } from "../../ingest/walk.js";
 import type { SourceRecord } from "../../store/index.js";
-import { hashFile, hashFileIfPresent } from "./files.js";
+import { hashFile, hashFileIfPresent, snapshotSource } from "./files.js";
 import { forgetSource, type ProcessContext, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
 import { shownChunkFile, type FolderPlace } from "./place.js";
 import { RETRIED_FAILURES } from "./file-problems.js";
@@ -82,6 +82,8 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
   }
 
   if (sourceUnchanged && previous && existingText !== undefined) {
+    // A chunk file written before the document was made private (or by an older Chunkpad) is narrowed too.
+    await narrowChunkFileMode(chunksRoot, chunkFile, { sourcePath: file.absolutePath });
     if (existingHash !== previous.syncedChunkFileHash) {
       // The user edited the chunk file: its text is the truth for this source's chunks.
       const { chunks, warnings } = readChunkFileText(existingText);
@@ -99,25 +101,11 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
 
   // The hash of the bytes about to be parsed; compared again after parsing, so a source that
   // changes meanwhile is never recorded as the version that was read.
-  const hashBefore = sourceHash ?? (await hashFileIfPresent(file.absolutePath));
+  let hashBefore = sourceHash ?? (await hashFileIfPresent(file.absolutePath));
   const format = formatFor(file.relativePath) ?? "unknown";
-  let parsed: { drafts: ChunkDraft[]; title: string; pageCount: number | null; warnings: string[]; ocrPages: number[] | undefined } | undefined;
-  let failure: { code: string; message: string } | undefined;
-  if (hashBefore !== undefined) {
-    try {
-      const document = await context.runner.parse({
-        path: file.absolutePath,
-        password: options.password,
-        limits: context.limits,
-        ...(options.timeoutSeconds === undefined ? {} : { timeoutMs: options.timeoutSeconds * 1000 }),
-      });
-      const drafts = chunkDocument(document, context.chunking);
-      if (drafts.length === 0) throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
-      parsed = { drafts, title: document.title?.trim() || path.basename(file.relativePath), pageCount: document.pageCount ?? null, warnings: document.warnings, ocrPages: document.ocrPages };
-    } catch (error) {
-      failure = { code: isChunkpadError(error) ? error.code : "PARSE_FAILED", message: describeError(error) };
-    }
-  }
+  let { parsed, failure } = hashBefore === undefined ? { parsed: undefined, failure: undefined } : await parseSource(context, file, file.absolutePath, options);
+  /** What is recorded as the version read: the walk's size and time, or the snapshot's. */
+  let recorded = { size: file.size, mtimeMs: file.mtimeMs };
 
   const hashAfter = hashBefore === undefined ? undefined : await hashFileIfPresent(file.absolutePath);
   if (hashAfter === undefined) {
@@ -126,9 +114,18 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
     return;
   }
   if (hashAfter !== hashBefore) {
-    // Not recorded: the next run sees the new version and parses it.
-    report.failed.push({ path: file.relativePath, code: "SOURCE_CHANGED", message: "changed while it was being read; it is read again on the next run", unchangedSinceFailure: false, retried: true });
-    return;
+    // A file that changes faster than it is parsed (a log appended to every moment) would never be
+    // read whole: a private copy taken at one moment is parsed instead, and recorded as that version.
+    const snapshot = await snapshotSource(file.absolutePath);
+    const fromSnapshot = snapshot && (await parseSource(context, file, snapshot.path, options).finally(snapshot.remove));
+    if (!snapshot || !fromSnapshot?.parsed) {
+      // Not recorded: the next run sees the new version and parses it.
+      report.failed.push({ path: file.relativePath, code: "SOURCE_CHANGED", message: "changed while it was being read; it is read again on the next run", unchangedSinceFailure: false, retried: true });
+      return;
+    }
+    ({ parsed, failure } = fromSnapshot);
+    hashBefore = snapshot.hash;
+    recorded = { size: snapshot.size, mtimeMs: snapshot.mtimeMs };
   }
 
   if (!parsed) {
@@ -145,7 +142,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
   const { drafts, title, pageCount, warnings, ocrPages } = parsed;
   const rendered = renderChunkFile(drafts, { source: file.relativePath });
   const processedSource = (chunkFileHash: string | null, syncedChunkFileHash: string | null): SourceRecord => ({
-    folderId, relativePath: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,
+    folderId, relativePath: file.relativePath, size: recorded.size, mtimeMs: recorded.mtimeMs,
     sourceHash: hashBefore, chunkFileHash, syncedChunkFileHash,
     status: "processed", errorCode: null, errorMessage: null, processedAt: new Date().toISOString(),
   });
@@ -185,13 +182,38 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
       });
       return;
     }
-    await writeChunkFileSafely(chunksRoot, chunkFile, rendered);
+    await writeChunkFileSafely(chunksRoot, chunkFile, rendered, { sourcePath: file.absolutePath });
   }
   await syncDocument(context, folderId, file, title, pageCount, drafts);
   await store.upsertSource(processedSource(hashText(rendered), hashText(rendered)));
   if (resolution === "take-fresh") report.resolved.push({ path: file.relativePath, choice: "take-fresh" });
   report.processed.push({ path: file.relativePath, format, chunks: drafts.length, ...(pageCount ? { pages: pageCount } : {}), warnings, ...(ocrPages ? { ocrPages } : {}) });
   report.chunksWritten += drafts.length;
+}
+
+interface ParsedSource {
+  drafts: ChunkDraft[];
+  title: string;
+  pageCount: number | null;
+  warnings: string[];
+  ocrPages: number[] | undefined;
+}
+
+/** Parses and chunks one source (or its snapshot at `filePath`); a failure comes back as data. */
+async function parseSource(context: ProcessContext, file: WalkedFile, filePath: string, options: OneFileOptions): Promise<{ parsed?: ParsedSource | undefined; failure?: { code: string; message: string } | undefined }> {
+  try {
+    const document = await context.runner.parse({
+      path: filePath,
+      password: options.password,
+      limits: context.limits,
+      ...(options.timeoutSeconds === undefined ? {} : { timeoutMs: options.timeoutSeconds * 1000 }),
+    });
+    const drafts = chunkDocument(document, context.chunking);
+    if (drafts.length === 0) throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
+    return { parsed: { drafts, title: document.title?.trim() || path.basename(file.relativePath), pageCount: document.pageCount ?? null, warnings: document.warnings, ocrPages: document.ocrPages } };
+  } catch (error) {
+    return { failure: { code: isChunkpadError(error) ? error.code : "PARSE_FAILED", message: describeError(error) } };
+  }
 }
 
 export async function syncDocument(context: ProcessContext, folderId: string, file: WalkedFile, title: string, pageCount: number | null, chunks: ChunkDraft[]): Promise<void> {

@@ -67,16 +67,25 @@ function setup(files: Record<string, string>) {
 }
 
 describe("processFolder when the world changes during a run", () => {
-  it("does not record a source that changed while it was parsed as read, and reads it again next run", async () => {
+  it("indexes a snapshot of a source that changed while it was parsed, never recording it as a version it is not", async () => {
     const { folder, context, fake, texts } = setup({ "notes.txt": "The heron waits by the river." });
-    fake.hooks.set("notes.txt", () => fs.appendFileSync(path.join(folder, "notes.txt"), " The otter swims past."));
+    const notes = path.join(folder, "notes.txt");
+    // Changed while parsed, and again while its snapshot is parsed (a log appended to all the time).
+    fake.hooks.set("notes.txt", () => {
+      fs.appendFileSync(notes, " The otter swims past.");
+      fake.hooks.set("notes.txt", () => fs.appendFileSync(notes, " A kingfisher dives."));
+    });
 
     const first = await processFolder(context, folder);
-    expect(first.failed).toMatchObject([{ path: "notes.txt", code: "SOURCE_CHANGED", retried: true }]);
+    expect(first.processed.map((file) => file.path)).toEqual(["notes.txt"]);
+    expect(await texts()).toContain("The otter swims past.");
+    expect(await texts()).not.toContain("kingfisher");
 
+    // The snapshot was recorded as what it was: the newer file is read again.
     const second = await processFolder(context, folder);
     expect(second.processed.map((file) => file.path)).toEqual(["notes.txt"]);
-    expect(await texts()).toContain("The otter swims past.");
+    expect(await texts()).toContain("A kingfisher dives.");
+    expect((await processFolder(context, folder)).unchanged).toEqual(["notes.txt"]);
   });
 
   it("forgets a source deleted while it was parsed: not searchable, chunk file gone", async () => {

@@ -15,6 +15,7 @@ import { processOne, MAX_CHUNK_TEXT_BYTES } from "./process-file.js";
 import { shownChunkFile, type FolderPlace } from "./place.js";
 import { applyRenames, recheckMovedDuringWalk, type Rename } from "./renames.js";
 import { fileProblem } from "./file-problems.js";
+import { checkFolderSpec } from "../folder-lookup.js";
 
 export { MAX_CHUNK_TEXT_BYTES };
 
@@ -99,6 +100,11 @@ export interface ProcessContext {
   concurrency: number;
   /** Where a read-only folder's chunk files go: a per-folder directory in the data dir. */
   fallbackChunksRoot(folderId: string): string;
+  /**
+   * Chunkpad's own folders (data: the database and key file; config; cache: the models): never
+   * processed, even inside an added folder, or the key file would become searchable text.
+   */
+  privateDirectories?: readonly string[];
 }
 
 const CHUNKING_META_PREFIX = "chunking:";
@@ -117,6 +123,11 @@ export function chunkingMeta(folderId: string, chunking: ChunkingOptions): { key
 export async function processFolder(context: ProcessContext, folderPath: string, options: ProcessFolderOptions = {}): Promise<ProcessReport> {
   const started = Date.now();
   const root = await resolveFolder(folderPath);
+  const privateDirectories = await realPaths(context.privateDirectories ?? []);
+  const inside = privateDirectories.find((directory) => root === directory || root.startsWith(directory + path.sep));
+  if (inside !== undefined) {
+    throw new ChunkpadError("INVALID_ARGUMENT", `${root} is inside Chunkpad's own data folder (${inside}), which holds its database and keys and is never indexed. Add a folder of your documents instead.`);
+  }
   const { store } = context;
   let folder = await store.upsertFolder(root, chunksRootFor(root));
   const chunksInDataDir = !(await isFolderWritable(chunksRootFor(root)));
@@ -135,7 +146,10 @@ export async function processFolder(context: ProcessContext, folderPath: string,
     supportedExtensions: supportedExtensions(),
     isText: isTextFile,
     maxFileSizeBytes: context.maxFileSizeBytes,
-    skipDirectories: await nestedChunkRoots(store, folder.id, root),
+    skipDirectories: new Map([
+      ...(await nestedChunkRoots(store, folder.id, root)),
+      ...privateDirectories.filter((directory) => directory.startsWith(root + path.sep)).map((directory) => [directory, "Chunkpad's own data (database, keys, models): never indexed"] as const),
+    ]),
   });
   report.skipped = walk.skipped;
 
@@ -235,7 +249,14 @@ async function nestedChunkRoots(store: MainStore, folderId: string, root: string
   return skip;
 }
 
+/** Real paths of the folders that exist (a link to the data folder is the data folder). */
+async function realPaths(directories: readonly string[]): Promise<string[]> {
+  const found = await Promise.all(directories.map((directory) => fs.realpath(path.resolve(directory)).catch(() => undefined)));
+  return [...new Set(found.filter((directory): directory is string => directory !== undefined))];
+}
+
 async function resolveFolder(folderPath: string): Promise<string> {
+  checkFolderSpec(folderPath);
   try {
     const resolved = await fs.realpath(path.resolve(folderPath));
     if (!(await fs.stat(resolved)).isDirectory()) throw new Error("not a directory");

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { chunkFilePathIn } from "../../chunkfiles/paths.js";
 import { hashText } from "../../chunkfiles/hash.js";
 import { readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
@@ -94,7 +95,7 @@ async function moveDocument(store: MainStore, place: FolderPlace, source: Source
     const untouched = hashText(text) === source.chunkFileHash;
     // Chunkpad's own file names its source in the header; a file the user edited is moved as it is.
     const moved = untouched ? text.replace(HEADER_LINE, `<!-- chunkpad source=${encodeText(to)} -->`) : text;
-    await writeChunkFileSafely(place.chunksRoot, toFile, moved);
+    await writeChunkFileSafely(place.chunksRoot, toFile, moved, { sourcePath: path.join(place.root, ...to.split("/")) });
     await removeChunkFileSafely(place.chunksRoot, fromFile);
     if (untouched) {
       const movedHash = hashText(moved);

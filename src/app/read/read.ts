@@ -48,6 +48,10 @@ export interface DocumentText {
   chunks: ChunkView[];
   /** The chunks' text in order; neighbouring chunks share a few sentences (the chunk overlap). */
   text: string;
+  /** Chunks in the range asked for (before `fromChunk` and the size limit cut it). */
+  totalChunks: number;
+  /** The chunk number to ask for next (`fromChunk`) when the size limit cut the reply short; null when nothing is left. */
+  nextChunk: number | null;
 }
 
 /** Most neighbours a caller may ask for on each side. */
@@ -94,10 +98,15 @@ export interface DocumentRequest {
   document: string;
   fromPage?: number;
   toPage?: number;
+  /** Start at this chunk number (1-based; a previous reply's nextChunk). */
+  fromChunk?: number;
+  /** Most bytes of chunk text in one reply (at least one chunk is always returned); default no limit. */
+  maxTextBytes?: number;
 }
 
 /** One document's text, or the pages asked for: the chunks that touch any page in the range. */
-export async function readDocument(store: MainStore, { document, fromPage, toPage }: DocumentRequest): Promise<DocumentText> {
+export async function readDocument(store: MainStore, { document, fromPage, toPage, fromChunk, maxTextBytes }: DocumentRequest): Promise<DocumentText> {
+  if (fromChunk !== undefined && (!Number.isInteger(fromChunk) || fromChunk < 1)) throw new ChunkpadError("INVALID_ARGUMENT", `fromChunk is a chunk number (1 or more), not ${fromChunk}.`);
   for (const [name, page] of [["fromPage", fromPage], ["toPage", toPage]] as const) {
     if (page !== undefined && (!Number.isInteger(page) || page < 1)) throw new ChunkpadError("INVALID_ARGUMENT", `${name} is a page number (1 or more), not ${page}.`);
   }
@@ -113,7 +122,9 @@ export async function readDocument(store: MainStore, { document, fromPage, toPag
   }
   const first = fromPage ?? 1;
   const last = toPage ?? Number.POSITIVE_INFINITY;
-  const chunks = all.filter((chunk) => ranged || (chunk.page !== undefined && chunk.page <= last && (chunk.pageEnd ?? chunk.page) >= first)).map((chunk) => view(chunk, folderPath));
+  const inRange = all.filter((chunk) => ranged || (chunk.page !== undefined && chunk.page <= last && (chunk.pageEnd ?? chunk.page) >= first));
+  const { page, next } = pageOf(inRange.filter((chunk) => chunk.ordinal >= (fromChunk ?? 1)), maxTextBytes);
+  const chunks = page.map((chunk) => view(chunk, folderPath));
   return {
     documentId: found.id,
     title: found.title,
@@ -124,7 +135,20 @@ export async function readDocument(store: MainStore, { document, fromPage, toPag
     toPage: toPage ?? null,
     chunks,
     text: chunks.map((chunk) => chunk.text).join("\n\n"),
+    totalChunks: inRange.length,
+    nextChunk: next?.ordinal ?? null,
   };
+}
+
+/** The chunks that fit in `maxTextBytes` (at least one), and the first one left out. */
+function pageOf(chunks: readonly ChunkRecord[], maxTextBytes: number | undefined): { page: ChunkRecord[]; next: ChunkRecord | undefined } {
+  if (maxTextBytes === undefined) return { page: [...chunks], next: undefined };
+  let bytes = 0;
+  for (const [index, chunk] of chunks.entries()) {
+    bytes += Buffer.byteLength(chunk.content, "utf8");
+    if (index > 0 && bytes > maxTextBytes) return { page: chunks.slice(0, index), next: chunk };
+  }
+  return { page: [...chunks], next: undefined };
 }
 
 async function findOne(store: MainStore, spec: string): Promise<DocumentRecord> {

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { chunkFilePathIn } from "../../chunkfiles/paths.js";
 import { normalizeChunkContent, readChunkFileText, renderChunkFile } from "../../chunkfiles/format.js";
 import { readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
@@ -28,6 +29,8 @@ export async function editChunkText(store: MainStore, ref: string, text: string,
     throw new ChunkpadError("CHUNK_FILE_CONFLICT", `Chunk ${parsedRef.ordinal} of ${parsedRef.relativePath} changed since you opened it (edited elsewhere, or the document was processed again). Reload it and make your edit again; nothing was saved.`);
   }
   const chunks = parsed.chunks.map((draft, index) => (index === parsedRef.ordinal - 1 ? { ...draft, content } : draft));
-  await writeChunkFileSafely(folder.chunksRootPath, chunkFile, renderChunkFile(chunks, parsed.source === undefined ? undefined : { source: parsed.source }));
+  await writeChunkFileSafely(folder.chunksRootPath, chunkFile, renderChunkFile(chunks, parsed.source === undefined ? undefined : { source: parsed.source }), {
+    sourcePath: path.join(folder.rootPath, ...parsedRef.relativePath.split("/")),
+  });
   return { folderRoot: folder.rootPath };
 }

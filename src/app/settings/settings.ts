@@ -56,7 +56,8 @@ export const SETTINGS: readonly SettingDefinition[] = [
   { key: "chunking.chunkSizeTokens", kind: { type: "integer", min: 32, max: 8192 }, default: DEFAULT_CHUNKING.chunkSizeTokens, flag: "--chunk-size", description: "tokens per chunk" },
   { key: "chunking.chunkOverlapTokens", kind: { type: "integer", min: 0, max: 4096 }, default: DEFAULT_CHUNKING.chunkOverlapTokens, flag: "--overlap", description: "tokens shared by neighbouring chunks" },
   { key: "ingest.maxFileSizeMb", kind: POSITIVE, default: 200, description: "larger files are skipped" },
-  { key: "ingest.perFileTimeoutSeconds", kind: POSITIVE, default: 120, flag: "--timeout", description: "parsing time limit per file" },
+  // At most a day: a longer time overflows the timer, which then fires at once.
+  { key: "ingest.perFileTimeoutSeconds", kind: { type: "number", min: 1, max: 24 * 60 * 60 }, default: 120, flag: "--timeout", description: "parsing time limit per file" },
   { key: "ingest.maxDecompressedMb", kind: POSITIVE, default: DEFAULT_PARSE_LIMITS.maxDecompressedBytes / MEGABYTE, description: "zip-bomb limit for office files" },
   { key: "ingest.maxArchiveEntries", kind: { type: "integer", min: 1, max: 1_000_000 }, default: DEFAULT_PARSE_LIMITS.maxArchiveEntries, description: "zip-bomb limit for office files" },
   { key: "ingest.workers", kind: { type: "integer", min: 1, max: 16 }, default: 2, description: "parser worker threads" },

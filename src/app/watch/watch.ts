@@ -28,6 +28,11 @@ export type WatchEvent =
 export interface WatchOptions extends Pick<SyncOptions, "embed" | "consent" | "cwd"> {
   /** Quiet time after the last event before a sync starts (default 300 ms). */
   debounceMs?: number;
+  /**
+   * Longest a change waits for its sync while changes keep coming (default 2000 ms, never less
+   * than the debounce): a file appended to every 150 ms would otherwise restart the quiet time forever.
+   */
+  maxWaitMs?: number;
   onEvent?: (event: WatchEvent) => void;
   /** Stops watching; a sync under way is cancelled and resumes on the next start. */
   signal?: AbortSignal;
@@ -36,6 +41,21 @@ export interface WatchOptions extends Pick<SyncOptions, "embed" | "consent" | "c
 export interface WatchDependencies {
   store: MainStore;
   sync: (folder: string, options: SyncOptions) => Promise<SyncReport>;
+  /** Chunkpad's own folders: never indexed, so their writes (the database's, during each sync) are no news. */
+  privateDirectories?: readonly string[];
+}
+
+const DEFAULT_MAX_WAIT_MS = 2000;
+
+/** What happened in a folder since its last sync, and the timer that will start the next one. */
+interface PendingSync {
+  paths: Set<string>;
+  reason: "start" | "change" | "rescan" | "returned";
+  timer?: NodeJS.Timeout | undefined;
+  /** When the first change of this batch came: the sync starts no later than maxWaitMs after it. */
+  firstAt: number;
+  /** Its sync is in the queue: later changes join it rather than starting another wait. */
+  queued: boolean;
 }
 
 /** Names editors and tools use for files that are not documents (swap files, backups, partial downloads). */
@@ -46,14 +66,22 @@ export async function watchFolders(dependencies: WatchDependencies, folders: rea
   const { store } = dependencies;
   const roots = await foldersToWatch(store, folders, options.cwd);
   const emit = (event: WatchEvent) => options.onEvent?.(event);
+  const privateDirectories = (dependencies.privateDirectories ?? []).flatMap((directory) => {
+    try {
+      return [fs.realpathSync(directory)];
+    } catch {
+      return [];
+    }
+  });
   const debounceMs = options.debounceMs ?? 300;
+  const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const controller = new AbortController();
   const stop = () => controller.abort();
   options.signal?.addEventListener("abort", stop, { once: true });
   const { watch } = await import("chokidar");
 
   /** Per folder: what happened since its last sync, and the timer that will start the next one. */
-  const pending = new Map<string, { paths: Set<string>; reason: "start" | "change" | "rescan" | "returned"; timer?: NodeJS.Timeout }>();
+  const pending = new Map<string, PendingSync>();
   const watchers = new Map<string, FSWatcher>();
   const sentinels = new Map<string, FSWatcher>();
   let queue = Promise.resolve();
@@ -85,14 +113,19 @@ export async function watchFolders(dependencies: WatchDependencies, folders: rea
 
   /** Syncs run one at a time (they share the parse workers and the model), in the order asked. */
   const schedule = (rootPath: string, reason: "start" | "change" | "rescan" | "returned", changed?: string, delay = debounceMs) => {
-    const state = pending.get(rootPath) ?? { paths: new Set<string>(), reason };
+    const state = pending.get(rootPath) ?? { paths: new Set<string>(), reason, firstAt: Date.now(), queued: false };
     if (reason !== "change") state.reason = reason;
     if (changed !== undefined) state.paths.add(changed);
+    // A sync already queued and not yet started will read the disk after this change.
+    if (state.queued) return;
     clearTimeout(state.timer);
+    // The quiet time restarts with each change, but never past the first change's maximum wait.
+    const left = Math.max(0, state.firstAt + maxWaitMs - Date.now());
     state.timer = setTimeout(() => {
       state.timer = undefined;
+      state.queued = true;
       queue = queue.then(() => runSync(rootPath));
-    }, delay);
+    }, Math.min(delay, left));
     pending.set(rootPath, state);
   };
 
@@ -101,6 +134,7 @@ export async function watchFolders(dependencies: WatchDependencies, folders: rea
       ignoreInitial: true,
       followSymlinks: false,
       ignored: (file) => {
+        if (privateDirectories.some((directory) => file === directory || file.startsWith(directory + path.sep))) return true;
         const relative = path.relative(rootPath, file);
         return relative !== "" && relative.split(path.sep).some((part) => SCRATCH_FILE.test(part));
       },
@@ -161,7 +195,7 @@ export async function watchFolders(dependencies: WatchDependencies, folders: rea
     for (const rootPath of roots) {
       if (isDirectory(rootPath)) {
         await watchRoot(rootPath);
-        pending.set(rootPath, { paths: new Set(), reason: "start" });
+        pending.set(rootPath, { paths: new Set(), reason: "start", firstAt: Date.now(), queued: true });
         queue = queue.then(() => runSync(rootPath));
       } else {
         emit({ type: "missing", rootPath });

@@ -1,10 +1,12 @@
+import path from "node:path";
 import type { Command } from "commander";
-import { toExportJson, toImportJson } from "../../index.js";
+import { ChunkpadError, toExportJson, toImportJson } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { expandHome, plural, printJson } from "../shared/io.js";
 import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
 import { consentFor, createEmbedProgress } from "../shared/model-download.js";
 import { formatEmbedReport } from "../shared/render.js";
+import { canPrompt, createLineReader } from "../shared/prompt.js";
 
 interface ExportFlags {
   folder?: string[];
@@ -46,18 +48,32 @@ export function registerArchiveCommands(program: Command, context: CliContext): 
     .command("import")
     .description("Restore an archive written by export: its folders are added here with their chunks, review state and vectors")
     .argument("<file>", "an archive written by chunkpad export", expandHome)
-    .option("--into <folder>", "restore the archive's folder here instead of where it was exported from", expandHome)
+    .option("--into <folder>", "where to restore: the folder for an archive of one folder, or the folder to hold one subfolder per archived folder (asked on a terminal when missing)", expandHome)
     .option("--reembed", "embed the chunks again with the configured model instead of taking the archive's vectors (needed when the models differ)")
     .option("--yes", "agree to download the embedding model if --reembed needs it")
     .option("--json", "print a machine-readable report on stdout")
     .option("--no-wait", NO_WAIT_HELP)
     .action(async (file: string, flags: ImportFlags) => {
       const { io } = context;
+      // The archive never chooses where its files go: the user says, or is asked on a terminal.
+      let into = flags.into;
+      if (into === undefined && canPrompt(io)) {
+        io.stderr.write(`Restore ${file} into which folder? `);
+        const lines = createLineReader(io);
+        try {
+          into = (await lines.next())?.trim() || undefined;
+        } finally {
+          lines.close();
+        }
+        if (into === undefined) throw new ChunkpadError("INVALID_ARGUMENT", "No folder given; nothing was imported. Say where with --into <folder>.");
+        into = expandHome(into);
+      }
       const progress = createEmbedProgress(io, { quiet: Boolean(flags.json) });
       let result;
       try {
-        result = await context.chunkpad().importArchive(file, {
-          ...(flags.into === undefined ? {} : { into: flags.into }),
+        // Resolved here, against the folder the user typed the command in.
+        result = await context.chunkpad().importArchive(path.resolve(file), {
+          ...(into === undefined ? {} : { into: into.trim() === "" ? into : path.resolve(into) }),
           reembed: flags.reembed === true,
           consent: consentFor(io, flags.yes === true, "chunkpad import --reembed"),
           onProgress: progress.report,

@@ -103,9 +103,14 @@ export function registerProcessCommands(program: Command, context: CliContext): 
     });
 }
 
+/** The longest per-file time limit: a day. Longer ones overflow the timer (which then fires at once) and are surely a typo. */
+const MAX_TIMEOUT_SECONDS = 24 * 60 * 60;
+
 function parseSecondsOption(value: string): number {
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidArgumentError(`--timeout takes a number of seconds, not "${value}"`);
+  if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 1 || seconds > MAX_TIMEOUT_SECONDS) {
+    throw new InvalidArgumentError(`--timeout takes a number of seconds from 1 to ${MAX_TIMEOUT_SECONDS} (a day), not "${value}"; the default is 120`);
+  }
   return seconds;
 }
 

@@ -10,6 +10,7 @@ interface WatchFlags {
   yes?: boolean;
   json?: boolean;
   debounce: number;
+  maxWait: number;
 }
 
 /** `chunkpad watch`: sync added folders whenever their files change, until Ctrl-C. */
@@ -22,6 +23,7 @@ export function registerWatchCommand(program: Command, context: CliContext): voi
     .option("--yes", "agree to download the embedding model if it is not in the cache yet")
     .option("--json", "print one JSON event per line on stdout (chunkpad.watch/1)")
     .option("--debounce <ms>", "quiet time after the last change before syncing", parseIntegerOption("--debounce"), 300)
+    .option("--max-wait <ms>", "longest a change waits for its sync while changes keep coming", parseIntegerOption("--max-wait"), 2000)
     .action(async (folders: string[], flags: WatchFlags) => {
       const { io } = context;
       const controller = new AbortController();
@@ -37,6 +39,7 @@ export function registerWatchCommand(program: Command, context: CliContext): voi
           embed: flags.embed === true,
           consent: consentFor(io, flags.yes === true, "chunkpad watch"),
           debounceMs: flags.debounce,
+          maxWaitMs: flags.maxWait,
           signal: controller.signal,
           onEvent: write,
         });
