@@ -33,11 +33,20 @@ describe("parseQuery", () => {
     ]);
   });
 
-  it("runs an unclosed quote to the end", () => {
+  it("reads an unpaired quote as a plain character, not as the start of a phrase", () => {
     expect(parseQuery('dog "big red').include).toEqual([
       { kind: "term", words: ["dog"] },
-      { kind: "phrase", words: ["big", "red"] },
+      { kind: "term", words: ["big"] },
+      { kind: "term", words: ["red"] },
     ]);
+    expect(terms('"a" b "c d" e"')).toEqual(["a", "b", "c d", "e"]);
+    expect(parseQuery('"heron" "').include).toEqual([{ kind: "phrase", words: ["heron"] }]);
+  });
+
+  it("reads a minus before a number as part of the number, not as an exclusion", () => {
+    const parsed = parseQuery("stored at -80 °C -frozen");
+    expect(terms("stored at -80 °C -frozen")).toEqual(["store", "80", "c"]);
+    expect(parsed.exclude).toEqual([{ kind: "term", words: ["frozen"] }]);
   });
 
   it("reads -word and -\"phrase\" as exclusions, taken as typed", () => {
@@ -55,8 +64,10 @@ describe("parseQuery", () => {
     expect(terms("e-mail - x")).toEqual(["e", "mail", "x"]);
   });
 
-  it("removes duplicates", () => {
-    expect(terms("dog dogs DOG")).toEqual(["dog"]);
+  it("keeps a repeated word once for each time it was typed, so it weighs more; repeated phrases and exclusions once", () => {
+    expect(terms("dog dogs DOG cat")).toEqual(["dog", "dog", "dog", "cat"]);
+    expect(terms('"big dog" "big dog"')).toEqual(["big dog"]);
+    expect(parseQuery("x -cat -cats -cat").exclude).toEqual([{ kind: "term", words: ["cat"] }, { kind: "term", words: ["cats"] }]);
   });
 
   it("caps the number of words and says so", () => {
@@ -75,5 +86,6 @@ describe("compatibility forms", () => {
   it("embeds the query without its exclusions and quote marks", () => {
     expect(meaningText('river -heron "at dawn" -"grey bird"')).toBe("river at dawn");
     expect(meaningText("-heron")).toBe("-heron");
+    expect(parseQuery('river -heron "at dawn"').meaning).toBe("river at dawn");
   });
 });

@@ -18,6 +18,8 @@ import { isStopWord } from "./stop-words.js";
 export const MAX_QUERY_CHARS = 4_000;
 /** Most words a query keeps across all clauses; later ones are ignored. */
 export const MAX_QUERY_WORDS = 32;
+/** Times a repeated loose word counts at most (BM25's query term frequency, bounded). */
+export const MAX_WORD_REPEATS = 4;
 
 export interface QueryClause {
   /** "term": one normalized word, searched by prefix when long enough; "phrase": exact words in order. */
@@ -27,16 +29,21 @@ export interface QueryClause {
 }
 
 export interface ParsedQuery {
-  /** Clauses a result must match (joined with AND, or OR for the fallback). */
+  /**
+   * Clauses a result must match (joined with AND, or OR for the fallback). A word typed twice is
+   * listed twice: it counts twice in the ranking (BM25's query term frequency).
+   */
   include: QueryClause[];
   /** Clauses a result must not match (`-word`, `-"a phrase"`). */
   exclude: QueryClause[];
   /** True when the input was longer than MAX_QUERY_CHARS or had more than MAX_QUERY_WORDS words. */
   truncated: boolean;
+  /** The text to embed for a search by meaning: the input without exclusions and quote marks. */
+  meaning: string;
 }
 
 const WORD_PATTERN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{M}\p{Co}]*/gu;
-const WORD_START = /[\p{L}\p{N}\p{Co}]/u;
+const EXCLUSION_START = /[\p{L}\p{Co}]/u;
 const WHITESPACE = /\s/u;
 
 /** Lower-case and strip diacritics from Latin letters only, as FTS5's remove_diacritics does. */
@@ -63,9 +70,16 @@ interface Segment {
   negated: boolean;
 }
 
-/** Splits the input into whitespace-separated segments and quoted phrases. */
-function segmentsOf(input: string): Segment[] {
+/**
+ * Splits the input into whitespace-separated segments and quoted phrases. Quotes pair up from
+ * the start; an unpaired last one is a character like any other (a stray `"` in a pasted
+ * sentence must not turn the rest of it into one phrase). A `-` before a letter or a quote
+ * excludes; before a digit it is a minus sign ("-80 °C" searches for 80).
+ */
+function segmentsOf(raw: string): Segment[] {
   const segments: Segment[] = [];
+  const quotes = raw.split('"').length - 1;
+  const input = quotes % 2 === 1 ? `${raw.slice(0, raw.lastIndexOf('"'))} ${raw.slice(raw.lastIndexOf('"') + 1)}` : raw;
   let index = 0;
   while (index < input.length) {
     const character = input[index] ?? "";
@@ -75,12 +89,12 @@ function segmentsOf(input: string): Segment[] {
     }
     let negated = false;
     const next = input[index + 1] ?? "";
-    if (character === "-" && (next === '"' || WORD_START.test(next))) {
+    if (character === "-" && (next === '"' || EXCLUSION_START.test(next))) {
       negated = true;
       index += 1;
     }
     if (input[index] === '"') {
-      // An unclosed quote runs to the end of the input.
+      // Quotes are paired (see above), so this one has its closing quote.
       const closing = input.indexOf('"', index + 1);
       const end = closing === -1 ? input.length : closing;
       segments.push({ text: input.slice(index + 1, end), quoted: true, negated });
@@ -103,17 +117,26 @@ export function parseQuery(input: string): ParsedQuery {
   const segments = segmentsOf(text.slice(0, MAX_QUERY_CHARS));
   const include: QueryClause[] = [];
   const exclude: QueryClause[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   let wordCount = 0;
 
   const add = (target: QueryClause[], clause: QueryClause): void => {
     const key = `${target === include ? "+" : "-"}${clause.kind}:${clause.words.join(" ")}`;
-    if (seen.has(key)) return;
+    const times = seen.get(key) ?? 0;
+    if (times > 0) {
+      // A loose word typed again counts again (BM25's query term frequency), up to a bound and
+      // without counting towards the cap; a repeated phrase or exclusion adds nothing.
+      if (target === include && clause.kind === "term" && times < MAX_WORD_REPEATS) {
+        seen.set(key, times + 1);
+        target.push(clause);
+      }
+      return;
+    }
     if (wordCount + clause.words.length > MAX_QUERY_WORDS) {
       truncated = true;
       return;
     }
-    seen.add(key);
+    seen.set(key, 1);
     wordCount += clause.words.length;
     target.push(clause);
   };
@@ -142,7 +165,19 @@ export function parseQuery(input: string): ParsedQuery {
       }
     }
   }
-  return { include, exclude, truncated };
+  return { include, exclude, truncated, meaning: meaningOf(segments, input) };
+}
+
+/**
+ * The words of a phrase as loose search words (lemmas, stop words dropped), for a phrase that
+ * no chunk holds: its words still rank what they match.
+ */
+export function looseWords(phrase: readonly string[]): string[] {
+  return phrase.flatMap((word) => {
+    if (hasCjk(word)) return [word];
+    const lemma = lemmatize(word);
+    return isStopWord(word) || isStopWord(lemma) ? [] : [lemma];
+  });
 }
 
 /**
@@ -150,10 +185,14 @@ export function parseQuery(input: string): ParsedQuery {
  * exclusions (embedding "river -heron" would pull the query vector towards herons) and without
  * the quote marks. The input itself when nothing else is left.
  */
-export function meaningText(input: string): string {
-  const kept = segmentsOf(input.normalize("NFKC").slice(0, MAX_QUERY_CHARS))
+function meaningOf(segments: readonly Segment[], input: string): string {
+  const kept = segments
     .filter((segment) => !segment.negated)
     .map((segment) => segment.text.trim())
     .filter((text) => text !== "");
   return kept.length > 0 ? kept.join(" ") : input;
+}
+
+export function meaningText(input: string): string {
+  return parseQuery(input).meaning;
 }
