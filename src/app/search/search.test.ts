@@ -216,6 +216,29 @@ describe("search with vectors", () => {
     expect(report.results.slice(1).every((result) => result.score <= 0.5 || (result.keywordRank !== undefined && result.vectorRank !== undefined))).toBe(true);
   });
 
+  it("hybrid gives a chunk only keyword search found its real vector similarity, so it is not capped at the keyword weight", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: "note", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    // 60 garden notes point straight at the query's topic; the one about zucchini is half about money,
+    // so the vector stage (50 candidates for one result) ranks it past its end.
+    for (let index = 0; index < 60; index++) await add(`garden-${index}.md`, `Garden plant leaf, note ${index}.`);
+    await add("zucchini.md", "Zucchini in the garden: the budget for seeds.");
+    await embedEverything(store, fakeEmbedder());
+    const report = await search(store, "zucchini garden", { limit: 1 });
+    expect(report.mode).toBe("hybrid");
+    const [top] = report.results;
+    expect(top?.relativePath).toBe("zucchini.md");
+    expect(top).toMatchObject({ distanceLookedUp: true, keywordRank: 1 });
+    // cosine of (1, 1) with (1, 0): about 0.71, not 0.
+    expect(1 - (top?.distance ?? 1)).toBeCloseTo(Math.SQRT1_2, 1);
+    expect(top?.score).toBeGreaterThan(0.7);
+    // And a chunk only the vector stage found carries its keyword score for the query.
+    const garden = (await search(store, "zucchini garden", { limit: 60 })).results.find((result) => result.relativePath !== "zucchini.md" && result.distanceLookedUp !== true);
+    expect(garden?.keywordScore).toBeGreaterThan(0);
+  });
+
   it("vector mode ranks by distance only, and --max-distance drops far chunks", async () => {
     const store = openStore();
     const { ref } = await seed(store);
