@@ -19,7 +19,7 @@ export const MAX_QUERY_CHARS = 4_000;
 /** Most words a query keeps across all clauses; later ones are ignored. */
 export const MAX_QUERY_WORDS = 32;
 /** Times a repeated loose word counts at most (BM25's query term frequency, bounded). */
-export const MAX_WORD_REPEATS = 4;
+export const MAX_WORD_REPEATS = 8;
 
 export interface QueryClause {
   /** "term": one normalized word, searched by prefix when long enough; "phrase": exact words in order. */
