@@ -144,9 +144,11 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
   const matchingIds = db.prepare<[string], number>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
   const rowsByIds = db.prepare<[string], unknown[]>(`SELECT ${CHUNK_COLUMNS}, 0 AS bm25, ${HAS_VECTOR} FROM ${CHUNK_FROM} WHERE c.id IN (SELECT value FROM json_each(?))`).raw();
 
+  // `+rowid` keeps the row filter out of FTS5's plan: handed to FTS5, each row id became a query
+  // of its own, with its own pass over every phrase's doclist (240 ms for 100 CISI chunks, not 5).
   const bm25ForRefs = db.prepare<[string, string], { ref: string; bm25: number }>(`
     SELECT c.ref AS ref, ${BM25} AS bm25 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-    WHERE chunks_fts MATCH ? AND chunks_fts.rowid IN (SELECT id FROM chunks WHERE ref IN (SELECT value FROM json_each(?)))`);
+    WHERE chunks_fts MATCH ? AND +chunks_fts.rowid IN (SELECT id FROM chunks WHERE ref IN (SELECT value FROM json_each(?)))`);
 
   function keywordSearch(matchExpression: string, { limit, ...scope }: KeywordSearchOptions): FtsHit[] {
     if (limit <= 0) return [];
