@@ -32,22 +32,37 @@ function wordsOf(text: string): string[] {
   return folded.match(WORD_PATTERN) ?? [];
 }
 
-function termMatches(term: string, word: string): boolean {
-  if (word === term) return true;
-  if (Array.from(term).length >= PREFIX_MIN_CHARS && word.startsWith(term)) return true;
-  return lemmatize(word) === term;
+/**
+ * What a word that only starts with the question's word counts for: keyword search matches it
+ * ("capital" finds "capitalize"), but it is weaker evidence than the word itself, or `What is
+ * the capital of Peru?` passes the guardrail at 100 % on a chunk about capitalization. Hangul
+ * words count whole: particles attach to nouns (서울 → 서울에서).
+ */
+const PREFIX_MATCH_CREDIT = 0.5;
+
+/** 1 for the word or one of its forms, PREFIX_MATCH_CREDIT for a longer word it starts, else 0. */
+function termCredit(term: string, word: string): number {
+  if (word === term || lemmatize(word) === term) return 1;
+  const hangul = /\p{Script=Hangul}/u.test(term);
+  if (Array.from(term).length >= (hangul ? 2 : PREFIX_MIN_CHARS) && word.startsWith(term)) return hangul ? 1 : PREFIX_MATCH_CREDIT;
+  return 0;
 }
 
-function clauseMatches(clause: QueryClause, words: readonly string[]): boolean {
+function clauseCredit(clause: QueryClause, words: readonly string[]): number {
   if (clause.kind === "term") {
     const term = clause.words[0] ?? "";
-    return words.some((word) => termMatches(term, word));
+    let best = 0;
+    for (const word of words) {
+      best = Math.max(best, termCredit(term, word));
+      if (best === 1) break;
+    }
+    return best;
   }
   const phrase = clause.words;
   for (let start = 0; start + phrase.length <= words.length; start += 1) {
-    if (phrase.every((word, offset) => words[start + offset] === word)) return true;
+    if (phrase.every((word, offset) => words[start + offset] === word)) return 1;
   }
-  return false;
+  return 0;
 }
 
 /**
@@ -63,7 +78,7 @@ export function keywordCoverage(question: string, text: string, weights?: readon
   const weightOf = (index: number) => (weights === undefined ? 1 : Math.max(0, weights[index] ?? 1));
   const total = clauses.reduce((sum, _, index) => sum + weightOf(index), 0);
   if (total <= 0) return 0;
-  const matched = clauses.reduce((sum, clause, index) => sum + (clauseMatches(clause, words) ? weightOf(index) : 0), 0);
+  const matched = clauses.reduce((sum, clause, index) => sum + clauseCredit(clause, words) * weightOf(index), 0);
   return matched / total;
 }
 
