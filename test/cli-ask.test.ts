@@ -76,7 +76,7 @@ describe("chunkpad ask", () => {
     anthropic.script({ reply: "text", deltas: ["Two years [C1]."] });
     const result = await ask(["--explain", "How long is the warranty?"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/warranty\.md#1\n\s+score \d\.\d{4} · vector: not found · keyword: bm25 /);
+    expect(result.stderr).toMatch(/warranty\.md#1\n\s+score \d\.\d{4} · vector: not found · keyword: score /);
     expect(result.stdout).toMatch(/^Two years \[C1\]\./);
   });
 
