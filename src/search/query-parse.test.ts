@@ -21,6 +21,11 @@ describe("parseQuery", () => {
     expect(parseQuery("会議 -東京都").exclude).toEqual([{ kind: "phrase", words: ["東京", "都"] }]);
   });
 
+  it("searches a Korean word without the particle attached to it, when two syllables remain", () => {
+    expect(terms("서울에서 회의는 언제입니까")).toEqual(["서울", "회의", "언제"]);
+    expect(terms("고양이 나이")).toEqual(["고양", "나이"]);
+  });
+
   it("splits on apostrophes like the index does, dropping the stop-word halves", () => {
     expect(terms("the user's guide, don't panic")).toEqual(["user", "guide", "panic"]);
     expect(terms("O’Brien")).toEqual(["o", "brien"]);

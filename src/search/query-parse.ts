@@ -55,6 +55,26 @@ function foldCase(text: string): string {
     .normalize("NFC");
 }
 
+const HANGUL = /\p{Script=Hangul}/u;
+/**
+ * Korean particles and question endings that attach to the word before them, longest first.
+ * "서울에서" is searched as "서울" (by prefix, so "서울은" and "서울에서" both match): the index
+ * holds the word with whatever particle the text gave it.
+ */
+const KOREAN_SUFFIXES = [
+  "에서부터", "에서는", "에게서", "으로서", "으로써", "입니까", "입니다", "인가요", "이에요",
+  "에서", "에게", "한테", "께서", "으로", "까지", "부터", "처럼", "보다", "마다", "이나", "이랑", "에는", "에도", "인가", "예요", "이다",
+  "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
+];
+
+/** A Hangul word without the particle attached to its end, when two syllables or more remain. */
+function withoutParticle(word: string): string {
+  for (const suffix of KOREAN_SUFFIXES) {
+    if (word.endsWith(suffix) && Array.from(word).length - Array.from(suffix).length >= 2) return word.slice(0, -suffix.length);
+  }
+  return word;
+}
+
 /** A word as the keyword index holds it: CJK runs cut into their words (core/cjk.ts). */
 function cjkPieces(word: string): string[] {
   return hasCjk(word) ? spaceCjkWords(word).split(/\s+/).filter(Boolean) : [word];
@@ -157,6 +177,10 @@ export function parseQuery(input: string): ParsedQuery {
         // (a question typed as one run need not appear verbatim). Quote it for a phrase.
         if (hasCjk(word)) {
           for (const piece of cjkPieces(word)) add(include, { kind: "term", words: [piece] });
+          continue;
+        }
+        if (HANGUL.test(word)) {
+          add(include, { kind: "term", words: [withoutParticle(word)] });
           continue;
         }
         const lemma = lemmatize(word);

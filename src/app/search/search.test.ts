@@ -144,6 +144,17 @@ describe("search before anything is embedded", () => {
     expect(three.results.map((result) => result.relativePath)).toEqual(["both.md", "heron.md", "budget.md"]);
   });
 
+  it("finds a Korean word whatever particle the question and the text attach to it", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("seoul.md", "서울은 한국의 수도이다.");
+    await add("busan.md", "부산의 날씨는 맑다.");
+    const report = await search(store, "서울에서 수도는 어디입니까");
+    expect(report.results[0]?.relativePath).toBe("seoul.md");
+  });
+
   it("counts a repeated word each time it is typed", async () => {
     const store = openStore();
     const { ref } = await seed(store);
