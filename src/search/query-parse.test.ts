@@ -80,6 +80,9 @@ describe("parseQuery", () => {
     expect(parsed.include).toHaveLength(MAX_QUERY_WORDS);
     expect(parsed.truncated).toBe(true);
     expect(parseQuery("dog").truncated).toBe(false);
+    const quoted = parseQuery(`"${Array.from({ length: 40 }, (_, index) => `w${index}`).join(" ")}"`);
+    expect(quoted.include).toEqual([{ kind: "phrase", words: Array.from({ length: MAX_QUERY_WORDS }, (_, index) => `w${index}`) }]);
+    expect(quoted.truncated).toBe(true);
   });
 });
 

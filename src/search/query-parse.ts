@@ -154,6 +154,9 @@ export function parseQuery(input: string): ParsedQuery {
     }
     if (wordCount + clause.words.length > MAX_QUERY_WORDS) {
       truncated = true;
+      // A long phrase (a whole quoted paragraph) keeps the words that fit, rather than vanishing.
+      const room = MAX_QUERY_WORDS - wordCount;
+      if (clause.kind === "phrase" && room > 0) add(target, { kind: "phrase", words: clause.words.slice(0, room) });
       return;
     }
     seen.set(key, 1);

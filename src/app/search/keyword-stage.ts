@@ -50,15 +50,18 @@ export async function runKeywordStage(store: MainStore, parsed: ParsedQuery, can
 }
 
 /**
- * Quoted phrases that no included chunk in the scope holds. A required phrase that matches
- * nothing would empty the results (a fully quoted question, a phrase misremembered by one word):
- * the search runs its words instead and says so.
+ * Quoted phrases that no included chunk in the scope holds, alone or together with the phrases
+ * kept before them (in the order typed). A required phrase that matches nothing would empty the
+ * results (a fully quoted question, a phrase misremembered by one word, two phrases no one chunk
+ * holds both of): the search runs its words instead and says so.
  */
 async function phrasesNoChunkHolds(store: MainStore, parsed: ParsedQuery, scope: SearchScope): Promise<string[]> {
+  const kept: string[][] = [];
   const missing: string[] = [];
   for (const words of phrasesOf(parsed)) {
-    const count = await store.countKeywordMatches({ terms: [], match: "all", phrases: [words], exclude: [] }, scope);
+    const count = await store.countKeywordMatches({ terms: [], match: "all", phrases: [...kept, words], exclude: [] }, scope);
     if (count === 0) missing.push(words.join(" "));
+    else kept.push(words);
   }
   return missing;
 }

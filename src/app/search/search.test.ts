@@ -173,6 +173,10 @@ describe("search before anything is embedded", () => {
     expect(quoted.results[0]?.ref).toBe(ref("notes.md", 1));
     expect(quoted.relaxedPhrases).toEqual(["the heron waits by the lake at dawn"]);
     expect(quoted.notices.join(" ")).toMatch(/No chunk holds the phrase "the heron waits by the lake at dawn", so its words were searched instead/);
+    // Two phrases that no one chunk holds together: the second is searched as words.
+    const apart = await search(store, '"the heron" "the budget"');
+    expect(apart.results.map((result) => result.ref)).toContain(ref("notes.md", 1));
+    expect(apart.relaxedPhrases).toEqual(["the budget"]);
     // A phrase that some chunk holds stays required.
     const held = await search(store, '"heron waits" rain');
     expect(held.results.map((result) => result.ref)).toEqual([ref("notes.md", 1)]);
