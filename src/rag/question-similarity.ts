@@ -2,6 +2,7 @@ import type { ScoredChunk } from "../core/types.js";
 import { shouldRefuse, type GuardrailDecision } from "./guardrail.js";
 import { vectorSimilarity } from "../search/fuse.js";
 import { lemmatize } from "../search/lemmatize.js";
+import { searchableText } from "../core/searchable-text.js";
 import { parseQuery, type QueryClause } from "../search/query-parse.js";
 
 /**
@@ -24,7 +25,8 @@ const WORD_PATTERN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{M}\p{Co}]*/gu;
 
 /** Lower-case, Latin diacritics folded, split into words as keyword search splits them. */
 function wordsOf(text: string): string[] {
-  const folded = text
+  // Cut as the keyword index cuts it (IL6 → il 6, TNFα → tnf alpha), so phrases line up.
+  const folded = searchableText(text)
     .toLowerCase()
     .normalize("NFD")
     .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
@@ -48,6 +50,11 @@ function termCredit(term: string, word: string): number {
   return 0;
 }
 
+/** The same word, or forms of one word ("e-mails" in a question, "e-mail" in the text). */
+function sameWord(text: string, phrase: string): boolean {
+  return text === phrase || lemmatize(text) === lemmatize(phrase);
+}
+
 function clauseCredit(clause: QueryClause, words: readonly string[]): number {
   if (clause.kind === "term") {
     const term = clause.words[0] ?? "";
@@ -60,7 +67,7 @@ function clauseCredit(clause: QueryClause, words: readonly string[]): number {
   }
   const phrase = clause.words;
   for (let start = 0; start + phrase.length <= words.length; start += 1) {
-    if (phrase.every((word, offset) => words[start + offset] === word)) return 1;
+    if (phrase.every((word, offset) => sameWord(words[start + offset] ?? "", word))) return 1;
   }
   return 0;
 }

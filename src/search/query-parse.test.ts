@@ -64,9 +64,16 @@ describe("parseQuery", () => {
     ]);
   });
 
-  it("treats a hyphen inside a word, or alone, as a separator", () => {
+  it("reads one spelling of several words as a phrase of them, as the index cuts it; a lone hyphen is nothing", () => {
     expect(parseQuery("e-mail - x").exclude).toEqual([]);
-    expect(terms("e-mail - x")).toEqual(["e", "mail", "x"]);
+    expect(terms("e-mail - x")).toEqual(["e mail", "x"]);
+    expect(parseQuery("snake_case IL6 IL-6 TNFα NF-κB").include).toEqual([
+      { kind: "phrase", words: ["snake", "case"] },
+      { kind: "phrase", words: ["il", "6"] },
+      { kind: "phrase", words: ["tnf", "alpha"] },
+      { kind: "phrase", words: ["nf", "kappa", "b"] },
+    ]);
+    expect(terms("the user's guide")).toEqual(["user", "guide"]);
   });
 
   it("keeps a repeated word once for each time it was typed, so it weighs more; repeated phrases and exclusions once", () => {
@@ -76,12 +83,13 @@ describe("parseQuery", () => {
   });
 
   it("caps the number of words and says so", () => {
-    const parsed = parseQuery(Array.from({ length: 100 }, (_, index) => `word${index}`).join(" "));
+    const parsed = parseQuery(Array.from({ length: 100 }, (_, index) => `x${"y".repeat(index + 1)}`).join(" "));
     expect(parsed.include).toHaveLength(MAX_QUERY_WORDS);
     expect(parsed.truncated).toBe(true);
     expect(parseQuery("dog").truncated).toBe(false);
-    const quoted = parseQuery(`"${Array.from({ length: 40 }, (_, index) => `w${index}`).join(" ")}"`);
-    expect(quoted.include).toEqual([{ kind: "phrase", words: Array.from({ length: MAX_QUERY_WORDS }, (_, index) => `w${index}`) }]);
+    const word = (index: number) => `x${"y".repeat(index + 1)}`;
+    const quoted = parseQuery(`"${Array.from({ length: 40 }, (_, index) => word(index)).join(" ")}"`);
+    expect(quoted.include).toEqual([{ kind: "phrase", words: Array.from({ length: MAX_QUERY_WORDS }, (_, index) => word(index)) }]);
     expect(quoted.truncated).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { hasCjk, spaceCjkWords } from "../core/cjk.js";
+import { searchableText } from "../core/searchable-text.js";
 import { lemmatize } from "./lemmatize.js";
 import { isStopWord } from "./stop-words.js";
 
@@ -56,6 +57,12 @@ function foldCase(text: string): string {
 }
 
 const HANGUL = /\p{Script=Hangul}/u;
+/**
+ * Where a typed token breaks into separate search words: anything but letters, digits, marks and
+ * the joiners of one spelling (- _ . and the Unicode hyphens). An apostrophe breaks too ("user's"
+ * is the word "user").
+ */
+const TOKEN_BREAK = /[^\p{L}\p{N}\p{M}\p{Co}\-_.\u2010\u2011]+/u;
 /**
  * Korean particles and question endings that attach to the word before them, longest first.
  * "서울에서" is searched as "서울" (by prefix, so "서울은" and "서울에서" both match): the index
@@ -165,7 +172,7 @@ export function parseQuery(input: string): ParsedQuery {
   };
 
   for (const segment of segments) {
-    const words = wordsOf(segment.text);
+    const words = wordsOf(searchableText(segment.text));
     if (words.length === 0) continue;
     if (segment.negated) {
       // Excluded words are taken as typed (no lemma, no prefix, stop words kept): the user
@@ -175,24 +182,38 @@ export function parseQuery(input: string): ParsedQuery {
     } else if (segment.quoted) {
       add(include, { kind: "phrase", words: words.flatMap(cjkPieces) });
     } else {
-      for (const word of words) {
-        // A CJK run is cut into words as the index cut it; each is a search word of its own
-        // (a question typed as one run need not appear verbatim). Quote it for a phrase.
-        if (hasCjk(word)) {
-          for (const piece of cjkPieces(word)) add(include, { kind: "term", words: [piece] });
+      for (const token of segment.text.split(TOKEN_BREAK)) {
+        const tokenWords = wordsOf(searchableText(token));
+        // One spelling of several words (snake_case, IL-6, IL6, TNFα, e-mail): its words in order,
+        // as the index cut the same spelling (core/searchable-text.ts). A phrase no chunk holds is
+        // searched as its words (app/search/keyword-stage.ts).
+        if (tokenWords.length > 1 && !hasCjk(token)) {
+          add(include, { kind: "phrase", words: tokenWords });
           continue;
         }
-        if (HANGUL.test(word)) {
-          add(include, { kind: "term", words: [withoutParticle(word)] });
-          continue;
-        }
-        const lemma = lemmatize(word);
-        if (isStopWord(word) || isStopWord(lemma)) continue;
-        add(include, { kind: "term", words: [lemma] });
+        addLooseWords(tokenWords);
       }
     }
   }
   return { include, exclude, truncated, meaning: meaningOf(segments, input) };
+
+  function addLooseWords(words: readonly string[]): void {
+    for (const word of words) {
+      // A CJK run is cut into words as the index cut it; each is a search word of its own
+      // (a question typed as one run need not appear verbatim). Quote it for a phrase.
+      if (hasCjk(word)) {
+        for (const piece of cjkPieces(word)) add(include, { kind: "term", words: [piece] });
+        continue;
+      }
+      if (HANGUL.test(word)) {
+        add(include, { kind: "term", words: [withoutParticle(word)] });
+        continue;
+      }
+      const lemma = lemmatize(word);
+      if (isStopWord(word) || isStopWord(lemma)) continue;
+      add(include, { kind: "term", words: [lemma] });
+    }
+  }
 }
 
 /**
