@@ -155,6 +155,23 @@ describe("search before anything is embedded", () => {
     expect(report.results[0]?.relativePath).toBe("seoul.md");
   });
 
+  it("meets symbol spellings: IL6 and IL-6, TNFα and TNF-alpha, NF-κB and NF-kappaB; an identifier's words as a phrase", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("il.md", "Serum IL-6 rose after surgery.");
+    await add("tnf.md", "TNFα and NF-κB signalling.");
+    await add("code.md", "Call read_chunk_file before writing.");
+    await add("other.md", "The file was read before the chunk was written.");
+    const first = async (query: string) => (await search(store, query)).results[0]?.relativePath;
+    expect(await first("IL6")).toBe("il.md");
+    expect(await first("TNF-alpha")).toBe("tnf.md");
+    expect(await first("NF-kappaB")).toBe("tnf.md");
+    const identifier = await search(store, "read_chunk_file");
+    expect(identifier.results.map((result) => result.relativePath)).toEqual(["code.md"]);
+  });
+
   it("counts a repeated word each time it is typed", async () => {
     const store = openStore();
     const { ref } = await seed(store);
