@@ -32,16 +32,17 @@ export function keywordQueryOf(parsed: ParsedQuery, { match, relaxed }: { match:
   const phrases: string[][] = [];
   for (const clause of parsed.include) {
     if (clause.kind === "term") terms.push(toTerm(clause));
-    else if (relaxed?.has(clause.words.join(" "))) terms.push(...looseWords(clause.words).map((word) => toTerm({ kind: "term", words: [word] })));
+    // An identifier's phrase is required among the chunks holding every word; the any-word list searches its words.
+    else if (relaxed?.has(clause.words.join(" ")) || (clause.identifier && match === "any")) terms.push(...looseWords(clause.words).map((word) => toTerm({ kind: "term", words: [word] })));
     else phrases.push(clause.words);
   }
   if (terms.length === 0 && phrases.length === 0) return null;
   return { terms, match, phrases, exclude: parsed.exclude.map((clause) => clause.words) };
 }
 
-/** The quoted phrases of a parsed query, each as its words. */
+/** The quoted phrases of a parsed query (what a result must hold), each as its words; identifiers' phrases only rank. */
 export function phrasesOf(parsed: ParsedQuery): string[][] {
-  return parsed.include.filter((clause) => clause.kind === "phrase").map((clause) => clause.words);
+  return parsed.include.filter((clause) => clause.kind === "phrase" && !clause.identifier).map((clause) => clause.words);
 }
 
 function toTerm(clause: QueryClause): KeywordTerm {

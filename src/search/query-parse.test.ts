@@ -64,14 +64,15 @@ describe("parseQuery", () => {
     ]);
   });
 
-  it("reads one spelling of several words as a phrase of them, as the index cuts it; a lone hyphen is nothing", () => {
+  it("reads an identifier or a symbol's spelling as a phrase of its words, as the index cuts it; a hyphenated word stays loose words", () => {
     expect(parseQuery("e-mail - x").exclude).toEqual([]);
-    expect(terms("e-mail - x")).toEqual(["e mail", "x"]);
+    expect(terms("e-mail - x")).toEqual(["e", "mail", "x"]);
+    expect(terms("on-line COVID-19")).toEqual(["line", "covid 19"]);
     expect(parseQuery("snake_case IL6 IL-6 TNFα NF-κB").include).toEqual([
-      { kind: "phrase", words: ["snake", "case"] },
-      { kind: "phrase", words: ["il", "6"] },
-      { kind: "phrase", words: ["tnf", "alpha"] },
-      { kind: "phrase", words: ["nf", "kappa", "b"] },
+      { kind: "phrase", words: ["snake", "case"], identifier: true },
+      { kind: "phrase", words: ["il", "6"], identifier: true },
+      { kind: "phrase", words: ["tnf", "alpha"], identifier: true },
+      { kind: "phrase", words: ["nf", "kappa", "b"], identifier: true },
     ]);
     expect(terms("the user's guide")).toEqual(["user", "guide"]);
   });
