@@ -1,4 +1,6 @@
-// CISI retrieval figures through the real CLI: `npx tsx bench/cisi-eval.ts [--modes keyword] [--keep]`.
+// CISI retrieval figures through the real CLI: `npx tsx bench/cisi-eval.ts [--modes keyword] [--model DIR] [--keep]`.
+// With --model (e.g. ../shared/models/tiny-bert) the chunks are embedded with it first, for the
+// vector and hybrid modes (`--modes keyword,hybrid-weighted,hybrid-rrf`).
 // Converts ../shared/ir/cisi (bench/cisi-convert.ts) into a folder of documents plus BEIR-style
 // queries and qrels, runs `chunkpad add` on it in a temporary CHUNKPAD_HOME, then
 // `chunkpad eval`. Keyword mode needs no model; vector modes need `chunkpad embed` first (the
@@ -49,6 +51,14 @@ async function run(): Promise<number> {
     const report = JSON.parse(added.text) as { processed: unknown[]; failed: unknown[]; chunksWritten: number };
     const addSeconds = (performance.now() - started) / 1000;
     console.log(`add: ${report.processed.length} documents, ${report.failed.length} failed, ${report.chunksWritten} chunks in ${addSeconds.toFixed(1)} s`);
+
+    const model = option("--model", "");
+    if (model !== "") {
+      const embedStarted = performance.now();
+      const embedded = await capture(["embed", "--model", path.resolve(model), "--yes"], env);
+      if (embedded.code !== 0) return embedded.code;
+      console.log(`embed: ${((performance.now() - embedStarted) / 1000).toFixed(1)} s with ${model}`);
+    }
 
     const evalStarted = performance.now();
     const code = await main(["eval", "--queries", path.join(work, "queries.jsonl"), "--qrels", path.join(work, "qrels.tsv"), "--modes", modes], io(env));

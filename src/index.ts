@@ -22,6 +22,7 @@ export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type 
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review/review.js";
 export type { ChunkState, ChunkEmbedState } from "./app/review/review-states.js";
 export { EVALUATION_MODES, EVALUATION_METRICS, parseEvaluationModes, type EvaluationMode, type EvaluateOptions, type EvaluationReport, type ModeEvaluation } from "./app/search/evaluate.js";
+export { DEFAULT_WRONGFUL_RATE, type CalibrateGuardrailOptions, type GuardrailCalibration } from "./app/answer/calibrate-guardrail.js";
 export type { AskOptions, AskEvent, AnswerResult, AnswerSettings } from "./app/answer/ask.js";
 export type { ChatSession, ChatSessionOptions } from "./app/answer/ask-session.js";
 export type { ConversationView, MessageView, StoredCitation } from "./app/answer/conversations.js";

@@ -69,10 +69,11 @@ describe("ClapNQ: grounded answers and the guardrail", () => {
       expect(answer.citations.every((label) => label.source === question.file && label.ref.includes(`:${question.file}#`))).toBe(true);
       expect(answer.text.length).toBeGreaterThan(REFUSAL_TEXT.length);
     }
-    // Keyword search puts the gold passage among the chunks for all 150; the guardrail wrongly refuses a few.
+    // Keyword search puts the gold passage among the chunks for all 150; the guardrail wrongly
+    // refuses some: the 0.48 floor trades about 15 % of these (decision 041) for most off-topic questions.
     const refused = results.filter(({ answer }) => answer.refused);
     expect(cited.length + refused.length).toBe(answerable.length);
-    expect(refused.length).toBeLessThanOrEqual(5);
+    expect(refused.length).toBeLessThanOrEqual(24);
     for (const { requests } of refused) expect(requests).toBe(0);
   });
 
@@ -80,7 +81,8 @@ describe("ClapNQ: grounded answers and the guardrail", () => {
     const results: Asked[] = [];
     for (const question of unanswerable) results.push(await ask(question));
     const refused = results.filter(({ answer }) => answer.refused);
-    expect(refused.length).toBeGreaterThanOrEqual(10);
+    // The folder holds only the answerable passages: most of these are about what it lacks.
+    expect(refused.length).toBeGreaterThanOrEqual(100);
     for (const { answer, requests } of refused) {
       expect(requests).toBe(0);
       expect(answer).toMatchObject({ text: REFUSAL_TEXT, provider: null, citations: [] });

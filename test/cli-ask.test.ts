@@ -51,13 +51,13 @@ describe("chunkpad ask", () => {
   ] as const)("streams the answer from %s, after the chunks found, and lists the citations", async (_name, server, env, flags) => {
     server().reset();
     server().script({ reply: "text", deltas: ["The warranty lasts ", "two years [C1]."] });
-    const result = await ask([...flags, "How long is the warranty?"], env());
+    const result = await ask([...flags, "How long does the warranty last?"], env());
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/Chunks found \(keyword search\):\n\s+1\. 100% {2}warranty\.md · Warranty {2}\w+:warranty\.md#1/);
     expect(result.stdout).toMatch(/^The warranty lasts two years \[C1\]\.\n\nSources:\n {2}\[C1\] warranty\.md, "Warranty" · \w+:warranty\.md#1\n$/);
     expect(server().requests).toHaveLength(1);
     expect(promptOf(server().requests[0])).toContain(WARRANTY_TEXT);
-    expect(promptOf(server().requests[0])).toContain("Question: How long is the warranty?");
+    expect(promptOf(server().requests[0])).toContain("Question: How long does the warranty last?");
     const temperature = server().requests[0]?.body.temperature ?? (server().requests[0]?.body.options as { temperature?: number }).temperature;
     expect(temperature).toBe(0.1);
   });
@@ -65,7 +65,7 @@ describe("chunkpad ask", () => {
   it("sends temperature 0 with --strict", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: [`${WARRANTY_TEXT} [C1]`] });
-    const result = await ask(["--strict", "How long is the warranty?"]);
+    const result = await ask(["--strict", "How long does the warranty last?"]);
     expect(result.code, result.stderr).toBe(0);
     expect(anthropic.requests[0]?.body.temperature).toBe(0);
     expect(JSON.stringify(anthropic.requests[0]?.body.system)).toContain("copied word for word");
@@ -74,19 +74,19 @@ describe("chunkpad ask", () => {
   it("takes the same --explain as search: each chunk's raw numbers under it", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years [C1]."] });
-    const result = await ask(["--explain", "How long is the warranty?"]);
+    const result = await ask(["--explain", "How long does the warranty last?"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/warranty\.md#1\n\s+score \d\.\d{4} · vector: not found · keyword: bm25 /);
+    expect(result.stderr).toMatch(/warranty\.md#1\n\s+score \d\.\d{4} · vector: not found · keyword: score /);
     expect(result.stdout).toMatch(/^Two years \[C1\]\./);
   });
 
   it("flags a citation the model invented and does not show it as a source", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years [C1]. Also [C7]."] });
-    const result = await ask(["How long is the warranty?"]);
+    const result = await ask(["How long does the warranty last?"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/\[C1\] warranty\.md/);
-    expect(result.stdout).toMatch(/\[C7\?\] invented: the answer cites C7, but it was given only C1–C\d; not a real source/);
+    expect(result.stdout).toMatch(/\[C7\?\] invented: the answer cites C7, but it was given only C1(–C\d)?; not a real source/);
     expect(result.stdout).not.toMatch(/^ {2}\[C7\] /m);
 
     anthropic.script({ reply: "text", deltas: ["Two years [C1][C7]."] });
@@ -101,14 +101,14 @@ describe("chunkpad ask", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("I don't know based on your documents.\n");
     expect(result.stderr).toMatch(/1\. +\d+% {2}(warranty|returns)\.md/);
-    expect(result.stderr).toMatch(/holds \d+% of the question's search words \(each weighed by how rare it is in your documents\), below the 30% floor/);
+    expect(result.stderr).toMatch(/holds \d+% of the question's search words \(each weighed by how rare it is in your documents\), below the 48% floor/);
     expect(anthropic.requests).toHaveLength(0);
   });
 
   it("says the key was rejected in one line, exits 1, and never shows the key", async () => {
     anthropic.reset();
     anthropic.script({ reply: "error", error: "auth" });
-    const result = await ask(["How long is the warranty?"]);
+    const result = await ask(["How long does the warranty last?"]);
     expect(result.code).toBe(1);
     const errorLines = result.stderr.split("\n").filter((line) => line.startsWith("chunkpad:"));
     expect(errorLines).toHaveLength(1);
@@ -120,16 +120,16 @@ describe("chunkpad ask", () => {
   it("keeps an answer cut off mid-stream, marks it incomplete on screen and in history, and exits 1", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["The warranty ", "lasts two ", "years [C1]."], dropAfterDeltas: 2 });
-    const result = await ask(["What does the warranty say?"]);
+    const result = await ask(["What does the warranty cover?"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("The warranty lasts two \n[incomplete: the answer was cut off]\n");
     expect(result.stderr).toMatch(/chunkpad: The answer from Anthropic was cut off mid-stream .*the partial answer is kept/);
 
     const conversations = json<Array<{ id: string; title: string }>>(await runCli(["history", "--json"], { home }));
-    const latest = conversations.find((conversation) => conversation.title === "What does the warranty say?");
+    const latest = conversations.find((conversation) => conversation.title === "What does the warranty cover?");
     const shown = json<{ messages: Array<{ role: string; content: string; incomplete: boolean }> }>(await runCli(["history", "--json", latest?.id ?? "?"], { home }));
     expect(shown.messages.map((message) => [message.role, message.content, message.incomplete])).toEqual([
-      ["user", "What does the warranty say?", false],
+      ["user", "What does the warranty cover?", false],
       ["assistant", "The warranty lasts two ", true],
     ]);
   });
@@ -137,7 +137,7 @@ describe("chunkpad ask", () => {
   it("prints the whole answer as JSON with --json, without the key", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years [C1]."] });
-    const result = await ask(["--json", "How long is the warranty?"]);
+    const result = await ask(["--json", "How long does the warranty last?"]);
     expect(result.code, result.stderr).toBe(0);
     const report = json<Record<string, unknown>>(result);
     expect(report).toMatchObject({
@@ -157,7 +157,7 @@ describe("chunkpad ask", () => {
   it("streams the answer as NDJSON wire events with --ndjson: chunks, text deltas, citations, final", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years ", "[C1]."] });
-    const result = await ask(["--ndjson", "How long is the warranty?"]);
+    const result = await ask(["--ndjson", "How long does the warranty last?"]);
     expect(result.code, result.stderr).toBe(0);
     const events = ndjsonEvents(result.stdout);
     expect(events.map((event) => event.type)).toEqual(["chunks", "answer-start", "text-delta", "text-delta", "citation", "final"]);
@@ -168,7 +168,7 @@ describe("chunkpad ask", () => {
   it("ends an NDJSON stream with an error event and a final event when the provider fails", async () => {
     anthropic.reset();
     anthropic.script({ reply: "error", error: "auth" });
-    const result = await ask(["--ndjson", "How long is the warranty?"]);
+    const result = await ask(["--ndjson", "How long does the warranty last?"]);
     expect(result.code).toBe(1);
     const events = ndjsonEvents(result.stdout);
     expect(events.slice(-2).map((event) => event.type)).toEqual(["error", "final"]);
@@ -226,7 +226,7 @@ describe("chunkpad ask with no provider set up: the local model", () => {
   afterAll(() => hub.close());
 
   it("without a terminal or --yes, says how to agree and downloads nothing", async () => {
-    const result = await runCli(["ask", "How long is the warranty?"], { home: localHome, env: { CHUNKPAD_HUB_URL: hub.url } });
+    const result = await runCli(["ask", "How long does the warranty last?"], { home: localHome, env: { CHUNKPAD_HUB_URL: hub.url } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/chunkpad: No LLM provider is configured .*Llama 3\.2 3B Instruct .*\(2\.0 GB\).*--yes.*chunkpad keys set anthropic/);
     expect(hub.requests).toEqual([]);
@@ -240,7 +240,7 @@ describe("chunkpad ask with no provider set up: the local model", () => {
     let shown = "";
     stderr.on("data", (data: Buffer) => (shown += data.toString()));
     stdin.write("n\n");
-    const code = await main(["ask", "How long is the warranty?"], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: localHome, CHUNKPAD_HUB_URL: hub.url } });
+    const code = await main(["ask", "How long does the warranty last?"], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: localHome, CHUNKPAD_HUB_URL: hub.url } });
     expect(code).toBe(1);
     expect(shown).toMatch(/answers need the local model: Llama 3\.2 3B Instruct \(Q4_K_M\), 2\.0 GB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\. Download it now\? \[y\/N\] /);
     expect(shown).toContain("chunkpad: ");
@@ -249,7 +249,7 @@ describe("chunkpad ask with no provider set up: the local model", () => {
   });
 
   it("with --yes, downloads it from CHUNKPAD_HUB_URL with progress on stderr, then reports that it cannot load", async () => {
-    const result = await runCli(["ask", "--yes", "How long is the warranty?"], { home: localHome, env: { CHUNKPAD_HUB_URL: hub.url } });
+    const result = await runCli(["ask", "--yes", "How long does the warranty last?"], { home: localHome, env: { CHUNKPAD_HUB_URL: hub.url } });
     expect(result.stderr).toMatch(/Downloading the local model \(Llama 3\.2 3B Instruct \(Q4_K_M\), 2\.0 GB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\)/);
     expect(result.stderr).toMatch(/downloading Llama-3\.2-3B-Instruct-Q4_K_M\.gguf: .* 100% \(3 MB of 3 MB\)/);
     expect(fs.statSync(cachedModel).size).toBe(3 * 1024 * 1024);

@@ -63,11 +63,11 @@ describe("chunkpad keys", () => {
     await runCli(["config", "set", "generation.mode", "strict"], { home });
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years [C1]."] }, { reply: "error", error: "auth" });
-    const asked = await runCli(["ask", "--json", "How long is the warranty?"], { home, env: { ...NO_KEYCHAIN, ANTHROPIC_BASE_URL: anthropic.url } });
+    const asked = await runCli(["ask", "--json", "How long does the warranty last?"], { home, env: { ...NO_KEYCHAIN, ANTHROPIC_BASE_URL: anthropic.url } });
     expect(asked.code, asked.stderr).toBe(0);
     const headers = anthropic.requests[0]?.headers ?? {};
     expect(headers["x-api-key"] ?? headers.authorization).toMatch(new RegExp(`^(Bearer )?${KEY}$`));
-    const rejected = await runCli(["ask", "How long is the warranty?"], { home, env: { ...NO_KEYCHAIN, ANTHROPIC_BASE_URL: anthropic.url } });
+    const rejected = await runCli(["ask", "How long does the warranty last?"], { home, env: { ...NO_KEYCHAIN, ANTHROPIC_BASE_URL: anthropic.url } });
     expect(rejected.code).toBe(1);
 
     expect(outputOf(set, listed, asJson, asked, rejected)).not.toContain(KEY);

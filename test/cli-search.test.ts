@@ -19,7 +19,7 @@ interface Result {
   score: number;
   relevancePercent: number;
   distance?: number;
-  bm25?: number;
+  keywordScore?: number;
   vectorRank?: number;
   keywordRank?: number;
   pinned?: boolean;
@@ -94,7 +94,7 @@ describe("chunkpad search: keyword search right after add (no model)", () => {
     });
     expect(top?.ref).toMatch(/^\w+:notes\.md#1$/);
     expect(top?.snippet).toContain("heron");
-    expect(top?.bm25).toBeLessThan(0);
+    expect(top?.keywordScore).toBeGreaterThan(0);
     expect(top?.distance).toBeUndefined();
     expect(top?.chunk.content).toContain("The heron waits");
   });
@@ -103,8 +103,8 @@ describe("chunkpad search: keyword search right after add (no model)", () => {
     const result = await runCli(["search", "river", "--explain"], { home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^mode: keyword · keyword query: "river"\*$/m);
-    expect(result.stdout).toMatch(/score 1\.0000 · vector: not found · keyword: bm25 -[0-9.e-]+, rank 1/);
-    expect(result.stdout).toMatch(/keyword: bm25 -[0-9.e-]+, rank 3/);
+    expect(result.stdout).toMatch(/score 1\.0000 · vector: not found · keyword: score [0-9.e-]+, rank 1/);
+    expect(result.stdout).toMatch(/keyword: score [0-9.e-]+, rank 3/);
   });
 
   it("filters by folder and by document", async () => {
@@ -217,9 +217,9 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
     const vector = json<Report>(await runCli(["search", "river", "--mode", "vector", "--min-score", "0", "--json"], { home }));
     expect(vector.mode).toBe("vector");
     expect(vector.results).toHaveLength(3);
-    expect(vector.results.every((row) => row.bm25 === undefined)).toBe(true);
+    expect(vector.results.every((row) => row.keywordScore === undefined)).toBe(true);
     const explained = await runCli(["search", "river", "--explain"], { home });
-    expect(explained.stdout).toMatch(/vector: distance [0-9.e-]+, rank \d+ · keyword: bm25 -[0-9.e-]+, rank \d+/);
+    expect(explained.stdout).toMatch(/vector: distance [0-9.e-]+, rank \d+ · keyword: score [0-9.e-]+, rank \d+/);
   });
 
   it("honours -words and quoted phrases in vector and hybrid modes, and still fills the limit", async () => {

@@ -277,7 +277,7 @@ describe("the web app", () => {
     // The results of the search before stay until the new ones arrive: wait for the new ones.
     await expect.poll(async () => (await results.allTextContents()).map((text) => text.includes("garden/tomatoes.md"))).toEqual([true]);
     // The explain view: the keyword expression that ran, and each stage's numbers per result.
-    expect(await page.getByRole("region", { name: "Search results" }).textContent()).toMatch(/keyword query: "river".*keyword bm25 -?[\d.e+-]+ \(rank 1\)/s);
+    expect(await page.getByRole("region", { name: "Search results" }).textContent()).toMatch(/keyword query: "river".*keyword score [\d.e+-]+ \(rank 1\)/s);
     await page.getByLabel("Only in document").fill("");
     await page.getByLabel("Mode").selectOption("auto");
   });

@@ -9,6 +9,7 @@ import type { ChunkTreeReport } from "./review/chunk-tree.js";
 import type { SearchOptions, SearchReport } from "./search/search.js";
 import type { QueryEmbedderLoader } from "./search/search-vector.js";
 import type { EvaluateOptions, EvaluationReport } from "./search/evaluate.js";
+import type { CalibrateGuardrailOptions, GuardrailCalibration } from "./answer/calibrate-guardrail.js";
 import type { ReviewOptions, ReviewReport } from "./review/review.js";
 import type { ChunkState } from "./review/review-states.js";
 import type { AnswerService } from "./answer/ask-service.js";
@@ -120,6 +121,8 @@ export interface Chunkpad {
   downloadModel: EmbedService["downloadModel"];
   /** Runs BEIR-style queries through search per mode and scores them against qrels. */
   evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
+  /** The guardrail floor (generation.minSimilarity) that refuses at most a given share of questions the documents answer; writes nothing. */
+  calibrateGuardrail(options: CalibrateGuardrailOptions): Promise<GuardrailCalibration>;
   /** Searches, then streams a grounded answer with [C#] citations (or refuses below the floor). */
   ask: AnswerService["ask"];
   /** Answers a question again from chunks already found, with the user's toggles (isIncluded); no new search. */

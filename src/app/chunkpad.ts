@@ -14,6 +14,8 @@ import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
 import { chunkTree } from "./review/chunk-tree.js";
 import { createSearchService } from "./search/search-service.js";
+import { calibrateGuardrail } from "./answer/calibrate-guardrail.js";
+import { questionTermWeights } from "./answer/term-weights.js";
 import { setReviewState } from "./review/review.js";
 import { listChunkStates } from "./review/review-states.js";
 import { createAnswerService } from "./answer/ask-service.js";
@@ -255,6 +257,16 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     evaluate(evaluateOptions) {
       return searchService.evaluate(evaluateOptions);
+    },
+    calibrateGuardrail(calibrateOptions) {
+      return calibrateGuardrail(
+        {
+          search: (question, searchOptions) => searchService.search(question, searchOptions),
+          termWeights: (question) => questionTermWeights(getStore(), question),
+          currentFloor: config().generation.minSimilarity,
+        },
+        calibrateOptions,
+      );
     },
     // Every added folder's lock, taken in one stable order: embed writes vectors and the model
     // fingerprint shared by all folders, and two embeds taking them in order never deadlock.

@@ -58,10 +58,11 @@ const searchReport: SearchReport = {
   mode: "keyword",
   fusion: null,
   keywordQuery: '"river"',
+  relaxedPhrases: [],
   notices: [],
   coverage: null,
   rerank: null,
-  results: [result(), result({ bm25: -1.5, pinned: true })],
+  results: [result(), result({ keywordScore: 1.5, pinned: true })],
 };
 
 describe("toPlainJson", () => {
@@ -90,8 +91,8 @@ describe("toPlainJson", () => {
 describe("report shapes", () => {
   it("tags a search report with its schema and keeps it plain JSON, stable across runs", () => {
     const json = toSearchJson(searchReport);
-    expect(json.schema).toBe("chunkpad.search/1");
-    expect(json.results[1]).toMatchObject({ bm25: -1.5, pinned: true, relativePath: "notes.md" });
+    expect(json.schema).toBe("chunkpad.search/2");
+    expect(json.results[1]).toMatchObject({ keywordScore: 1.5, pinned: true, relativePath: "notes.md" });
     expect("distance" in json.results[0]!).toBe(false);
     expectPlainJson(json);
     expect(JSON.stringify(toSearchJson(searchReport))).toBe(JSON.stringify(json));

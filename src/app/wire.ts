@@ -2,7 +2,7 @@
  * Wire shapes: the one JSON form of each thing a face shows. `--json` prints them, the HTTP
  * API's SSE stream and the MCP server will send the same ones. Every shape is plain JSON (no
  * Dates, Maps, class instances or undefined) and carries a version tag: reports a top-level
- * `schema` ("chunkpad.search/1"), stream and progress events a `type`. A field is either
+ * `schema` ("chunkpad.search/2"), stream and progress events a `type`. A field is either
  * always present (null when it has no value) or, when marked optional, left out: never
  * `undefined`. A breaking change bumps the version number. Documented in docs/wire-shapes.md.
  *
@@ -21,7 +21,7 @@ import type { DownloadProgress } from "../hub/download.js";
 import { describeError, errorOutcome, type ErrorCode } from "../core/errors.js";
 
 export const WIRE_SCHEMAS = {
-  search: "chunkpad.search/1",
+  search: "chunkpad.search/2",
   process: "chunkpad.process/1",
   embed: "chunkpad.embed/1",
   review: "chunkpad.review/1",

@@ -14,7 +14,10 @@ export interface KeywordTerm {
 }
 
 export interface KeywordQuery {
-  /** Loose words: every one must match ("all"), or at least one ("any", the fallback). */
+  /**
+   * Loose words: every one must match ("all"), or at least one ("any", the fallback); with a
+   * phrase, "any" makes the loose words optional (they only rank).
+   */
   terms: KeywordTerm[];
   match: "all" | "any";
   /** Phrases (words in order) a hit must contain whatever `match` says. */
@@ -47,8 +50,10 @@ export function formatKeywordTerm(term: KeywordTerm): string {
 export function formatKeywordQuery(query: KeywordQuery): string | null {
   const terms = query.terms.map(formatKeywordTerm);
   const phrases = query.phrases.map(quoteWords);
-  // A quoted phrase is a must even when the loose words are loosened to "any".
-  const loose = terms.length > 1 && query.match === "any" && phrases.length > 0 ? [`(${terms.join(" OR ")})`] : terms;
+  // A quoted phrase is a must even when the loose words are loosened to "any"; with a phrase, the
+  // loose words are optional (the phrase is one of the alternatives), so a chunk holding the
+  // phrase and none of the words is still found, ranked below one that holds both.
+  const loose = terms.length > 0 && query.match === "any" && phrases.length > 0 ? [`(${[...terms, phrases[0]].join(" OR ")})`] : terms;
   const operator = phrases.length > 0 || query.match === "all" ? "AND" : "OR";
   const included = [...loose, ...phrases];
   if (included.length === 0) return null;

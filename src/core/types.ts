@@ -162,11 +162,17 @@ export interface ChunkScores {
   score: number;
   /** Cosine distance from the query vector, when the vector stage saw it. */
   distance?: number;
-  /** Raw FTS5 bm25 (lower is better), when the keyword stage saw it. */
-  bm25?: number;
+  /**
+   * Keyword relevance (bm25, title counts double; higher is better, above 0 for any match of a
+   * query word), when the chunk holds a query word. Replaces `bm25`, FTS5's raw number, whose sign
+   * was the other way round.
+   */
+  keywordScore?: number;
+  /** The vector stage did not return it: its stored vector was compared with the query afterwards, so fusion sees its real similarity. */
+  distanceLookedUp?: boolean;
   /** 1-based rank in the vector list (by distance). */
   vectorRank?: number;
-  /** 1-based rank in the keyword list (by bm25). */
+  /** 1-based rank in the keyword list (chunks holding every word first, then by keyword score). */
   keywordRank?: number;
   /** Merged in by --pin at score 1.0. */
   pinned?: boolean;

@@ -27,6 +27,13 @@ describe("keywordCoverage", () => {
     expect(keywordCoverage("Café", "the cafe opens")).toBe(1);
   });
 
+  it("counts a longer word that only starts with the question's word for half, a Korean word with a particle whole", () => {
+    // Search words: capital, peru. "capitalize" is matched by keyword search, but is not the word.
+    expect(keywordCoverage("What is the capital of Peru?", "Capitalize the first letter of every sentence.")).toBeCloseTo(0.25);
+    expect(keywordCoverage("What is the capital of Peru?", "Lima is the capital of Peru.")).toBe(1);
+    expect(keywordCoverage("서울 날씨", "서울에서 날씨가 좋다")).toBe(1);
+  });
+
   it("is 0 for a question with no searchable word", () => {
     expect(keywordCoverage("what is it?", "what is it")).toBe(0);
   });

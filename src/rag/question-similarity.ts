@@ -2,6 +2,7 @@ import type { ScoredChunk } from "../core/types.js";
 import { shouldRefuse, type GuardrailDecision } from "./guardrail.js";
 import { vectorSimilarity } from "../search/fuse.js";
 import { lemmatize } from "../search/lemmatize.js";
+import { searchableText } from "../core/searchable-text.js";
 import { parseQuery, type QueryClause } from "../search/query-parse.js";
 
 /**
@@ -24,7 +25,8 @@ const WORD_PATTERN = /[\p{L}\p{N}\p{Co}][\p{L}\p{N}\p{M}\p{Co}]*/gu;
 
 /** Lower-case, Latin diacritics folded, split into words as keyword search splits them. */
 function wordsOf(text: string): string[] {
-  const folded = text
+  // Cut as the keyword index cuts it (IL6 → il 6, TNFα → tnf alpha), so phrases line up.
+  const folded = searchableText(text)
     .toLowerCase()
     .normalize("NFD")
     .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
@@ -32,22 +34,42 @@ function wordsOf(text: string): string[] {
   return folded.match(WORD_PATTERN) ?? [];
 }
 
-function termMatches(term: string, word: string): boolean {
-  if (word === term) return true;
-  if (Array.from(term).length >= PREFIX_MIN_CHARS && word.startsWith(term)) return true;
-  return lemmatize(word) === term;
+/**
+ * What a word that only starts with the question's word counts for: keyword search matches it
+ * ("capital" finds "capitalize"), but it is weaker evidence than the word itself, or `What is
+ * the capital of Peru?` passes the guardrail at 100 % on a chunk about capitalization. Hangul
+ * words count whole: particles attach to nouns (서울 → 서울에서).
+ */
+const PREFIX_MATCH_CREDIT = 0.5;
+
+/** 1 for the word or one of its forms, PREFIX_MATCH_CREDIT for a longer word it starts, else 0. */
+function termCredit(term: string, word: string): number {
+  if (word === term || lemmatize(word) === term) return 1;
+  const hangul = /\p{Script=Hangul}/u.test(term);
+  if (Array.from(term).length >= (hangul ? 2 : PREFIX_MIN_CHARS) && word.startsWith(term)) return hangul ? 1 : PREFIX_MATCH_CREDIT;
+  return 0;
 }
 
-function clauseMatches(clause: QueryClause, words: readonly string[]): boolean {
+/** The same word, or forms of one word ("e-mails" in a question, "e-mail" in the text). */
+function sameWord(text: string, phrase: string): boolean {
+  return text === phrase || lemmatize(text) === lemmatize(phrase);
+}
+
+function clauseCredit(clause: QueryClause, words: readonly string[]): number {
   if (clause.kind === "term") {
     const term = clause.words[0] ?? "";
-    return words.some((word) => termMatches(term, word));
+    let best = 0;
+    for (const word of words) {
+      best = Math.max(best, termCredit(term, word));
+      if (best === 1) break;
+    }
+    return best;
   }
   const phrase = clause.words;
   for (let start = 0; start + phrase.length <= words.length; start += 1) {
-    if (phrase.every((word, offset) => words[start + offset] === word)) return true;
+    if (phrase.every((word, offset) => sameWord(words[start + offset] ?? "", word))) return 1;
   }
-  return false;
+  return 0;
 }
 
 /**
@@ -63,7 +85,7 @@ export function keywordCoverage(question: string, text: string, weights?: readon
   const weightOf = (index: number) => (weights === undefined ? 1 : Math.max(0, weights[index] ?? 1));
   const total = clauses.reduce((sum, _, index) => sum + weightOf(index), 0);
   if (total <= 0) return 0;
-  const matched = clauses.reduce((sum, clause, index) => sum + (clauseMatches(clause, words) ? weightOf(index) : 0), 0);
+  const matched = clauses.reduce((sum, clause, index) => sum + clauseCredit(clause, words) * weightOf(index), 0);
   return matched / total;
 }
 

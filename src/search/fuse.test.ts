@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyFilters, fuseRrf, fuseWeighted, limitResults, mergePinned, normalizeBm25, vectorSimilarity } from "./fuse.js";
+import { applyFilters, fuseRrf, fuseWeighted, limitResults, mergePinned, normalizeKeywordScore, vectorSimilarity } from "./fuse.js";
 import type { FusedResult } from "./fuse.js";
 
 const byRef = (results: FusedResult[]): Record<string, FusedResult> => Object.fromEntries(results.map((result) => [result.ref, result]));
@@ -13,15 +13,15 @@ describe("vectorSimilarity", () => {
   });
 });
 
-describe("normalizeBm25", () => {
+describe("normalizeKeywordScore", () => {
   it("scores the best hit 1 and others in proportion to it", () => {
-    expect(normalizeBm25(-8, -8)).toBe(1);
-    expect(normalizeBm25(-2, -8)).toBeCloseTo(0.25);
+    expect(normalizeKeywordScore(8, 8)).toBe(1);
+    expect(normalizeKeywordScore(2, 8)).toBeCloseTo(0.25);
   });
 
   it("scores hits without positive strength as equal matches", () => {
-    expect(normalizeBm25(-0, -0)).toBe(1);
-    expect(normalizeBm25(0.5, 0.5)).toBe(1);
+    expect(normalizeKeywordScore(0, 0)).toBe(1);
+    expect(normalizeKeywordScore(-0.5, -0.5)).toBe(1);
   });
 });
 
@@ -31,11 +31,11 @@ describe("fuseWeighted", () => {
     { ref: "b", distance: 0.4 },
   ];
   const keywordHits = [
-    { ref: "c", bm25: -4 },
-    { ref: "a", bm25: -8 },
+    { ref: "c", score: 4 },
+    { ref: "a", score: 8 },
   ];
 
-  it("blends 0.7 vector similarity with 0.3 normalized bm25", () => {
+  it("blends 0.7 vector similarity with 0.3 normalized keyword score", () => {
     const results = byRef(fuseWeighted(vectorHits, keywordHits));
     expect(results.a?.score).toBeCloseTo(0.7 * 0.8 + 0.3 * 1);
     expect(results.b?.score).toBeCloseTo(0.7 * 0.6);
@@ -45,8 +45,8 @@ describe("fuseWeighted", () => {
   it("ranks best first and keeps each stage's raw numbers and ranks", () => {
     const results = fuseWeighted(vectorHits, keywordHits);
     expect(results.map((result) => result.ref)).toEqual(["a", "b", "c"]);
-    expect(results[0]).toMatchObject({ ref: "a", distance: 0.2, vectorRank: 1, bm25: -8, keywordRank: 1 });
-    expect(results[2]).toEqual({ ref: "c", score: expect.any(Number), bm25: -4, keywordRank: 2 });
+    expect(results[0]).toMatchObject({ ref: "a", distance: 0.2, vectorRank: 1, keywordScore: 8, keywordRank: 1 });
+    expect(results[2]).toEqual({ ref: "c", score: expect.any(Number), keywordScore: 4, keywordRank: 2 });
   });
 
   it("ranks the input lists itself, whatever order they come in", () => {
@@ -56,7 +56,7 @@ describe("fuseWeighted", () => {
   });
 
   it("gives a lone keyword hit its full keyword share, not zero or more", () => {
-    const [only] = fuseWeighted([], [{ ref: "x", bm25: -0.3 }]);
+    const [only] = fuseWeighted([], [{ ref: "x", score: 0.3 }]);
     expect(only?.score).toBeCloseTo(0.3);
   });
 
@@ -76,6 +76,24 @@ describe("fuseWeighted", () => {
   it("returns nothing for nothing", () => {
     expect(fuseWeighted([], [])).toEqual([]);
   });
+
+  it("ranks chunks holding every word above chunks holding some, even when one rare word scores more", () => {
+    const hits = [
+      { ref: "some", score: 9, allWords: false },
+      { ref: "all-weak", score: 2, allWords: true },
+      { ref: "all-strong", score: 4, allWords: true },
+    ];
+    const results = fuseWeighted([], hits, { vectorWeight: 0, keywordWeight: 1 });
+    expect(results.map((result) => result.ref)).toEqual(["all-strong", "all-weak", "some"]);
+    expect(results.map((result) => result.score)).toEqual([1, 0.5, 0.5]);
+    expect(results[2]).toMatchObject({ keywordScore: 9, keywordRank: 3 });
+  });
+
+  it("keeps a keyword-found chunk whose distance was looked up, whatever maxDistance says", () => {
+    const results = fuseWeighted([{ ref: "near", distance: 0.1 }, { ref: "words", distance: 0.9, found: false }], [{ ref: "words", score: 3 }]);
+    expect(byRef(results).words).toMatchObject({ distance: 0.9, distanceLookedUp: true });
+    expect(applyFilters(results, { maxDistance: 0.5 }).map((result) => result.ref).sort()).toEqual(["near", "words"]);
+  });
 });
 
 describe("fuseRrf", () => {
@@ -83,20 +101,20 @@ describe("fuseRrf", () => {
     const results = byRef(
       fuseRrf(
         [{ ref: "a", distance: 0.1 }, { ref: "b", distance: 0.2 }],
-        [{ ref: "b", bm25: -9 }, { ref: "c", bm25: -1 }],
+        [{ ref: "b", score: 9 }, { ref: "c", score: 1 }],
       ),
     );
     const scale = 61 / 2;
     expect(results.a?.score).toBeCloseTo((1 / 61) * scale);
     expect(results.b?.score).toBeCloseTo((1 / 62 + 1 / 61) * scale);
     expect(results.c?.score).toBeCloseTo((1 / 62) * scale);
-    expect(fuseRrf([{ ref: "z", distance: 0 }], [{ ref: "z", bm25: -1 }])[0]?.score).toBeCloseTo(1);
+    expect(fuseRrf([{ ref: "z", distance: 0 }], [{ ref: "z", score: 1 }])[0]?.score).toBeCloseTo(1);
   });
 
   it("puts a chunk both searches found above one only a single search found", () => {
     const results = fuseRrf(
       [{ ref: "only-vector", distance: 0.1 }, { ref: "both", distance: 0.3 }],
-      [{ ref: "only-keyword", bm25: -9 }, { ref: "both", bm25: -5 }],
+      [{ ref: "only-keyword", score: 9 }, { ref: "both", score: 5 }],
     );
     expect(results[0]?.ref).toBe("both");
   });
@@ -106,7 +124,7 @@ describe("applyFilters", () => {
   const results: FusedResult[] = [
     { ref: "close", score: 0.8, distance: 0.2 },
     { ref: "far", score: 0.5, distance: 0.9 },
-    { ref: "words", score: 0.3, bm25: -2 },
+    { ref: "words", score: 0.3, keywordScore: 2 },
     { ref: "weak", score: 0.05, distance: 0.95 },
   ];
 
@@ -132,12 +150,12 @@ describe("mergePinned", () => {
   it("puts pinned chunks first at score 1, once each, keeping raw numbers of ones also found", () => {
     const results: FusedResult[] = [
       { ref: "found", score: 0.6, distance: 0.3, vectorRank: 1 },
-      { ref: "pinned-and-found", score: 0.4, bm25: -3, keywordRank: 1 },
+      { ref: "pinned-and-found", score: 0.4, keywordScore: 3, keywordRank: 1 },
     ];
     const merged = mergePinned(results, ["pinned-only", "pinned-and-found", "pinned-only"]);
     expect(merged).toEqual([
       { ref: "pinned-only", score: 1, pinned: true },
-      { ref: "pinned-and-found", score: 1, pinned: true, bm25: -3, keywordRank: 1 },
+      { ref: "pinned-and-found", score: 1, pinned: true, keywordScore: 3, keywordRank: 1 },
       { ref: "found", score: 0.6, distance: 0.3, vectorRank: 1 },
     ]);
   });
@@ -156,9 +174,9 @@ describe("fusion over partly embedded chunks", () => {
   ];
   // new.md has no vector: it is the best keyword hit, and the vector stage could never see it.
   const keywordHits = [
-    { ref: "f:new.md#1", bm25: -6, hasVector: false },
-    { ref: "f:b.md#1", bm25: -3, hasVector: true },
-    { ref: "f:old.md#1", bm25: -2, hasVector: true },
+    { ref: "f:new.md#1", score: 6, hasVector: false },
+    { ref: "f:b.md#1", score: 3, hasVector: true },
+    { ref: "f:old.md#1", score: 2, hasVector: true },
   ];
 
   it("weighted: scores a chunk without a vector at its keyword rank's similarity, not capped at the keyword weight", () => {
@@ -175,10 +193,10 @@ describe("fusion over partly embedded chunks", () => {
 
   it("weighted: past the vector list's end, the last similarity; with no vectors at all, the keyword score", () => {
     const lateHits = [
-      { ref: "f:x.md#1", bm25: -6, hasVector: true },
-      { ref: "f:y.md#1", bm25: -5, hasVector: true },
-      { ref: "f:z.md#1", bm25: -4, hasVector: true },
-      { ref: "f:late.md#1", bm25: -3, hasVector: false },
+      { ref: "f:x.md#1", score: 6, hasVector: true },
+      { ref: "f:y.md#1", score: 5, hasVector: true },
+      { ref: "f:z.md#1", score: 4, hasVector: true },
+      { ref: "f:late.md#1", score: 3, hasVector: false },
     ];
     expect(byRef(fuseWeighted(vectorHits, lateHits))["f:late.md#1"]?.score).toBeCloseTo(0.7 * 0.5 + 0.3 * 0.5);
     expect(byRef(fuseWeighted([], lateHits))["f:late.md#1"]?.score).toBeCloseTo(0.5);

@@ -11,12 +11,23 @@ export interface VectorHit {
   ref: ChunkRef;
   /** Cosine distance from the query vector (0 identical .. 2 opposite). */
   distance: number;
+  /**
+   * False for a chunk the vector stage did not return, whose stored vector was compared with the
+   * query afterwards so that fusion sees its real similarity (default true).
+   */
+  found?: boolean;
 }
 
 export interface KeywordHit {
   ref: ChunkRef;
-  /** Raw FTS5 bm25(): negative, lower is better. */
-  bm25: number;
+  /** Keyword relevance (bm25, title counts double): higher is better, above 0 for any match. */
+  score: number;
+  /**
+   * False for a chunk that holds only some of the query's words. The keyword ranking lists every
+   * chunk holding all of them first, then the rest, so the first results never depend on how
+   * many were asked for (default true).
+   */
+  allWords?: boolean;
   /**
    * False when the chunk has no vector, so the vector stage could never find it. Hybrid fusion
    * then scores its vector side as if the vector stage had ranked it where the keyword stage
@@ -59,17 +70,15 @@ export function vectorSimilarity(distance: number): number {
 }
 
 /**
- * bm25 normalized per query: each hit's strength (-bm25) divided by the best hit's, so the
- * best hit scores 1 and the others keep their proportion to it. Unlike min-max, a single hit
- * scores 1 (not 0/0) and the weakest of several still scores above 0: it did match.
- * If no hit has positive strength (FTS5 clamps IDF for words in most documents), all matched
- * equally well and all score 1.
+ * A keyword score normalized per query: divided by the best hit's, so the best hit scores 1 and
+ * the others keep their proportion to it. Unlike min-max, a single hit scores 1 (not 0/0) and the
+ * weakest of several still scores above 0: it did match. If no hit has a positive score (FTS5
+ * clamps IDF for words in most documents), all matched equally well and all score 1.
  */
-export function normalizeBm25(bm25: number, bestBm25: number): number {
-  const best = Math.max(0, -bestBm25);
+export function normalizeKeywordScore(score: number, bestScore: number): number {
+  const best = Math.max(0, bestScore);
   if (best === 0) return 1;
-  const strength = Math.max(0, -bm25);
-  return Math.min(1, strength / best);
+  return Math.min(1, Math.max(0, score) / best);
 }
 
 interface Ranked<T> {
@@ -90,11 +99,33 @@ function finiteOr(value: number, fallback: number): number {
   return Number.isFinite(value) ? value : fallback;
 }
 
+/** Chunks holding every word first, then the rest; each part by score, best first. */
+function compareKeyword(a: KeywordHit, b: KeywordHit): number {
+  return (a.allWords === false ? 1 : 0) - (b.allWords === false ? 1 : 0) || finiteOr(b.score, 0) - finiteOr(a.score, 0);
+}
+
 function rankBoth(vectorHits: readonly VectorHit[], keywordHits: readonly KeywordHit[]) {
   const vector = rankHits(vectorHits, (a, b) => finiteOr(a.distance, Infinity) - finiteOr(b.distance, Infinity));
-  const keyword = rankHits(keywordHits, (a, b) => finiteOr(a.bm25, 0) - finiteOr(b.bm25, 0));
+  const keyword = rankHits(keywordHits, compareKeyword);
   const refs = new Set<ChunkRef>([...vector.keys(), ...keyword.keys()]);
   return { vector, keyword, refs };
+}
+
+/**
+ * Each keyword hit's normalized score, never above the score of a hit ranked before it: a chunk
+ * holding only some of the words may have a higher bm25 than one holding all of them (one rare
+ * word), but it ranks below, and its score must say so, or fusion would reorder the keyword list.
+ */
+function keywordShares(keyword: ReadonlyMap<ChunkRef, Ranked<KeywordHit>>): Map<ChunkRef, number> {
+  const ordered = [...keyword.values()].sort((a, b) => a.rank - b.rank);
+  const best = finiteOr(ordered[0]?.hit.score ?? 0, 0);
+  const shares = new Map<ChunkRef, number>();
+  let ceiling = 1;
+  for (const entry of ordered) {
+    ceiling = Math.min(ceiling, normalizeKeywordScore(finiteOr(entry.hit.score, 0), best));
+    shares.set(entry.hit.ref, ceiling);
+  }
+  return shares;
 }
 
 function rawNumbers(ref: ChunkRef, vector?: Ranked<VectorHit>, keyword?: Ranked<KeywordHit>): Omit<FusedResult, "score"> {
@@ -102,9 +133,10 @@ function rawNumbers(ref: ChunkRef, vector?: Ranked<VectorHit>, keyword?: Ranked<
   if (vector) {
     row.distance = vector.hit.distance;
     row.vectorRank = vector.rank;
+    if (vector.hit.found === false) row.distanceLookedUp = true;
   }
   if (keyword) {
-    row.bm25 = keyword.hit.bm25;
+    row.keywordScore = keyword.hit.score;
     row.keywordRank = keyword.rank;
   }
   return row;
@@ -121,8 +153,9 @@ function compareFused(a: FusedResult, b: FusedResult): number {
 }
 
 /**
- * weighted: (vectorWeight · similarity + keywordWeight · normalized bm25) / (sum of weights).
- * A side that did not see a chunk contributes 0. Dividing by the weights keeps the score in
+ * weighted: (vectorWeight · similarity + keywordWeight · normalized keyword score) / (sum of
+ * weights). The app gives every candidate both numbers (search.ts scores the union); a side with
+ * no number for a chunk (no vector, no query word) contributes 0. Dividing by the weights keeps the score in
  * 0..1 for any weights, so keyword-only search can pass { vectorWeight: 0, keywordWeight: 1 }.
  */
 export function fuseWeighted(
@@ -134,7 +167,7 @@ export function fuseWeighted(
   const keywordWeight = Math.max(0, options.keywordWeight ?? DEFAULT_KEYWORD_WEIGHT);
   const totalWeight = vectorWeight + keywordWeight;
   const { vector, keyword, refs } = rankBoth(vectorHits, keywordHits);
-  const bestBm25 = [...keyword.values()].find((entry) => entry.rank === 1)?.hit.bm25 ?? 0;
+  const shares = keywordShares(keyword);
 
   // Similarities by vector rank, for chunks without a vector (see KeywordHit.hasVector).
   const similarities = [...vector.values()].map((entry) => vectorSimilarity(entry.hit.distance));
@@ -142,7 +175,7 @@ export function fuseWeighted(
   for (const ref of refs) {
     const vectorEntry = vector.get(ref);
     const keywordEntry = keyword.get(ref);
-    const keywordScore = keywordEntry ? normalizeBm25(finiteOr(keywordEntry.hit.bm25, 0), finiteOr(bestBm25, 0)) : 0;
+    const keywordScore = shares.get(ref) ?? 0;
     const notEmbedded = !vectorEntry && keywordEntry !== undefined && keywordEntry.hit.hasVector === false && vectorWeight > 0;
     let similarity = vectorEntry ? vectorSimilarity(vectorEntry.hit.distance) : 0;
     if (notEmbedded) {
@@ -184,9 +217,9 @@ export function fuseRrf(
 }
 
 /**
- * Drops results below minScore and, when maxDistance is set, those the vector stage saw
- * farther than it. Results the vector stage did not see (keyword-only hits) have no distance
- * and are kept: maxDistance judges vectors, not words.
+ * Drops results below minScore and, when maxDistance is set, those the vector stage found
+ * farther than it. Results only the keyword stage found are kept whatever their vector's
+ * distance: maxDistance judges what vectors found, not words.
  */
 export function applyFilters(results: readonly FusedResult[], options: FilterOptions = {}): FusedResult[] {
   const minScore = options.minScore ?? DEFAULT_MIN_SCORE;
@@ -194,7 +227,7 @@ export function applyFilters(results: readonly FusedResult[], options: FilterOpt
   return results.filter(
     (result) =>
       result.score >= minScore &&
-      (maxDistance === undefined || result.distance === undefined || result.distance <= maxDistance),
+      (maxDistance === undefined || result.distance === undefined || result.distanceLookedUp === true || result.distance <= maxDistance),
   );
 }
 

@@ -21,6 +21,11 @@ describe("parseQuery", () => {
     expect(parseQuery("会議 -東京都").exclude).toEqual([{ kind: "phrase", words: ["東京", "都"] }]);
   });
 
+  it("searches a Korean word without the particle attached to it, when two syllables remain", () => {
+    expect(terms("서울에서 회의는 언제입니까")).toEqual(["서울", "회의", "언제"]);
+    expect(terms("고양이 나이")).toEqual(["고양", "나이"]);
+  });
+
   it("splits on apostrophes like the index does, dropping the stop-word halves", () => {
     expect(terms("the user's guide, don't panic")).toEqual(["user", "guide", "panic"]);
     expect(terms("O’Brien")).toEqual(["o", "brien"]);
@@ -33,11 +38,20 @@ describe("parseQuery", () => {
     ]);
   });
 
-  it("runs an unclosed quote to the end", () => {
+  it("reads an unpaired quote as a plain character, not as the start of a phrase", () => {
     expect(parseQuery('dog "big red').include).toEqual([
       { kind: "term", words: ["dog"] },
-      { kind: "phrase", words: ["big", "red"] },
+      { kind: "term", words: ["big"] },
+      { kind: "term", words: ["red"] },
     ]);
+    expect(terms('"a" b "c d" e"')).toEqual(["a", "b", "c d", "e"]);
+    expect(parseQuery('"heron" "').include).toEqual([{ kind: "phrase", words: ["heron"] }]);
+  });
+
+  it("reads a minus before a number as part of the number, not as an exclusion", () => {
+    const parsed = parseQuery("stored at -80 °C -frozen");
+    expect(terms("stored at -80 °C -frozen")).toEqual(["store", "80", "c"]);
+    expect(parsed.exclude).toEqual([{ kind: "term", words: ["frozen"] }]);
   });
 
   it("reads -word and -\"phrase\" as exclusions, taken as typed", () => {
@@ -50,20 +64,34 @@ describe("parseQuery", () => {
     ]);
   });
 
-  it("treats a hyphen inside a word, or alone, as a separator", () => {
+  it("reads an identifier or a symbol's spelling as a phrase of its words, as the index cuts it; a hyphenated word stays loose words", () => {
     expect(parseQuery("e-mail - x").exclude).toEqual([]);
     expect(terms("e-mail - x")).toEqual(["e", "mail", "x"]);
+    expect(terms("on-line COVID-19")).toEqual(["line", "covid 19"]);
+    expect(parseQuery("snake_case IL6 IL-6 TNFα NF-κB").include).toEqual([
+      { kind: "phrase", words: ["snake", "case"], identifier: true },
+      { kind: "phrase", words: ["il", "6"], identifier: true },
+      { kind: "phrase", words: ["tnf", "alpha"], identifier: true },
+      { kind: "phrase", words: ["nf", "kappa", "b"], identifier: true },
+    ]);
+    expect(terms("the user's guide")).toEqual(["user", "guide"]);
   });
 
-  it("removes duplicates", () => {
-    expect(terms("dog dogs DOG")).toEqual(["dog"]);
+  it("keeps a repeated word once for each time it was typed, so it weighs more; repeated phrases and exclusions once", () => {
+    expect(terms("dog dogs DOG cat")).toEqual(["dog", "dog", "dog", "cat"]);
+    expect(terms('"big dog" "big dog"')).toEqual(["big dog"]);
+    expect(parseQuery("x -cat -cats -cat").exclude).toEqual([{ kind: "term", words: ["cat"] }, { kind: "term", words: ["cats"] }]);
   });
 
   it("caps the number of words and says so", () => {
-    const parsed = parseQuery(Array.from({ length: 100 }, (_, index) => `word${index}`).join(" "));
+    const parsed = parseQuery(Array.from({ length: 100 }, (_, index) => `x${"y".repeat(index + 1)}`).join(" "));
     expect(parsed.include).toHaveLength(MAX_QUERY_WORDS);
     expect(parsed.truncated).toBe(true);
     expect(parseQuery("dog").truncated).toBe(false);
+    const word = (index: number) => `x${"y".repeat(index + 1)}`;
+    const quoted = parseQuery(`"${Array.from({ length: 40 }, (_, index) => word(index)).join(" ")}"`);
+    expect(quoted.include).toEqual([{ kind: "phrase", words: Array.from({ length: MAX_QUERY_WORDS }, (_, index) => word(index)) }]);
+    expect(quoted.truncated).toBe(true);
   });
 });
 
@@ -75,5 +103,6 @@ describe("compatibility forms", () => {
   it("embeds the query without its exclusions and quote marks", () => {
     expect(meaningText('river -heron "at dawn" -"grey bird"')).toBe("river at dawn");
     expect(meaningText("-heron")).toBe("-heron");
+    expect(parseQuery('river -heron "at dawn"').meaning).toBe("river at dawn");
   });
 });

@@ -42,6 +42,6 @@ describe("makeSnippet", () => {
 
 describe("snippetWords", () => {
   it("gives the normalized words the keyword search looked for, without stop words or exclusions", () => {
-    expect(snippetWords('The Rivers "flood plain" -dam')).toEqual(["river", "flood plain"]);
+    expect(snippetWords('The Rivers "flood plain" -dam')).toEqual(["river", "flood plain", "flood", "plain"]);
   });
 });

@@ -1,4 +1,4 @@
-import { parseQuery } from "./query-parse.js";
+import { looseWords, parseQuery, type ParsedQuery } from "./query-parse.js";
 
 /** Characters of chunk text shown under a search result. */
 export const SNIPPET_LENGTH_CHARS = 220;
@@ -9,8 +9,10 @@ const SNIPPET_LEAD_CHARS = 60;
  * The words to look for in a snippet: what the keyword search matched (normalized, lemmatized,
  * stop words dropped). Excluded words (`-word`) are not shown.
  */
-export function snippetWords(query: string): string[] {
-  return parseQuery(query).include.flatMap((clause) => (clause.kind === "phrase" ? [clause.words.join(" ")] : clause.words));
+export function snippetWords(query: string | ParsedQuery): string[] {
+  const parsed = typeof query === "string" ? parseQuery(query) : query;
+  // A phrase's own words too: a phrase no chunk holds is searched as its words.
+  return [...new Set(parsed.include.flatMap((clause) => (clause.kind === "phrase" ? [clause.words.join(" "), ...looseWords(clause.words)] : clause.words)))];
 }
 
 /**

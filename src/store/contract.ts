@@ -244,6 +244,11 @@ export interface MainStore {
   planKeywordQuery(query: KeywordQuery): Promise<KeywordQuery>;
   /** How many included chunks match. */
   countKeywordMatches(query: KeywordQuery, scope?: SearchScope): Promise<number>;
+  /**
+   * These chunks' keyword scores for the query, as keywordSearch gives them (the same numbers):
+   * hybrid search scores a chunk only the vector stage found. Chunks that do not match are left out.
+   */
+  keywordScores(query: KeywordQuery, refs: readonly ChunkRef[]): Promise<Map<ChunkRef, number>>;
 
   // vectors
   /** False when this store cannot search vectors (keyword features still work); the reason says why. */
@@ -259,6 +264,11 @@ export interface MainStore {
   deleteVectors(refs: readonly ChunkRef[]): Promise<number>;
   /** Nearest included chunks first. */
   vectorSearch(embedding: Float32Array, options: VectorSearchOptions): Promise<VectorHit[]>;
+  /**
+   * These chunks' similarity to the query vector, as vectorSearch scores them: hybrid search
+   * scores a chunk only the keyword stage found. Chunks without a vector are left out.
+   */
+  vectorScores(embedding: Float32Array, refs: readonly ChunkRef[]): Promise<Map<ChunkRef, number>>;
   /** Included chunks in the scope, and how many of them have a vector. */
   embedCoverage(scope?: SearchScope): Promise<EmbedCoverage>;
   /** Per chunk: its embed hash, review state and what (if anything) was embedded for it. */

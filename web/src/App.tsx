@@ -594,7 +594,7 @@ function SearchView({ onOpen, hasFolders, folders }: { onOpen: (ref: string) => 
                 <p className="explain">
                   score {result.score.toFixed(3)}
                   {result.distance !== undefined && ` · vector distance ${result.distance.toFixed(3)} (rank ${result.vectorRank})`}
-                  {result.bm25 !== undefined && ` · keyword bm25 ${result.bm25.toPrecision(3)} (rank ${result.keywordRank})`}
+                  {result.keywordScore !== undefined && ` · keyword score ${result.keywordScore.toPrecision(3)} (rank ${result.keywordRank})`}
                   {result.fusedScore !== undefined && ` · fused ${result.fusedScore.toFixed(3)}`}
                   {result.rerankScore !== undefined && ` · rerank ${result.rerankScore.toFixed(3)} (rank ${result.rerankRank})`}
                   {result.moreInDocument && ` · ${result.moreInDocument.length} more in this document`}

@@ -64,7 +64,8 @@ export interface SearchResult {
   score: number;
   relevancePercent: number;
   distance?: number;
-  bm25?: number;
+  /** Keyword relevance (bm25): higher is better. */
+  keywordScore?: number;
   vectorRank?: number;
   keywordRank?: number;
   moreInDocument?: Array<{ ref: string }>;

@@ -48,7 +48,7 @@ function fakeSearch(results: SearchResult[], mode: SearchMode = "keyword"): Fake
     calls,
     search: async (question, options) => {
       calls.push({ question, options });
-      const report: SearchReport = { query: question, requestedMode: "auto", mode, fusion: null, keywordQuery: null, notices: [], coverage: null, rerank: null, results: results.map((result) => ({ ...result })) };
+      const report: SearchReport = { query: question, requestedMode: "auto", mode, fusion: null, keywordQuery: null, relaxedPhrases: [], notices: [], coverage: null, rerank: null, results: results.map((result) => ({ ...result })) };
       return report;
     },
   };

@@ -24,7 +24,7 @@ function fakeSearch(answers: Record<string, string[]>) {
   const search = async (query: string, options: SearchOptions): Promise<SearchReport> => {
     calls.push({ query, options });
     const results = (answers[query] ?? []).map((relativePath) => ({ relativePath }) as SearchResult);
-    return { query, requestedMode: options.mode ?? "auto", mode: options.mode ?? "keyword", fusion: null, keywordQuery: null, notices: [], coverage: null, rerank: null, results };
+    return { query, requestedMode: options.mode ?? "auto", mode: options.mode ?? "keyword", fusion: null, keywordQuery: null, relaxedPhrases: [], notices: [], coverage: null, rerank: null, results };
   };
   return { search, calls };
 }

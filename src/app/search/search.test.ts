@@ -93,15 +93,16 @@ describe("search before anything is embedded", () => {
     expect(report.results.map((result) => result.ref)).toEqual([ref("report.pdf", 1)]);
     const [top] = report.results;
     expect(top).toMatchObject({ relevancePercent: 100, location: "p. 3", documentTitle: "report.pdf", relativePath: "report.pdf", folderPath: "/docs", keywordRank: 1 });
-    expect(top?.bm25).toBeLessThan(0);
+    // Higher is better, from the store through fusion to the result.
+    expect(top?.keywordScore).toBeGreaterThan(0);
     expect(top?.distance).toBeUndefined();
   });
 
-  it("falls back from AND to OR when AND finds fewer than the limit", async () => {
+  it("lists chunks holding some of the words after those holding all, and reports both queries it ran", async () => {
     const store = openStore();
     const { ref } = await seed(store);
     const report = await search(store, "heron budget");
-    expect(report.keywordQuery).toContain(" OR ");
+    expect(report.keywordQuery).toBe('"heron"* AND "budget"*, then "heron"* OR "budget"*');
     expect(report.results.map((result) => result.ref).sort()).toEqual([ref("notes.md", 1), ref("report.pdf", 2)].sort());
   });
 
@@ -124,6 +125,79 @@ describe("search before anything is embedded", () => {
     const stopWords = await search(store, "the of and");
     expect(stopWords.results).toEqual([]);
     expect(stopWords.notices.join(" ")).toMatch(/no words to search for/);
+  });
+
+  it("ranks the same first results whatever the limit", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    // Both words once, in a long chunk; one word many times, in a short one (more bm25 for it alone).
+    await add("both.md", `The heron flew over the budget meeting. ${"Other words fill this long chunk about many things. ".repeat(12)}`);
+    await add("heron.md", "Heron heron heron heron.");
+    await add("budget.md", "Budget budget budget.");
+    for (let index = 0; index < 12; index++) await add(`filler-${index}.md`, `Nothing to see in note ${index}.`);
+    const firsts = new Set<string | undefined>();
+    for (let limit = 1; limit <= 20; limit++) firsts.add((await search(store, "heron budget", { limit, perDocument: 1 })).results[0]?.relativePath);
+    expect([...firsts]).toEqual(["both.md"]);
+    const three = await search(store, "heron budget", { limit: 3 });
+    expect(three.results.map((result) => result.relativePath)).toEqual(["both.md", "heron.md", "budget.md"]);
+  });
+
+  it("finds a Korean word whatever particle the question and the text attach to it", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("seoul.md", "서울은 한국의 수도이다.");
+    await add("busan.md", "부산의 날씨는 맑다.");
+    const report = await search(store, "서울에서 수도는 어디입니까");
+    expect(report.results[0]?.relativePath).toBe("seoul.md");
+  });
+
+  it("meets symbol spellings: IL6 and IL-6, TNFα and TNF-alpha, NF-κB and NF-kappaB; an identifier's words as a phrase", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("il.md", "Serum IL-6 rose after surgery.");
+    await add("tnf.md", "TNFα and NF-κB signalling.");
+    await add("code.md", "Call read_chunk_file before writing.");
+    await add("other.md", "The file was read before the chunk was written.");
+    const first = async (query: string) => (await search(store, query)).results[0]?.relativePath;
+    expect(await first("IL6")).toBe("il.md");
+    expect(await first("TNF-alpha")).toBe("tnf.md");
+    expect(await first("NF-kappaB")).toBe("tnf.md");
+    const identifier = await search(store, "read_chunk_file");
+    expect(identifier.results.map((result) => result.relativePath)).toEqual(["code.md"]);
+  });
+
+  it("counts a repeated word each time it is typed", async () => {
+    const store = openStore();
+    const { ref } = await seed(store);
+    const once = (await search(store, "heron")).results.find((result) => result.ref === ref("notes.md", 1));
+    const twice = (await search(store, "heron heron")).results.find((result) => result.ref === ref("notes.md", 1));
+    expect(twice?.keywordScore).toBeCloseTo(2 * (once?.keywordScore ?? 0), 9);
+  });
+
+  it("never empties the results because of quotes: a stray quote is a character, a phrase no chunk holds is searched as its words", async () => {
+    const store = openStore();
+    const { ref } = await seed(store);
+    const stray = await search(store, 'heron" at dawn');
+    expect(stray.results[0]?.ref).toBe(ref("notes.md", 1));
+    expect(stray.relaxedPhrases).toEqual([]);
+    const quoted = await search(store, '"the heron waits by the lake at dawn"');
+    expect(quoted.results[0]?.ref).toBe(ref("notes.md", 1));
+    expect(quoted.relaxedPhrases).toEqual(["the heron waits by the lake at dawn"]);
+    expect(quoted.notices.join(" ")).toMatch(/No chunk holds the phrase "the heron waits by the lake at dawn", so its words were searched instead/);
+    // Two phrases that no one chunk holds together: the second is searched as words.
+    const apart = await search(store, '"the heron" "the budget"');
+    expect(apart.results.map((result) => result.ref)).toContain(ref("notes.md", 1));
+    expect(apart.relaxedPhrases).toEqual(["the budget"]);
+    // A phrase that some chunk holds stays required.
+    const held = await search(store, '"heron waits" rain');
+    expect(held.results.map((result) => result.ref)).toEqual([ref("notes.md", 1)]);
+    expect(held.relaxedPhrases).toEqual([]);
   });
 
   it("rejects an empty query and impossible options with a message", async () => {
@@ -168,10 +242,33 @@ describe("search with vectors", () => {
     const report = await search(store, "revenue", { fusion: "rrf" });
     const top = report.results[0];
     expect(top?.ref).toBe(ref("report.pdf", 1));
-    expect(top).toMatchObject({ vectorRank: expect.any(Number), keywordRank: 1, bm25: expect.any(Number), distance: expect.any(Number) });
+    expect(top).toMatchObject({ vectorRank: expect.any(Number), keywordRank: 1, keywordScore: expect.any(Number), distance: expect.any(Number) });
     // RRF: first in both lists scores 1; found by one list only, at most 0.5.
     expect(report.fusion).toBe("rrf");
     expect(report.results.slice(1).every((result) => result.score <= 0.5 || (result.keywordRank !== undefined && result.vectorRank !== undefined))).toBe(true);
+  });
+
+  it("hybrid gives a chunk only keyword search found its real vector similarity, so it is not capped at the keyword weight", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: "note", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    // 60 garden notes point straight at the query's topic; the one about zucchini is half about money,
+    // so the vector stage (50 candidates for one result) ranks it past its end.
+    for (let index = 0; index < 60; index++) await add(`garden-${index}.md`, `Garden plant leaf, note ${index}.`);
+    await add("zucchini.md", "Zucchini in the garden: the budget for seeds.");
+    await embedEverything(store, fakeEmbedder());
+    const report = await search(store, "zucchini garden", { limit: 1 });
+    expect(report.mode).toBe("hybrid");
+    const [top] = report.results;
+    expect(top?.relativePath).toBe("zucchini.md");
+    expect(top).toMatchObject({ distanceLookedUp: true, keywordRank: 1 });
+    // cosine of (1, 1) with (1, 0): about 0.71, not 0.
+    expect(1 - (top?.distance ?? 1)).toBeCloseTo(Math.SQRT1_2, 1);
+    expect(top?.score).toBeGreaterThan(0.7);
+    // And a chunk only the vector stage found carries its keyword score for the query.
+    const garden = (await search(store, "zucchini garden", { limit: 60 })).results.find((result) => result.relativePath !== "zucchini.md" && result.distanceLookedUp !== true);
+    expect(garden?.keywordScore).toBeGreaterThan(0);
   });
 
   it("vector mode ranks by distance only, and --max-distance drops far chunks", async () => {
@@ -180,7 +277,7 @@ describe("search with vectors", () => {
     await embedEverything(store, fakeEmbedder());
     const all = await search(store, "garden", { mode: "vector", minScore: 0 });
     expect(all.results[0]?.ref).toBe(ref("garden.md", 1));
-    expect(all.results.every((result) => result.bm25 === undefined)).toBe(true);
+    expect(all.results.every((result) => result.keywordScore === undefined)).toBe(true);
     expect(all.results.length).toBe(5);
     const near = await search(store, "garden", { mode: "vector", minScore: 0, maxDistance: 0.2 });
     expect(near.results.map((result) => result.ref)).toEqual([ref("garden.md", 1)]);
@@ -269,7 +366,7 @@ describe("filters and pins", () => {
     ]);
     expect(new Set(report.results.map((result) => result.ref)).size).toBe(report.results.length);
     // a pinned chunk the search also found keeps its keyword numbers
-    expect(report.results[1]?.bm25).toBeLessThan(0);
+    expect(report.results[1]?.keywordScore).toBeGreaterThan(0);
   });
 });
 

@@ -1,8 +1,8 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkRecord, ChunkRef, ScoredChunk } from "../../core/types.js";
-import { formatKeywordQuery } from "../../core/keyword-query.js";
-import { buildKeywordQuery, buildTextConstraints } from "../../search/normalize.js";
-import { meaningText } from "../../search/query-parse.js";
+import { textConstraintsOf } from "../../search/normalize.js";
+import { parseQuery } from "../../search/query-parse.js";
+import { runKeywordStage, scoreTheUnion, type KeywordStage } from "./keyword-stage.js";
 import { applyFilters, fuseRrf, fuseWeighted, limitResults, mergePinned, type FusedResult, type KeywordHit, type VectorHit } from "../../search/fuse.js";
 import type { MainStore } from "../../store/index.js";
 import type { SearchScope } from "../../store/index.js";
@@ -100,8 +100,14 @@ export interface SearchReport {
   mode: SearchMode;
   /** Fusion used (hybrid only). */
   fusion: FusionMethod | null;
-  /** The FTS5 expression the keyword stage ran, null when it did not run or had no words. */
+  /**
+   * The keyword query the store ran, in the search syntax (`"river" AND "heron", then "river" OR
+   * "heron"` when the chunks holding every word were followed by those holding some); null when
+   * the keyword stage did not run or had no words.
+   */
   keywordQuery: string | null;
+  /** Quoted phrases that no chunk in the scope holds: searched as their words instead (a notice says so). */
+  relaxedPhrases: string[];
   /** Why the search ran differently from what was asked, and what to do about it. */
   notices: string[];
   /**
@@ -162,31 +168,36 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   const chunks = new Map<ChunkRef, ChunkRecord>();
   const stale = new Set<ChunkRef>();
 
-  let keywordQuery: string | null = null;
+  // Parsed once: the keyword query, the text to embed, the constraints and the snippet words agree.
+  const parsed = parseQuery(query);
+  let keyword: KeywordStage | null = null;
   let keywordHits: KeywordHit[] = [];
   if (mode !== "vector") {
-    const keyword = await runKeywordStage(store, query, candidates, limit, searchScope);
-    keywordQuery = keyword.expression;
-    for (const hit of keyword.hits) chunks.set(hit.chunk.ref, hit.chunk);
-    // Fusion and --explain read bm25 (lower is better): the store's score is its negation.
-    keywordHits = keyword.hits.map((hit) => ({ ref: hit.chunk.ref, bm25: -hit.score, hasVector: hit.hasVector }));
+    keyword = await runKeywordStage(store, parsed, candidates, searchScope);
+    for (const chunk of keyword.chunks) chunks.set(chunk.ref, chunk);
+    keywordHits = keyword.hits;
     if (keyword.expression === null && mode === "keyword") {
       notices.push(`"${query}" has no words to search for by keyword (only common words or exclusions). Add a word that the documents contain.`);
     }
+    for (const phrase of keyword.relaxedPhrases) {
+      notices.push(`No chunk holds the phrase "${phrase}", so its words were searched instead. Check its spelling, or leave out the quotes.`);
+    }
   }
+  const relaxed = new Set(keyword?.relaxedPhrases ?? []);
 
-  const vectorHits: VectorHit[] = [];
+  let vectorHits: VectorHit[] = [];
   let coverage: SearchCoverage | null = null;
   if (mode !== "keyword" && readiness?.ready) {
     coverage = await coverageOf(store, searchScope, mode, notices);
-    const embedding = await readiness.embedder.embedQuery(meaningText(query));
+    const embedding = await readiness.embedder.embedQuery(parsed.meaning);
     // The user's quoted phrases and -words hold here too, before the candidates are counted.
-    const text = buildTextConstraints(query);
+    const text = textConstraintsOf(parsed, relaxed);
     for (const hit of await store.vectorSearch(embedding, { k: candidates, ...searchScope, text })) {
       chunks.set(hit.chunk.ref, hit.chunk);
       if (hit.stale) stale.add(hit.chunk.ref);
       vectorHits.push({ ref: hit.chunk.ref, distance: 1 - hit.score });
     }
+    if (mode === "hybrid" && keyword !== null) ({ vectorHits, keywordHits } = await scoreTheUnion(store, { embedding, keyword, vectorHits }));
   }
 
   const fused =
@@ -210,7 +221,7 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   for (const chunk of await store.getChunks(missing)) chunks.set(chunk.ref, chunk);
   const folderPaths = new Map<string, string | null>();
   for (const chunk of chunks.values()) if (!folderPaths.has(chunk.folderId)) folderPaths.set(chunk.folderId, (await store.getFolder(chunk.folderId))?.rootPath ?? null);
-  const words = snippetWords(query);
+  const words = snippetWords(parsed);
   const results = ranked.flatMap((row) => {
     const chunk = chunks.get(row.ref);
     if (!chunk) return [];
@@ -223,7 +234,8 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
     }
     return [result];
   });
-  return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, notices, coverage, rerank, results };
+  const keywordQuery = keyword?.expression ?? null;
+  return { query, requestedMode, mode, fusion: mode === "hybrid" ? fusion : null, keywordQuery, relaxedPhrases: keyword?.relaxedPhrases ?? [], notices, coverage, rerank, results };
 }
 
 /**
@@ -288,24 +300,6 @@ async function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode
   return { chunks, embedded, keywordOnly };
 }
 
-/**
- * AND first; OR when AND finds fewer than the limit (skipped when both read the same). The
- * expression reported is the one the store ran (its plan: prefixes it dropped are not shown).
- */
-async function runKeywordStage(store: MainStore, query: string, candidates: number, limit: number, scope: SearchScope) {
-  const asked = buildKeywordQuery(query, { match: "all" });
-  if (asked === null) return { expression: null, hits: [] };
-  const all = await store.planKeywordQuery(asked);
-  const hits = await store.keywordSearch(all, { limit: candidates, ...scope });
-  const allText = formatKeywordQuery(all);
-  if (hits.length >= limit) return { expression: allText, hits };
-  const loosened = buildKeywordQuery(query, { match: "any" });
-  const any = loosened === null ? null : await store.planKeywordQuery(loosened);
-  const anyText = any === null ? null : formatKeywordQuery(any);
-  if (any === null || anyText === allText) return { expression: allText, hits };
-  return { expression: anyText, hits: await store.keywordSearch(any, { limit: candidates, ...scope }) };
-}
-
 function toResult(row: FusedResult, chunk: ChunkRecord, context: { words: string[]; folderPath: string | null; stale: boolean }): SearchResult {
   const result: SearchResult = {
     chunk,
@@ -323,7 +317,8 @@ function toResult(row: FusedResult, chunk: ChunkRecord, context: { words: string
     relevancePercent: Math.round(row.score * 100),
   };
   if (row.distance !== undefined) result.distance = row.distance;
-  if (row.bm25 !== undefined) result.bm25 = row.bm25;
+  if (row.keywordScore !== undefined) result.keywordScore = row.keywordScore;
+  if (row.distanceLookedUp) result.distanceLookedUp = true;
   if (row.vectorRank !== undefined) result.vectorRank = row.vectorRank;
   if (row.keywordRank !== undefined) result.keywordRank = row.keywordRank;
   if (row.pinned) result.pinned = true;

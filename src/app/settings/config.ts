@@ -145,12 +145,15 @@ export function isLegacyFullFile(file: ConfigFile): boolean {
   return LEGACY_FULL_FILE_KEYS.every((key) => keys.has(key));
 }
 
+/** Defaults an older writer put in every file, since changed: such a value was the default, not a choice. */
+const FORMER_DEFAULTS: Record<string, readonly unknown[]> = { "generation.minSimilarity": [0.25, 0.3] };
+
 function withoutLegacyDefaults(file: ConfigFile): ConfigFile {
   const copy = structuredClone(file);
   if (!isLegacyFullFile(file)) return copy;
   for (const setting of SETTINGS) {
     const found = leaves(copy).find(([key]) => key === setting.key);
-    if (found !== undefined && found[1] === setting.default) removeLeaf(copy, setting.key);
+    if (found !== undefined && (found[1] === setting.default || FORMER_DEFAULTS[setting.key]?.includes(found[1]))) removeLeaf(copy, setting.key);
   }
   return withoutEmptySections(copy);
 }

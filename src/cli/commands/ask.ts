@@ -21,7 +21,7 @@ export function registerAskCommand(program: Command, context: CliContext): void 
       .description("Answer a question from your documents, with citations ([C1] → file, page, chunk)")
       .argument("<question...>", "the question"),
   )
-    .option("--explain", "show each chunk's raw search numbers (distance, bm25, ranks)")
+    .option("--explain", "show each chunk's raw search numbers (distance, keyword score, ranks)")
     .option("--json", "print the chunks, answer and citations as JSON on stdout when done")
     .option("--ndjson", "stream the answer as JSON events on stdout, one a line (chunks, text-delta, citation, error, final)")
     .action(async (words: string[], flags: AnswerFlags & { explain?: boolean; json?: boolean; ndjson?: boolean }) => {

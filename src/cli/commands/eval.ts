@@ -1,5 +1,5 @@
-import type { Command } from "commander";
-import { EVALUATION_METRICS, EVALUATION_MODES, parseEvaluationModes, type EvaluationReport } from "../../index.js";
+import { InvalidArgumentError, type Command } from "commander";
+import { DEFAULT_WRONGFUL_RATE, EVALUATION_METRICS, EVALUATION_MODES, parseEvaluationModes, type EvaluationReport, type GuardrailCalibration } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { printJson } from "../shared/io.js";
 import { createProgressBar } from "../shared/progress.js";
@@ -10,6 +10,9 @@ interface EvalFlags {
   folder: string[];
   modes?: string;
   json?: boolean;
+  calibrate?: boolean;
+  wrongfulRate?: number;
+  dryRun?: boolean;
 }
 
 export function registerEvalCommand(program: Command, context: CliContext): void {
@@ -21,7 +24,11 @@ export function registerEvalCommand(program: Command, context: CliContext): void
     .option("--folder <folder>", "search only this added folder (repeatable)", collect, [])
     .option("--modes <list>", `comma-separated, from ${EVALUATION_MODES.join(", ")}`, EVALUATION_MODES.join(","))
     .option("--json", "print the figures as JSON on stdout")
+    .option("--calibrate", "instead: set the \"I don't know\" floor (generation.minSimilarity) from these questions, which the documents answer")
+    .option("--wrongful-rate <fraction>", `with --calibrate: the share of these questions the floor may refuse (default ${DEFAULT_WRONGFUL_RATE})`, parseFraction)
+    .option("--dry-run", "with --calibrate: print the floor without writing it to the config")
     .action(async (flags: EvalFlags) => {
+      if (flags.calibrate) return await calibrate(context, flags);
       const modes = parseEvaluationModes(flags.modes ?? "");
       const progress = createProgressBar(context.io.stderr as NodeJS.WriteStream, Boolean(context.io.stderr.isTTY) && !flags.json);
       let report: EvaluationReport;
@@ -53,6 +60,40 @@ export function formatEvaluation(report: EvaluationReport): string {
     ...rows.map(render),
   ];
   return `${lines.join("\n")}\n`;
+}
+
+async function calibrate(context: CliContext, flags: EvalFlags): Promise<void> {
+  const progress = createProgressBar(context.io.stderr as NodeJS.WriteStream, Boolean(context.io.stderr.isTTY) && !flags.json);
+  let calibration: GuardrailCalibration;
+  try {
+    calibration = await context.chunkpad().calibrateGuardrail({
+      queriesPath: flags.queries,
+      qrelsPath: flags.qrels,
+      ...(flags.wrongfulRate === undefined ? {} : { wrongfulRate: flags.wrongfulRate }),
+      ...(flags.folder.length > 0 ? { folders: flags.folder } : {}),
+      onProgress: (event) => progress.update(event.done, event.total, "questions"),
+    });
+  } finally {
+    progress.stop();
+  }
+  const written = !flags.dryRun;
+  if (written) context.chunkpad().setConfig("generation.minSimilarity", String(calibration.floor));
+  if (flags.json) return printJson(context.io, { ...calibration, written });
+  const percent = (count: number) => `${count}/${calibration.questions} (${Math.round((100 * count) / calibration.questions)}%)`;
+  context.io.stdout.write(
+    [
+      `${calibration.questions} answerable questions; the floor may refuse ${Math.round(calibration.wrongfulRate * 100)}% of them.`,
+      `floor ${calibration.floor.toFixed(2)}: refuses ${percent(calibration.refusedAtFloor)}; the floor before, ${calibration.currentFloor.toFixed(2)}, refuses ${percent(calibration.refusedAtCurrentFloor)}.`,
+      written ? `generation.minSimilarity is now ${calibration.floor.toFixed(2)} in the config.` : `Not written (--dry-run): chunkpad config set generation.minSimilarity ${calibration.floor.toFixed(2)}`,
+      "",
+    ].join("\n"),
+  );
+}
+
+function parseFraction(value: string): number {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number)) throw new InvalidArgumentError(`"${value}" is not a number; give a fraction such as 0.05.`);
+  return number;
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -13,7 +13,7 @@ export function registerSearchCommand(program: Command, context: CliContext): vo
       .description("Search your documents by keyword, by meaning, or both (hybrid, the default once chunks are embedded)")
       .argument("<query...>", 'what to look for; "quoted phrases" and -word to exclude work'),
   )
-    .option("--explain", "show each stage's raw numbers (distance, bm25, ranks)")
+    .option("--explain", "show each stage's raw numbers (distance, keyword score, ranks)")
     .option("--json", "print every field as JSON on stdout")
     .option("--yes", "agree to download the rerank model if --rerank needs it")
     .option("--per-document <n>", "chunks listed per document; its other matches fold into its first (default from the config: 1; 0 lists every chunk)", parseIntegerOption("--per-document"))

@@ -23,8 +23,10 @@ export function formatResultPlace(result: SearchResult): string {
 export function explainLine(result: SearchResult): string {
   const parts = [`score ${formatNumber(result.score)}`];
   const vector = result.notEmbedded ? "vector: not embedded (scored at its keyword rank)" : "vector: not found";
-  parts.push(result.distance === undefined ? vector : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}`);
-  parts.push(result.bm25 === undefined ? "keyword: not found" : `keyword: bm25 ${formatNumber(result.bm25)}, rank ${result.keywordRank}`);
+  const lookedUp = result.distanceLookedUp ? " (looked up for fusion)" : "";
+  parts.push(result.distance === undefined ? vector : `vector: distance ${formatNumber(result.distance)}, rank ${result.vectorRank}${lookedUp}`);
+  // Keyword score: bm25, higher is better (0 would be no match).
+  parts.push(result.keywordScore === undefined ? "keyword: no query word" : `keyword: score ${formatNumber(result.keywordScore)}, rank ${result.keywordRank}`);
   if (result.rerankScore !== undefined) parts.push(`rerank: ${formatNumber(result.rerankScore)}, rank ${result.rerankRank} (fused ${formatNumber(result.fusedScore ?? result.score)})`);
   else if (result.fusedScore !== undefined) parts.push(`not reranked (fused ${formatNumber(result.fusedScore)})`);
   if (result.pinned) parts.push("pinned");
@@ -32,7 +34,7 @@ export function explainLine(result: SearchResult): string {
   return parts.join(" · ");
 }
 
-/** Four decimals, or three significant digits for tiny values (bm25 in a small folder is near 0). */
+/** Four decimals, or three significant digits for tiny values (a keyword score in a small folder is near 0). */
 function formatNumber(value: number): string {
   return value !== 0 && Math.abs(value) < 0.001 ? value.toExponential(2) : value.toFixed(4);
 }

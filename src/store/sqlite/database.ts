@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import Database from "better-sqlite3";
-import { spaceCjkWords } from "../../core/cjk.js";
+import { searchableText } from "../../core/searchable-text.js";
 import { ChunkpadError, isChunkpadError, describeError } from "../../core/errors.js";
 import { ensurePrivateDirectory, ensurePrivateFile, tightenIfPresent } from "../../core/private-files.js";
 
@@ -47,8 +47,9 @@ export function openDatabase({ path: filePath, busyTimeoutMs = DEFAULT_BUSY_TIME
     db.pragma("foreign_keys = ON");
     db.pragma("synchronous = NORMAL");
     db.pragma("secure_delete = ON");
-    // What the keyword index reads of a chunk (migration 3): CJK runs cut into words.
-    db.function("search_text", { deterministic: true }, (text: unknown) => (typeof text === "string" ? spaceCjkWords(text) : text));
+    // What the keyword index reads of a chunk (migrations 3 and 6): CJK runs cut into words, lone
+    // Greek letters named, letters and digits apart (core/searchable-text.ts).
+    db.function("search_text", { deterministic: true }, (text: unknown) => (typeof text === "string" ? searchableText(text) : text));
     return db;
   } catch (error) {
     db?.close();

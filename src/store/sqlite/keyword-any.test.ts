@@ -14,7 +14,8 @@ describe("keywordSearchAny: MaxScore ranks any-word queries exactly as the plain
   let directory: string;
   let store: SqliteMainStore;
   let folders: string[];
-  const vocabulary = Array.from({ length: 400 }, (_, index) => `w${index.toString(36)}x`);
+  // Letters only: the index cuts words at letter/digit boundaries (core/searchable-text.ts).
+  const vocabulary = Array.from({ length: 400 }, (_, index) => `w${String.fromCharCode(97 + (index % 26))}${String.fromCharCode(97 + Math.floor(index / 26))}x`);
   let seed = 7;
   const next = () => {
     seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;

@@ -34,7 +34,8 @@ describe.each(READ_STATES)("keyword index in memory, $state", ({ warm }) => {
   let fts: SqliteMainStore;
   let writer: SqliteMainStore;
   let folders: string[];
-  const vocabulary = Array.from({ length: 300 }, (_, index) => `w${index.toString(36)}x${"abcdefgh"[index % 8]}`);
+  // Letters only: the index cuts words at letter/digit boundaries (core/searchable-text.ts).
+  const vocabulary = Array.from({ length: 300 }, (_, index) => `w${String.fromCharCode(97 + (index % 26))}${String.fromCharCode(97 + Math.floor(index / 26))}x${"abcdefgh"[index % 8]}`);
   let seed = 11;
   const next = () => {
     seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;

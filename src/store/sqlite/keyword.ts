@@ -25,6 +25,8 @@ export interface KeywordStore {
    * FTS5 query syntax; the search room builds it. Excluded chunks are never returned.
    */
   keywordSearch(matchExpression: string, options: KeywordSearchOptions): FtsHit[];
+  /** bm25 of these chunks for an FTS5 expression (lower is better); chunks it does not match are left out. */
+  keywordBm25For(matchExpression: string, refs: readonly string[]): Map<string, number>;
   /** How many included chunks match, for the AND-then-OR fallback. */
   countKeywordMatches(matchExpression: string, scope?: SearchScope): number;
   /** How many chunks (included or not) hold this word, counting no further than `cap`. */
@@ -142,6 +144,12 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
   const matchingIds = db.prepare<[string], number>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
   const rowsByIds = db.prepare<[string], unknown[]>(`SELECT ${CHUNK_COLUMNS}, 0 AS bm25, ${HAS_VECTOR} FROM ${CHUNK_FROM} WHERE c.id IN (SELECT value FROM json_each(?))`).raw();
 
+  // `+rowid` keeps the row filter out of FTS5's plan: handed to FTS5, each row id became a query
+  // of its own, with its own pass over every phrase's doclist (240 ms for 100 CISI chunks, not 5).
+  const bm25ForRefs = db.prepare<[string, string], { ref: string; bm25: number }>(`
+    SELECT c.ref AS ref, ${BM25} AS bm25 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+    WHERE chunks_fts MATCH ? AND +chunks_fts.rowid IN (SELECT id FROM chunks WHERE ref IN (SELECT value FROM json_each(?)))`);
+
   function keywordSearch(matchExpression: string, { limit, ...scope }: KeywordSearchOptions): FtsHit[] {
     if (limit <= 0) return [];
     const filter = scopeConditions(scope);
@@ -256,6 +264,14 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
       }
       found.sort((a, b) => a.bm25 - b.bm25);
       return found.slice(0, limit);
+    },
+
+    keywordBm25For(matchExpression, refs) {
+      if (refs.length === 0) return new Map();
+      // bm25 depends on the row and the table's statistics only, so restricting the rows gives
+      // the numbers a search over every row gives them.
+      const rows = run(matchExpression, () => bm25ForRefs.all(matchExpression, JSON.stringify(refs)));
+      return new Map(rows.map((row) => [row.ref, row.bm25]));
     },
 
     countKeywordMatches(matchExpression, scope = {}) {

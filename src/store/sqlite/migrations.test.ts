@@ -7,6 +7,7 @@ import { isChunkpadError } from "../../core/errors.js";
 import { openDatabase } from "./database.js";
 import type { Migration } from "./migrations.js";
 import { MAIN_MIGRATIONS, runMigrations, schemaVersion } from "./migrations.js";
+import { spaceCjkWords } from "../../core/cjk.js";
 import { openSqliteMainStore } from "./main-store.js";
 import { openChatStore } from "./chat-store.js";
 
@@ -136,6 +137,29 @@ describe("opening the real databases", () => {
     expect(store.keywordSearch('"北京"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:zh.md#1"]);
     // The keyword index in memory reads the same words (decision 031).
     expect(store.keywordSearchInMemory([{ word: "北京", prefix: false }], "all", [], { limit: 5 })?.map((hit) => hit.chunk.ref)).toEqual(["f:zh.md#1"]);
+    expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
+    store.close();
+  });
+
+  it("rebuilds a version 5 keyword index, so IL6 already stored is found as IL-6 and TNFα as TNF-alpha, and deletes stay consistent", () => {
+    const file = databasePath();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const old = openDatabase({ path: file });
+    // What search_text gave before migration 6: CJK cut into words, nothing else.
+    old.function("search_text", { deterministic: true }, (text: unknown) => (typeof text === "string" ? spaceCjkWords(text) : text));
+    runMigrations(old, MAIN_MIGRATIONS.slice(0, 5), "main");
+    old.exec(`
+      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+      INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'bio.md', 'bio.md', 'Cytokines', 'markdown', 't');
+      INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
+        ('f:bio.md#1', 'd', 'f', 1, 'Cytokines', 'IL6 and TNFα rise together.', 'h1', NULL, 't');
+    `);
+    old.close();
+
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
+    expect(store.migration.applied).toEqual([6]);
+    expect(store.keywordSearch('"il 6"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
+    expect(store.keywordSearch('"tnf alpha"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
     store.close();
   });

@@ -272,6 +272,15 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: "keyword index rebuilt: lone Greek letters named, letters and digits apart (search_text, decision 041)",
+    up(db) {
+      // search_text changed what it gives; the index must hold what it now gives, or the triggers'
+      // deletes would not find what was inserted. The chunks themselves are untouched.
+      db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');");
+    },
+  },
 ];
 
 /** The chat database (chunkpad_chat.db). */

@@ -104,6 +104,13 @@ export function toContract(engine: SqliteMainStore): MainStore {
       const expression = toMatchExpression(cheapPrefixes(engine, query));
       return expression === null ? 0 : engine.countKeywordMatches(expression, scope);
     },
+    async keywordScores(query, refs) {
+      const expression = toMatchExpression(query);
+      const scores = new Map<string, number>();
+      if (expression === null) return scores;
+      for (const [ref, bm25] of engine.keywordBm25For(expression, refs)) scores.set(ref, -bm25);
+      return scores;
+    },
     ensureVectorTable: call(engine.ensureVectorTable),
     vectorDimensions: call(engine.vectorDimensions),
     upsertVectors: call(engine.upsertVectors),
@@ -112,6 +119,11 @@ export function toContract(engine: SqliteMainStore): MainStore {
       const constraints = toConstraintExpressions(text);
       const hits = engine.vectorSearch(embedding, constraints.required || constraints.excluded ? { ...options, text: constraints } : options);
       return hits.map(({ chunk, distance, stale }) => ({ chunk, score: 1 - distance, stale }));
+    },
+    async vectorScores(embedding, refs) {
+      const scores = new Map<string, number>();
+      for (const [ref, distance] of engine.vectorDistances(embedding, refs)) scores.set(ref, 1 - distance);
+      return scores;
     },
     embedCoverage: call(engine.embedCoverage),
     embedState: call(engine.embedState),

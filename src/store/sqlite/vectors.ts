@@ -52,6 +52,8 @@ export interface VectorStore {
   deleteVectors(refs: readonly ChunkRef[]): number;
   /** Nearest included chunks first, by cosine distance. */
   vectorSearch(embedding: Float32Array, options: VectorSearchOptions): VectorHit[];
+  /** These chunks' cosine distance from the query vector; chunks without a vector are left out. */
+  vectorDistances(embedding: Float32Array, refs: readonly ChunkRef[]): Map<ChunkRef, number>;
   /** Included chunks in the scope, and how many of them have a vector. Works without sqlite-vec. */
   embedCoverage(scope?: SearchScope): EmbedCoverage;
   /** Per chunk: its content hash, review state and what (if anything) was embedded for it. */
@@ -310,6 +312,21 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         .prepare<unknown[], ChunkRow & { distance: number; embed_hash: string; embedded_hash: string | null }>(sql)
         .all(toBlob(embedding), fetchCount, ...knnScope.parameters, Math.floor(k))
         .map((row) => ({ chunk: toChunkRecord(row), distance: row.distance, stale: row.embedded_hash !== row.embed_hash }));
+    },
+
+    vectorDistances(embedding, refs) {
+      const distances = new Map<ChunkRef, number>();
+      const dimensions = vectorDimensions();
+      if (!support.available || dimensions === null || refs.length === 0) return distances;
+      if (embedding.length !== dimensions) throw mismatch(dimensions, embedding.length);
+      // One lookup by primary key per chunk: a few hundred candidates, never a scan.
+      const distance = db.prepare<[Buffer, string], number>("SELECT vec_distance_cosine(embedding, ?) FROM vec_chunks WHERE chunk_ref = ?").pluck();
+      const blob = toBlob(embedding);
+      for (const ref of new Set(refs)) {
+        const value = distance.get(blob, ref);
+        if (value !== undefined && value !== null) distances.set(ref, value);
+      }
+      return distances;
     },
 
     embedCoverage: (scope = {}) => embedCoverageOf(scope),

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { searchableText } from "./searchable-text.js";
+
+const words = (text: string) => searchableText(text).toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+
+describe("searchableText", () => {
+  it("names a lone Greek letter, so TNFα, TNF-α and TNF-alpha meet; Greek text stays Greek", () => {
+    expect(words("TNFα")).toEqual(["tnf", "alpha"]);
+    expect(words("TNF-α")).toEqual(["tnf", "alpha"]);
+    expect(words("NF-κB")).toEqual(["nf", "kappa", "b"]);
+    expect(words("Καλημέρα κόσμε")).toEqual(["καλημέρα", "κόσμε"]);
+  });
+
+  it("cuts at letter/digit boundaries, so IL6, IL-6 and IL 6 meet", () => {
+    expect(words("IL6")).toEqual(["il", "6"]);
+    expect(words("IL-6")).toEqual(["il", "6"]);
+    expect(words("x86 and COVID19")).toEqual(["x", "86", "and", "covid", "19"]);
+    expect(words("1960s")).toEqual(["1960", "s"]);
+  });
+
+  it("leaves plain words alone and still cuts Chinese", () => {
+    expect(searchableText("The heron waits.")).toBe("The heron waits.");
+    expect(words("在北京开会")).toContain("北京");
+  });
+});

@@ -1,0 +1,34 @@
+import { spaceCjkWords } from "./cjk.js";
+
+/**
+ * Text as the keyword index reads it, and as a query's words are cut: the same function on both
+ * sides, so a spelling found in one is found in the other (decisions 024 and 041).
+ * - A Greek letter standing alone or beside Latin letters and digits becomes its name: TNFα,
+ *   TNF-α and TNF-alpha meet, as do NF-κB and NF-kappaB. A run of Greek letters (Greek text) is
+ *   left as it is.
+ * - A letter next to a digit is a word boundary: IL6, IL-6 and "IL 6" meet; so do x86 and x-86.
+ * - Chinese and Japanese runs are cut into words (core/cjk.ts).
+ * Changing this changes what the index holds: a migration must rebuild it.
+ */
+
+const GREEK_NAMES: Record<string, string> = {
+  α: "alpha", β: "beta", γ: "gamma", δ: "delta", ε: "epsilon", ζ: "zeta", η: "eta", θ: "theta",
+  ι: "iota", κ: "kappa", λ: "lambda", μ: "mu", ν: "nu", ξ: "xi", ο: "omicron", π: "pi", ρ: "rho",
+  σ: "sigma", ς: "sigma", τ: "tau", υ: "upsilon", φ: "phi", χ: "chi", ψ: "psi", ω: "omega",
+};
+
+const LONE_GREEK = /(?<!\p{Script=Greek})\p{Script=Greek}(?!\p{Script=Greek})/gu;
+const LETTER_DIGIT = /(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/gu;
+const NEEDS_WORK = /[\p{Script=Greek}\p{N}]/u;
+
+export function searchableText(text: string): string {
+  let result = text;
+  if (NEEDS_WORK.test(result)) {
+    result = result.replace(LONE_GREEK, (letter) => {
+      const name = GREEK_NAMES[letter.toLowerCase()];
+      return name === undefined ? letter : ` ${name} `;
+    });
+    result = result.replace(LETTER_DIGIT, " ");
+  }
+  return spaceCjkWords(result);
+}
