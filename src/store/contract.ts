@@ -267,6 +267,8 @@ export interface MainStore {
   dropAllVectors(): Promise<void>;
   /** Chunks with a vector. */
   vectorCount(): Promise<number>;
+  /** Whether any chunk has a vector: what a search asks before every vector query, so it must not count them all. */
+  hasVectors(): Promise<boolean>;
   /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order (for export). */
   listVectors(folderId?: string): Promise<StoredVector[]>;
 

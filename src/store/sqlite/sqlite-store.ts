@@ -117,6 +117,7 @@ export function toContract(engine: SqliteMainStore): MainStore {
     embedState: call(engine.embedState),
     dropAllVectors: call(engine.dropAllVectors),
     vectorCount: call(engine.vectorCount),
+    hasVectors: call(engine.hasVectors),
     listVectors: call(engine.listVectors),
     getMeta: call(engine.getMeta),
     setMeta: call(engine.setMeta),

@@ -60,6 +60,8 @@ export interface VectorStore {
   dropAllVectors(): void;
   /** Chunks with a vector. Works without sqlite-vec. */
   vectorCount(): number;
+  /** Whether any chunk has a vector (one row read, where vectorCount reads them all). Works without sqlite-vec. */
+  hasVectors(): boolean;
   /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order. */
   listVectors(folderId?: string): StoredVector[];
   /** For the other stores: delete vectors of chunks they are deleting (no-op without vectors). */
@@ -84,6 +86,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     INSERT INTO embedded_chunk_refs (chunk_ref, content_hash, fingerprint, embedded_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (chunk_ref) DO UPDATE SET content_hash = excluded.content_hash, fingerprint = excluded.fingerprint, embedded_at = excluded.embedded_at`);
   const forgetEmbed = db.prepare("DELETE FROM embedded_chunk_refs WHERE chunk_ref = ?");
+  const anyVector = db.prepare<[], number>("SELECT EXISTS (SELECT 1 FROM embedded_chunk_refs)").pluck();
 
   function requireVectors(): void {
     if (!support.available) throw vectorUnavailableError(support);
@@ -347,6 +350,8 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     vectorCount() {
       return db.prepare<[], number>("SELECT COUNT(*) FROM embedded_chunk_refs").pluck().get() ?? 0;
     },
+
+    hasVectors: () => anyVector.get() === 1,
   };
 }
 
