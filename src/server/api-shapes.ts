@@ -85,7 +85,7 @@ export function openApiDocument(version: string) {
     openapi: "3.1.0",
     info: { title: "Chunkpad", version, description: `Local API of chunkpad serve. State-changing requests need the ${TOKEN_HEADER} header.` },
     paths: {
-      "/api/status": { get: { summary: "Counts and the embedding model's state", responses: { 200: ok("Status"), default: error } } },
+      "/api/status": { get: { summary: "Counts, the embedding model's state, and whether search is ready (search.ready: the keyword index is read and the vector index and query model are loaded)", responses: { 200: ok("Status"), default: error } } },
       "/api/folders": { get: { summary: "Added folders with live counts", responses: { 200: ok("Folders"), default: error } } },
       "/api/jobs": {
         get: { summary: "Jobs started on this server, newest first", responses: { 200: ok("jobs"), default: error } },

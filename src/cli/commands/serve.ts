@@ -8,6 +8,7 @@ import { ChunkpadError } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { parseIntegerOption } from "../shared/io.js";
 import { describeWatchEvent } from "../shared/render.js";
+import { describeSearchIndexes } from "../shared/search-readiness.js";
 
 interface ServeFlags {
   port: number;
@@ -62,6 +63,12 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       context.io.stderr.write(`Chunkpad API on ${url} (OpenAPI: ${url}/api/openapi.json, MCP: ${url}/mcp); session token in ${infoFile}. Ctrl-C stops it.\n`);
       context.io.stderr.write(`Web app: ${url}\n`);
       if (flags.open) openInBrowser(url);
+      // Search gets ready now, not on the first requests: GET /api/status says when (search.ready).
+      const warmStarted = performance.now();
+      void chunkpad.warmSearch().then(
+        (search) => context.io.stderr.write(`Search ready in ${((performance.now() - warmStarted) / 1000).toFixed(1)} s: ${describeSearchIndexes(search)}.\n`),
+        (error: unknown) => context.io.stderr.write(`Search warm-up stopped: ${error instanceof Error ? error.message : String(error)}; searches still work, the first ones slower.\n`),
+      );
       const watching = new AbortController();
       const watcher = flags.watch
         ? chunkpad.watch([], { signal: watching.signal, onEvent: (event) => context.io.stderr.write(describeWatchEvent(event)) }).catch((error: unknown) => {
