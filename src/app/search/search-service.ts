@@ -120,7 +120,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   let vectors: SearchReadiness["vectors"] = "cold";
   let warming: Promise<void> | undefined;
-  const warmVectors = async (store: MainStore) => {
+  const warmVectors = async () => {
     vectors = "loading";
     try {
       const readiness = await vectorReadiness();
@@ -128,8 +128,9 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
         vectors = "keyword-only";
         return;
       }
-      // One query loads the approximate index and runs the model once, before a user's query pays for both.
-      await store.vectorSearch(await readiness.embedder.embedQuery("warm up"), { k: 1 });
+      // One whole search loads the approximate index, runs the model once and counts the
+      // coverage (kept until a write), before a user's first query pays for them.
+      await search("warm up", { mode: "hybrid" });
       vectors = "ready";
     } catch {
       // A model mismatch or a failed load: the user's search reports it with what to do.
@@ -142,7 +143,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   };
   const warmUp = async () => {
     const store = options.getStore();
-    warming ??= Promise.all([store.searchIndexStatus({ waitUntilReady: true }), warmVectors(store)]).then(() => undefined);
+    warming ??= Promise.all([store.searchIndexStatus({ waitUntilReady: true }), warmVectors()]).then(() => undefined);
     await warming;
     return readiness();
   };
