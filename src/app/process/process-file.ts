@@ -109,9 +109,11 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
         path: file.absolutePath,
         password: options.password,
         limits: context.limits,
+        chunking: context.chunking,
         ...(options.timeoutSeconds === undefined ? {} : { timeoutMs: options.timeoutSeconds * 1000 }),
       });
-      const drafts = chunkDocument(document, context.chunking);
+      // Chunked in the parse worker, where the text is; a runner that does not chunk leaves it to this thread.
+      const drafts = document.drafts ?? chunkDocument(document, context.chunking);
       if (drafts.length === 0) throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
       parsed = { drafts, title: document.title?.trim() || path.basename(file.relativePath), pageCount: document.pageCount ?? null, warnings: document.warnings, ocrPages: document.ocrPages };
     } catch (error) {
