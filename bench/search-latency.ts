@@ -10,6 +10,9 @@
 // the top 10 results the two share. Keyword search runs through the keyword index in memory (as
 // the server and the MCP server search; the first search builds it, timed on its own) and through
 // FTS5 alone (as a one-off CLI search). Prints figures only; asserts nothing.
+// What it skips: the vector readiness check a request makes (vectorReadiness is a stand-in, so
+// a per-request count there went unseen until issue 22), the query model, HTTP and process
+// start. bench/serve-search.ts measures those paths end to end: one-off CLI, in process, serve.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -18,6 +18,7 @@ export type { LoadedSettings } from "./app/settings/config.js";
 export { SETTINGS, type ResolvedSetting, type SettingDefinition, type SettingSource } from "./app/settings/settings.js";
 export { planReset, executeReset, resetDependencies, type ResetOptions, type ResetPlan, type ResetReport, type ResetItem, type ResetItemKind } from "./app/settings/reset.js";
 export type { FolderSummary } from "./store/index.js";
+export type { SearchReadiness } from "./app/search/search-service.js";
 export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type SearchOptions, type SearchReport, type SearchResult } from "./app/search/search.js";
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review/review.js";
 export type { ChunkState, ChunkEmbedState } from "./app/review/review-states.js";

@@ -8,6 +8,7 @@ import type { ConflictChoice, ProcessFolderOptions, ProcessReport } from "./proc
 import type { ChunkTreeReport } from "./review/chunk-tree.js";
 import type { SearchOptions, SearchReport } from "./search/search.js";
 import type { QueryEmbedderLoader } from "./search/search-vector.js";
+import type { SearchReadiness } from "./search/search-service.js";
 import type { EvaluateOptions, EvaluationReport } from "./search/evaluate.js";
 import type { CalibrateGuardrailOptions, GuardrailCalibration } from "./answer/calibrate-guardrail.js";
 import type { ReviewOptions, ReviewReport } from "./review/review.js";
@@ -52,7 +53,7 @@ export interface AddFolderOptions extends ProcessFolderOptions, FolderLockOption
 export interface ModelHost {
   /** "server" when a running `chunkpad serve` embeds for this process. */
   runsIn: "server" | "process";
-  server: { url: string; pid: number; loadedModels: Array<{ model: string; dtype: string | null }>; requests: number } | null;
+  server: { url: string; pid: number; loadedModels: Array<{ model: string; dtype: string | null }>; requests: number; search: SearchReadiness | null } | null;
 }
 
 export interface Chunkpad {
@@ -92,6 +93,13 @@ export interface Chunkpad {
   unsetConfig(key: string): ResolvedSetting | null;
   /** Keyword, vector or hybrid search; never downloads a model (falls back to keyword with a notice). */
   search(query: string, options?: SearchOptions): Promise<SearchReport>;
+  /**
+   * For a server: gets search ready before the first request (the keyword index in memory starts
+   * reading; with vectors, the query model and the vector index load). Never downloads.
+   */
+  warmSearch(): Promise<SearchReadiness>;
+  /** Whether searches in this process run at full speed yet, and what is still loading. */
+  searchReadiness(): Promise<SearchReadiness>;
   /** Includes (true) or excludes chunks by ref, source file, folder of sources or glob. */
   setIncluded(targets: readonly string[], included: boolean, options?: ReviewOptions): Promise<ReviewReport>;
   /** Per chunk of an added folder: included or excluded, embedded, modified since embedding, new. */

@@ -13,7 +13,7 @@ import { executeReset, planReset } from "./settings/reset.js";
 import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
 import { chunkTree } from "./review/chunk-tree.js";
-import { createSearchService } from "./search/search-service.js";
+import { createSearchService, type SearchReadiness } from "./search/search-service.js";
 import { calibrateGuardrail } from "./answer/calibrate-guardrail.js";
 import { questionTermWeights } from "./answer/term-weights.js";
 import { setReviewState } from "./review/review.js";
@@ -247,6 +247,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     search(query, searchOptions) {
       return searchService.search(query, searchOptions);
     },
+    warmSearch: () => searchService.warmUp(),
+    searchReadiness: () => searchService.readiness(),
     setIncluded(targets, included, reviewOptions) {
       return setReviewState(getStore(), targets, included, reviewOptions);
     },
@@ -335,8 +337,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       if (!server) return { runsIn: "process", server: null };
       try {
         const response = await fetch(`${server.url}/api/status`, { headers: { [SESSION_TOKEN_HEADER]: server.token }, signal: AbortSignal.timeout(2000) });
-        const status = (await response.json()) as { warm?: { models: Array<{ model: string; dtype: string | null }>; requests: number } };
-        return { runsIn: "server", server: { url: server.url, pid: server.pid, loadedModels: status.warm?.models ?? [], requests: status.warm?.requests ?? 0 } };
+        const status = (await response.json()) as { warm?: { models: Array<{ model: string; dtype: string | null }>; requests: number }; search?: SearchReadiness };
+        return { runsIn: "server", server: { url: server.url, pid: server.pid, loadedModels: status.warm?.models ?? [], requests: status.warm?.requests ?? 0, search: status.search ?? null } };
       } catch {
         return { runsIn: "process", server: null };
       }

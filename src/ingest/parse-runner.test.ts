@@ -1,7 +1,8 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { chunkpadRejection } from "../../test/helpers/rejection.js";
-import { DEFAULT_PARSE_LIMITS } from "../core/types.js";
+import { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "../core/types.js";
+import { chunkDocument } from "../chunking/chunker.js";
 import { createParseRunner, type ParseRunner } from "./parse-runner.js";
 
 const misbehaving = { callerUrl: import.meta.url, baseName: "../../test/fixtures/misbehaving-parse-worker" };
@@ -25,6 +26,17 @@ describe("parse runner", () => {
     runner = createParseRunner({ workers: 1, timeoutMs: 60_000, maxHeapMb: 64, worker: misbehaving });
     expect((await chunkpadRejection(runner.parse(job("oom.docx")))).code).toBe("PARSE_TOO_LARGE");
     await expect(runner.parse(job("after.txt"))).resolves.toMatchObject({ title: "/nowhere/after.txt" });
+  });
+
+  it("chunks in the worker when asked, into exactly the chunks this thread would make", async () => {
+    runner = createParseRunner({ workers: 1, timeoutMs: 60_000, maxHeapMb: 512 });
+    const file = path.resolve("README.md");
+    const { drafts, ...document } = await runner.parse({ path: file, limits: DEFAULT_PARSE_LIMITS, chunking: { chunkSizeTokens: 200, chunkOverlapTokens: 30 } });
+    expect(drafts?.length).toBeGreaterThan(20);
+    expect(drafts).toEqual(chunkDocument(document, { chunkSizeTokens: 200, chunkOverlapTokens: 30 }));
+    const plain = await runner.parse({ path: file, limits: DEFAULT_PARSE_LIMITS });
+    expect(plain.drafts).toBeUndefined();
+    expect(chunkDocument(plain, DEFAULT_CHUNKING).length).toBeGreaterThan(0);
   });
 
   it("reports a worker that exits as a failed file", async () => {

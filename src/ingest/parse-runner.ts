@@ -1,7 +1,7 @@
 import type { Worker } from "node:worker_threads";
 import { spawnModuleWorker } from "../core/spawn-worker.js";
 import { ChunkpadError, type ErrorCode, ERROR_CODES } from "../core/errors.js";
-import type { ParsedDocument, ParseLimits } from "../core/types.js";
+import type { ChunkDraft, ChunkingOptions, ParsedDocument, ParseLimits } from "../core/types.js";
 import type { ParseRequest, ParseResponse } from "./parse-worker.js";
 import { timeoutError } from "./parse-timeout.js";
 
@@ -22,10 +22,15 @@ export interface ParseJob {
   limits: ParseLimits;
   /** This job's time limit, instead of the pool's (`--timeout`). */
   timeoutMs?: number;
+  /** Also chunk the document in the worker (its chunks come back as `drafts`). */
+  chunking?: ChunkingOptions;
 }
 
+/** A parsed document, and its chunks when the job asked for them. */
+export type ParseOutcome = ParsedDocument & { drafts?: ChunkDraft[] };
+
 export interface ParseRunner {
-  parse(job: ParseJob): Promise<ParsedDocument>;
+  parse(job: ParseJob): Promise<ParseOutcome>;
   close(): Promise<void>;
 }
 
@@ -69,7 +74,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
     else slot.busy = false;
   };
 
-  const runOn = (slot: Slot, job: ParseJob): Promise<ParsedDocument> =>
+  const runOn = (slot: Slot, job: ParseJob): Promise<ParseOutcome> =>
     new Promise((resolve, reject) => {
       const worker = (slot.worker ??= spawn());
       // Drain the worker's console so a chatty library cannot fill a pipe.
@@ -93,7 +98,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       };
       const onMessage = (response: ParseResponse) => {
         if (response.id !== id) return;
-        finish(() => (response.ok ? resolve(response.document) : reject(toError(response.code, response.message))));
+        finish(() => (response.ok ? resolve(response.drafts === undefined ? response.document : { ...response.document, drafts: response.drafts }) : reject(toError(response.code, response.message))));
       };
       const onError = (error: Error) => {
         discardWorker();
@@ -117,7 +122,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       worker.on("message", onMessage);
       worker.on("error", onError);
       worker.on("exit", onExit);
-      const request: ParseRequest = { id, path: job.path, password: job.password, limits: job.limits, timeoutMs };
+      const request: ParseRequest = { id, path: job.path, password: job.password, limits: job.limits, timeoutMs, ...(job.chunking === undefined ? {} : { chunking: job.chunking }) };
       worker.postMessage(request);
     });
 

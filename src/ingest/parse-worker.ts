@@ -3,7 +3,8 @@
 import { parentPort } from "node:worker_threads";
 import { isChunkpadError } from "../core/errors.js";
 import { timeoutError } from "./parse-timeout.js";
-import type { ParsedDocument, ParseLimits } from "../core/types.js";
+import type { ChunkDraft, ChunkingOptions, ParsedDocument, ParseLimits } from "../core/types.js";
+import { chunkDocument } from "../chunking/chunker.js";
 import { parseFile } from "./parse-file.js";
 
 export interface ParseRequest {
@@ -12,10 +13,12 @@ export interface ParseRequest {
   password?: string;
   limits: ParseLimits;
   timeoutMs: number;
+  /** Chunk the document here too, where its text already is (tokens counted off the main thread). */
+  chunking?: ChunkingOptions;
 }
 
 export type ParseResponse =
-  | { id: number; ok: true; document: ParsedDocument }
+  | { id: number; ok: true; document: ParsedDocument; drafts?: ChunkDraft[] }
   | { id: number; ok: false; code: string; message: string };
 
 const port = parentPort;
@@ -24,7 +27,10 @@ if (port) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), request.timeoutMs);
     parseFile(request.path, { password: request.password, limits: request.limits, signal: controller.signal, deadlineMs: Date.now() + request.timeoutMs })
-      .then((document) => port.postMessage({ id: request.id, ok: true, document } satisfies ParseResponse))
+      .then((document) => {
+        const drafts = request.chunking === undefined ? undefined : chunkDocument(document, request.chunking);
+        port.postMessage({ id: request.id, ok: true, document, ...(drafts === undefined ? {} : { drafts }) } satisfies ParseResponse);
+      })
       .catch((error: unknown) => {
         // A parser stopped by the time limit reports a cancellation; the user needs to hear "timeout".
         if (controller.signal.aborted) error = timeoutError(request.timeoutMs);

@@ -88,7 +88,7 @@ export function openApiDocument(version: string) {
     info: { title: "Chunkpad", version, description: `Local API of chunkpad serve. Every request needs the ${TOKEN_HEADER} header (the token is in server.json while the server runs), or the cookie the launch URL sets; only /api/hello answers without it.` },
     paths: {
       "/api/hello": { get: { summary: "Open without a credential: the server proves it holds the session token (HMAC-SHA256 of the nonce), so a client checks a port before it sends the token there", parameters: [{ name: "nonce", in: "query", required: true, schema: { type: "string", pattern: "^[0-9a-f]{32,128}$" } }], responses: { 200: ok("server, pid, proof"), default: error } } },
-      "/api/status": { get: { summary: "Counts and the embedding model's state", responses: { 200: ok("Status"), default: error } } },
+      "/api/status": { get: { summary: "Counts, the embedding model's state, and whether search is ready (search.ready: the keyword index is read and the vector index and query model are loaded)", responses: { 200: ok("Status"), default: error } } },
       "/api/folders": { get: { summary: "Added folders with live counts", responses: { 200: ok("Folders"), default: error } } },
       "/api/jobs": {
         get: { summary: "Jobs started on this server, newest first", responses: { 200: ok("jobs"), default: error } },

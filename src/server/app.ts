@@ -105,6 +105,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
       embeddingModel: { provider: model.provider, model: model.model, dtype: model.dtype, state: model.status.state, approximateBytes: model.approximateBytes },
       runningJobs: jobs.list().filter((job) => job.state === "running").map((job) => ({ id: job.id, kind: job.kind, subject: job.subject, events: `/api/jobs/${job.id}/events` })),
       warm: chunkpad.warmModels(),
+      search: await chunkpad.searchReadiness(),
     });
   });
 

@@ -296,11 +296,15 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         await expect(store.ensureVectorTable(3)).rejects.toMatchObject({ code: "EMBEDDING_MISMATCH" });
         const written = await store.upsertVectors([{ ref: "nope:x#1", embedHash: "h", embedding: vector(1, 0) }], "model-a");
         expect(written).toEqual({ written: 0, missingRefs: ["nope:x#1"] });
+        expect(await store.hasVectors()).toBe(false);
         await embed(store, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0, 1) });
+        expect(await store.hasVectors()).toBe(true);
         expect(await store.deleteVectors([ref(1)])).toBe(1);
         expect(await store.vectorCount()).toBe(1);
+        expect(await store.hasVectors()).toBe(true);
         await store.dropAllVectors();
         expect(await store.vectorCount()).toBe(0);
+        expect(await store.hasVectors()).toBe(false);
       });
     });
 

@@ -102,6 +102,12 @@ export interface VectorSearchOptions extends SearchScope {
   text?: TextConstraints;
 }
 
+/** The search caches a process keeps in memory (a server), and whether they are ready. */
+export interface SearchIndexStatus {
+  /** The keyword index in memory: ready once every word's list is read; null when none is kept. */
+  keyword: { ready: boolean; wordsRead: number } | null;
+}
+
 /** How many included chunks in a scope have a vector. */
 export interface EmbedCoverage {
   chunks: number;
@@ -277,6 +283,14 @@ export interface MainStore {
   dropAllVectors(): Promise<void>;
   /** Chunks with a vector. */
   vectorCount(): Promise<number>;
+  /**
+   * Caches this process keeps beside the database to search faster, and whether they are ready:
+   * the keyword index in memory (null when none is kept: a one-off command, or a backend without one).
+   * `waitUntilReady`: resolves once they are (at once when nothing is kept).
+   */
+  searchIndexStatus(options?: { waitUntilReady?: boolean }): Promise<SearchIndexStatus>;
+  /** Whether any chunk has a vector: what a search asks before every vector query, so it must not count them all. */
+  hasVectors(): Promise<boolean>;
   /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order (for export). */
   listVectors(folderId?: string): Promise<StoredVector[]>;
 

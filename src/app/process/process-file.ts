@@ -206,9 +206,11 @@ async function parseSource(context: ProcessContext, file: WalkedFile, filePath: 
       path: filePath,
       password: options.password,
       limits: context.limits,
+      chunking: context.chunking,
       ...(options.timeoutSeconds === undefined ? {} : { timeoutMs: options.timeoutSeconds * 1000 }),
     });
-    const drafts = chunkDocument(document, context.chunking);
+    // Chunked in the parse worker, where the text is; a runner that does not chunk leaves it to this thread.
+    const drafts = document.drafts ?? chunkDocument(document, context.chunking);
     if (drafts.length === 0) throw new ChunkpadError("PARSE_EMPTY", "no text found in the document");
     return { parsed: { drafts, title: document.title?.trim() || path.basename(file.relativePath), pageCount: document.pageCount ?? null, warnings: document.warnings, ocrPages: document.ocrPages } };
   } catch (error) {

@@ -31,7 +31,26 @@ export interface SearchService {
   search(query: string, options?: SearchOptions): Promise<SearchReport>;
   evaluate(options: EvaluateOptions): Promise<EvaluationReport>;
   vectorReadiness(): Promise<VectorReadiness>;
+  /**
+   * For a server: opens the store (its keyword index starts reading) and, when there are vectors,
+   * loads the query model and the vector index; resolves when all of it is ready.
+   */
+  warmUp(): Promise<SearchReadiness>;
+  /** Whether a search now runs at full speed, and what is still being read or loaded. */
+  readiness(): Promise<SearchReadiness>;
   close(): Promise<void>;
+}
+
+/**
+ * `ready`: searches now run at steady-state speed. `keywordIndex`: the keyword index in memory
+ * (null when this process keeps none). `vectors`: "cold" until warmUp runs (a one-off command),
+ * "loading" while the query model and the vector index load, "ready", or "keyword-only" (no
+ * vectors yet, or the model cannot be loaded: searches fall back to keywords).
+ */
+export interface SearchReadiness {
+  ready: boolean;
+  keywordIndex: { ready: boolean; wordsRead: number } | null;
+  vectors: "cold" | "loading" | "ready" | "keyword-only";
 }
 
 /** The embedder settings from the config; the model loads from the cache and never downloads. */
@@ -99,6 +118,36 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     }
   };
 
+  let vectors: SearchReadiness["vectors"] = "cold";
+  let warming: Promise<void> | undefined;
+  const warmVectors = async () => {
+    vectors = "loading";
+    try {
+      const readiness = await vectorReadiness();
+      if (!readiness.ready) {
+        vectors = "keyword-only";
+        return;
+      }
+      // One whole search loads the approximate index, runs the model once and counts the
+      // coverage (kept until a write), before a user's first query pays for them.
+      await search("warm up", { mode: "hybrid" });
+      vectors = "ready";
+    } catch {
+      // A model mismatch or a failed load: the user's search reports it with what to do.
+      vectors = "keyword-only";
+    }
+  };
+  const readiness = async (): Promise<SearchReadiness> => {
+    const { keyword } = await options.getStore().searchIndexStatus();
+    return { ready: (keyword?.ready ?? true) && vectors !== "loading" && vectors !== "cold", keywordIndex: keyword, vectors };
+  };
+  const warmUp = async () => {
+    const store = options.getStore();
+    warming ??= Promise.all([store.searchIndexStatus({ waitUntilReady: true }), warmVectors()]).then(() => undefined);
+    await warming;
+    return readiness();
+  };
+
   const search = (query: string, searchOptions: SearchOptions = {}) =>
     searchChunks({ store: options.getStore(), settings: options.getConfig().search, vectorReadiness, rerankReadiness }, query, searchOptions);
 
@@ -106,6 +155,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     search,
     evaluate: (evaluateOptions) => evaluateSearch({ search, vectorReadiness }, evaluateOptions),
     vectorReadiness,
+    warmUp,
+    readiness,
     async close() {
       const embedder = loaded?.embedder;
       loaded = undefined;

@@ -9,6 +9,7 @@ import { ChunkpadError, ensureNoLiveServer, findLiveServer, launchUrl, registerS
 import type { CliContext } from "../context.js";
 import { parseIntegerOption } from "../shared/io.js";
 import { describeWatchEvent } from "../shared/render.js";
+import { describeSearchIndexes } from "../shared/search-readiness.js";
 
 interface ServeFlags {
   port: number;
@@ -91,6 +92,12 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       if (flags.open) openInBrowser(launchUrl({ url, token }), dataDir);
       context.io.stderr.write(`Open the web app (this link lets your browser in; keep it to yourself):\n    ${launchUrl({ url, token })}\n`);
       if (wildcard) context.io.stderr.write("From another machine, use this machine's address or name in place of 127.0.0.1 (over plain HTTP: only on a network you trust).\n");
+      // Search gets ready now, not on the first requests: GET /api/status says when (search.ready).
+      const warmStarted = performance.now();
+      void chunkpad.warmSearch().then(
+        (search) => context.io.stderr.write(`Search ready in ${((performance.now() - warmStarted) / 1000).toFixed(1)} s: ${describeSearchIndexes(search)}.\n`),
+        (error: unknown) => context.io.stderr.write(`Search warm-up stopped: ${error instanceof Error ? error.message : String(error)}; searches still work, the first ones slower.\n`),
+      );
       const watching = new AbortController();
       const watcher = flags.watch
         ? chunkpad.watch([], { signal: watching.signal, onEvent: (event) => context.io.stderr.write(describeWatchEvent(event)) }).catch((error: unknown) => {

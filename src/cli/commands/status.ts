@@ -3,6 +3,7 @@ import { toPlainJson } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { plural, printJson } from "../shared/io.js";
 import { formatModelReport } from "../shared/render.js";
+import { describeSearchReadiness } from "../shared/search-readiness.js";
 
 /** `chunkpad status`: folders, the embedding model, where it runs (a warm server or this process), and the answer provider. */
 export function registerStatusCommand(program: Command, context: CliContext): void {
@@ -17,7 +18,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
       const model = chunkpad.modelStatus();
       const provider = providers.find((candidate) => candidate.selected) ?? null;
       if (flags.json) {
-        return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider });
+        return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider, search: host.server?.search ?? null });
       }
       const lines = [`Chunkpad ${context.version}; data in ${chunkpad.paths.dataDir}`];
       if (folders.length === 0) lines.push('No folders added yet. Run "chunkpad add <folder>" to start.');
@@ -35,6 +36,8 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
           ? `Model runs in: chunkpad serve at ${host.server.url} (pid ${host.server.pid}); search, ask and embed use its loaded model${host.server.loadedModels.length > 0 ? ` (${host.server.loadedModels.map((loaded) => loaded.model).join(", ")})` : " (it loads on first use)"}`
           : 'Model runs in: each command (no chunkpad serve running); "chunkpad serve" keeps it loaded between commands',
       );
+      const search = host.server?.search;
+      if (search) lines.push(`Search in chunkpad serve: ${describeSearchReadiness(search)}`);
       lines.push(provider ? `Answers: ${provider.provider} (${provider.model}): ${provider.ready ? "ready" : provider.detail}` : 'Answers: no provider set up. "chunkpad providers" lists them.');
       io.stdout.write(`${lines.join("\n")}\n`);
     });

@@ -1,9 +1,11 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CORPUS_DIR, parseFile, shareOfWordsFound } from "../../../test/helpers/parse.js";
 import { chunkpadRejection } from "../../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
-import { markdownParser } from "./markdown.js";
+import { markdownParser, parseMarkdown } from "./markdown.js";
+import { REPO_ROOT } from "../../../test/helpers/cli.js";
 
 function parse(markdown: string): Promise<ParsedDocument> {
   return markdownParser.parse({ path: "notes.md", data: new TextEncoder().encode(markdown), limits: DEFAULT_PARSE_LIMITS });
@@ -161,5 +163,41 @@ describe("markdownParser on the corpus", () => {
     expect(shareOfWordsFound(baseline, document)).toBeGreaterThan(0.98);
     // Embedded images are data URIs in this file; none of that may reach the text.
     expect(document.blocks.some((block) => block.text.includes("base64"))).toBe(false);
+  });
+});
+
+describe("parseMarkdown without GFM's autolink literals when none can occur", () => {
+  const treeOf = (markdown: string, autolinks: "when-possible" | "always") => parseMarkdown(markdown, { autolinks });
+  /** Every markdown file of the repository, the fixtures and the shared corpus. */
+  const files = (root: string): string[] =>
+    existsSync(root)
+      ? readdirSync(root, { withFileTypes: true, recursive: true })
+          .filter((entry) => entry.isFile() && /\.(md|markdown)$/.test(entry.name) && !entry.parentPath.includes("node_modules"))
+          .map((entry) => path.join(entry.parentPath, entry.name))
+      : [];
+  const markdownFiles = [...files(path.join(REPO_ROOT, "docs")), path.join(REPO_ROOT, "README.md"), ...files(path.join(REPO_ROOT, "test", "fixtures")), ...files(CORPUS_DIR)];
+  const edgeCases = [
+    "Title\n=====\n\nSub\n---\n\ntext under it",
+    "```js\nconst a = 1; // not *emphasis*\n```\n\n~~~\n# not a heading\n~~~\n\n    indented code\n",
+    "| a | b |\n|---|:-:|\n| 1 | *2* |\n| x \\| y | z |\n\nnot | a | table",
+    "<div>\n*not emphasis* in HTML\n</div>\n\n<!-- comment -->\n\n<br>",
+    "- one\n- two\n  - nested\n\n1. first\n2) other\n\n- [x] done\n- [ ] to do",
+    "~~struck~~ and ~single~ and ~~~not\n\nA note[^1].\n\n[^1]: The note.",
+    "snake_case_words and _emphasis_ and __strong__ and a\\_b and foo*bar*baz",
+    "wwwexample.com http:/broken ftp:example user at example.com ww.x.y www and www,x [link](relative/path) <not-an-autolink>",
+    "> quote\nlazy line\n\n***\n\n&amp; &copy; &#35; \\* \\_ \\[",
+  ];
+
+  it("gives the same tree as full GFM for every text without www., :// or @", () => {
+    const texts = [...edgeCases, ...markdownFiles.map((file) => readFileSync(file, "utf8"))]
+      // Real files with their links and addresses taken out, so the claim is tested on real structure.
+      .map((text) => text.replace(/www\./gi, "www-").replace(/:\/\//g, ":/ /").replaceAll("@", " at "));
+    expect(texts.length).toBeGreaterThan(30);
+    for (const text of texts) expect(treeOf(text, "when-possible")).toEqual(treeOf(text, "always"));
+  });
+
+  it("still reads autolink literals where they can occur", () => {
+    const tree = JSON.stringify(treeOf("See www.example.com, https://example.org/x_y_z or me@example.com.", "when-possible"));
+    expect(tree.match(/"type":"link"/g)).toHaveLength(3);
   });
 });

@@ -157,6 +157,24 @@ describe("the approximate vector index", () => {
     expect(same / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
   });
 
+  it("searches a saved index without building it, and still follows changes another process makes afterwards", () => {
+    const file = databaseFile();
+    const first = open(file);
+    const { chunks } = seed(first, vectors);
+    first.close();
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    // A one-off search maps the saved file (nothing to apply from the log) and answers from it.
+    const reader = open(file);
+    expectNearlySame(refs(reader, queries[0] as Float32Array), refs(exact, queries[0] as Float32Array));
+    expect(reader.vectorIndexInfo()).toMatchObject({ loaded: chunks.length, builds: 0 });
+    // Then another process moves a chunk's vector: the mapped index cannot change, so the reader takes a copy and applies it.
+    const writer = open(file);
+    const moved = chunks[7] as (typeof chunks)[number];
+    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: queries[3] as Float32Array }], "model");
+    expect(refs(reader, queries[3] as Float32Array)[0]).toBe(moved.ref);
+    expect(reader.vectorIndexInfo()).toMatchObject({ loaded: chunks.length, builds: 0 });
+  });
+
   it("rebuilds from the rows when the index file is missing or damaged", () => {
     const file = databaseFile();
     const store = open(file);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeywordTerm } from "../../core/keyword-query.js";
 import { quoteWords } from "../../core/keyword-query.js";
 import { openDatabase } from "./database.js";
+import { createMemoryKeywordIndex } from "./keyword-index.js";
 import { toMatchExpression } from "./fts-query.js";
 import type { FtsHit } from "./keyword.js";
 import type { SqliteMainStore } from "./main-store.js";
@@ -170,5 +171,34 @@ describe.each(READ_STATES)("keyword index in memory, $state", ({ warm }) => {
       inMemory([{ word: "neverseenword", prefix: false }, { word: vocabulary[5] as string, prefix: false }], "any", [], { limit: 10 }),
       byFts5([{ word: "neverseenword", prefix: false }, { word: vocabulary[5] as string, prefix: false }], "any", [], { limit: 10 }),
     );
+  });
+});
+
+describe("keyword index in memory, read in the background", () => {
+  it("reads every word to the end while the process is idle, and says when it is ready", async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-keyword-warm-"));
+    const writer = openSqliteMainStore({ path: path.join(directory, "chunkpad.db"), loadVectorExtension: false });
+    try {
+      const folderId = writer.upsertFolder("/a", "/a/_chunks").id;
+      // 400 distinct words: one word per slice is 400 turns of the event loop.
+      const words = Array.from({ length: 400 }, (_, index) => `word${index.toString(36)}q`);
+      for (let document = 0; document < 40; document++) {
+        const chunks = Array.from({ length: 5 }, (_, chunk) => ({ content: words.slice((document * 10 + chunk * 2) % 390, ((document * 10 + chunk * 2) % 390) + 10).join(" "), meta: {} }));
+        writer.syncDocument({ folderId, relativePath: `d${document}.md`, title: `Document ${document}`, documentType: "md", fileSize: 1, pageCount: null, chunks });
+      }
+      const db = openDatabase({ path: path.join(directory, "chunkpad.db") });
+      const index = createMemoryKeywordIndex({ db, table: "chunks_fts", weights: { title: 2, content: 1 }, sliceMs: 0 });
+      expect(index.status().ready).toBe(false);
+      // Nothing else happens in this process: an index that read only when the event loop woke for something else never gets here.
+      await index.whenReady();
+      expect(index.status()).toEqual({ ready: true, wordsRead: expect.any(Number) });
+      expect(index.status().wordsRead).toBeGreaterThanOrEqual(words.length);
+      expect(index.warm(Number.POSITIVE_INFINITY)).toBe(false);
+      index.close();
+      db.close();
+    } finally {
+      writer.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

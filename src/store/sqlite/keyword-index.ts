@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from "./database.js";
 import type { KeywordTerm } from "../../core/keyword-query.js";
 import { compareTerms, createFtsTokenizer, createFtsVocabulary, readVarints } from "./fts5-reading.js";
+import { createBackgroundReader } from "./background-reader.js";
 import { B, idfOf, K1, PostingsBuilder, rankAll, rankAny, TopRows, type Phrase, type Postings } from "./keyword-rank.js";
 
 /**
@@ -27,6 +28,10 @@ export interface MemoryKeywordIndex {
    * every word is read. Words a search needs are read when it needs them in any case.
    */
   warm(budgetMs: number): boolean;
+  /** Ready once every word's list is in memory; words read so far. */
+  status(): { ready: boolean; wordsRead: number };
+  /** Resolves when every word's list is in memory (or the index is closed). */
+  whenReady(): Promise<void>;
   /** Builds made (tests, benchmarks). */
   builds(): number;
   close(): void;
@@ -39,15 +44,17 @@ export interface MemoryKeywordIndexOptions {
   weights: { title: number; content: number };
   /** Read every word's list in the background, a slice per turn of the event loop (default true). */
   background?: boolean;
+  /** How long one background slice may hold the event loop (tests: 0, one word a slice). */
+  sliceMs?: number;
 }
 
-/** How long one background slice may hold the event loop. */
-const WARM_SLICE_MS = 20;
+/** How long one background slice may hold the event loop (a request arriving meanwhile waits for it). */
+const WARM_SLICE_MS = 5;
 
 /** Changed chunks kept beside the main lists before they are folded in (a pass over every list). */
 const FOLD_AFTER = 2_000;
 
-export function createMemoryKeywordIndex({ db, table, weights, background = true }: MemoryKeywordIndexOptions): MemoryKeywordIndex {
+export function createMemoryKeywordIndex({ db, table, weights, background = true, sliceMs = WARM_SLICE_MS }: MemoryKeywordIndexOptions): MemoryKeywordIndex {
   const tokenizer = createFtsTokenizer(db, table, weights);
   const vocabulary = createFtsVocabulary(db, table, weights);
   const allSizes = db.prepare<[], [number, Uint8Array]>(`SELECT id, sz FROM ${table}_docsize`).raw();
@@ -60,7 +67,6 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   ).raw();
 
   let built = false;
-  let closed = false;
   let builds = 0;
   let seen = 0;
   let rowCount = 0;
@@ -171,20 +177,8 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   }
 
   /** Reads the next words in the background, a slice at a time, until all are read. */
-  let warmTimer: NodeJS.Immediate | null = null;
-  function scheduleWarm(): void {
-    if (!background || warmTimer !== null || closed) return;
-    warmTimer = setImmediate(() => {
-      warmTimer = null;
-      if (closed || !db.open) return;
-      try {
-        if (warm(WARM_SLICE_MS)) scheduleWarm();
-      } catch {
-        // The connection is busy or closing: searches still read the words they need.
-      }
-    });
-    warmTimer.unref();
-  }
+  const reader = createBackgroundReader({ step: (budgetMs) => db.open && warm(budgetMs), sliceMs, enabled: background });
+  const scheduleWarm = () => reader.schedule();
 
   function warm(budgetMs: number): boolean {
     if (!built) build();
@@ -197,6 +191,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     }
     warmComplete = true;
     sortedTerms = null;
+    reader.done();
     return false;
   }
 
@@ -382,10 +377,11 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       return rows;
     },
     warm,
+    status: () => ({ ready: built && warmComplete, wordsRead: main.size }),
+    whenReady: () => reader.whenDone(built && warmComplete),
     builds: () => builds,
     close() {
-      closed = true;
-      if (warmTimer !== null) clearImmediate(warmTimer);
+      reader.close();
       tokenizer.close();
     },
   };

@@ -47,6 +47,10 @@ export interface KeywordStore {
   keywordIndexBuilds(): number;
   /** Reads more of the keyword index in memory now, for about `budgetMs` (default: all of it); true while more remains. */
   warmKeywordIndex(budgetMs?: number): boolean;
+  /** The keyword index in memory: ready once every word is read; null when this store keeps none. */
+  keywordIndexStatus(): { ready: boolean; wordsRead: number } | null;
+  /** Resolves once every word of the keyword index in memory is read (at once without one). */
+  whenKeywordIndexReady(): Promise<void>;
   closeKeywordIndex(): void;
 }
 
@@ -200,6 +204,8 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
 
     keywordIndexBuilds: () => index?.builds() ?? 0,
     warmKeywordIndex: (budgetMs = Number.POSITIVE_INFINITY) => index?.warm(budgetMs) ?? false,
+    keywordIndexStatus: () => index?.status() ?? null,
+    whenKeywordIndexReady: () => index?.whenReady() ?? Promise.resolve(),
 
     closeKeywordIndex() {
       index?.close();

@@ -129,6 +129,11 @@ export function toContract(engine: SqliteMainStore): MainStore {
     embedState: call(engine.embedState),
     dropAllVectors: call(engine.dropAllVectors),
     vectorCount: call(engine.vectorCount),
+    hasVectors: call(engine.hasVectors),
+    async searchIndexStatus(options = {}) {
+      if (options.waitUntilReady) await engine.whenKeywordIndexReady();
+      return { keyword: engine.keywordIndexStatus() };
+    },
     listVectors: call(engine.listVectors),
     getMeta: call(engine.getMeta),
     setMeta: call(engine.setMeta),

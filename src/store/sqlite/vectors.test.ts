@@ -103,6 +103,7 @@ describe("vector storage and search (sqlite-vec)", () => {
     embedAll(store, { [ref(1)]: vector(1, 0, 0, 0), [ref(2)]: vector(0, 1, 0, 0), [ref(1, "plants.md")]: vector(0, 0, 1, 0) });
     expect(store.embedCoverage()).toEqual({ chunks: 5, embedded: 3 });
     store.setIncluded([ref(1)], false);
+    expect(store.embedCoverage()).toEqual({ chunks: 4, embedded: 2 });
     expect(store.embedCoverage({ folderIds: [folderId] })).toEqual({ chunks: 4, embedded: 2 });
     const plants = store.findDocuments("plants.md")[0]?.id as string;
     expect(store.embedCoverage({ documentIds: [plants] })).toEqual({ chunks: 1, embedded: 1 });
@@ -112,6 +113,11 @@ describe("vector storage and search (sqlite-vec)", () => {
     embedAll(other, { [ref(3)]: vector(0, 0, 0, 1) });
     other.close();
     expect(store.embedCoverage({ folderIds: [folderId] })).toEqual({ chunks: 4, embedded: 3 });
+    // A review decision outlives its chunk (it follows the text): a deleted chunk counts nowhere.
+    store.setIncluded([ref(1, "plants.md")], false);
+    store.deleteDocument(folderId, "plants.md");
+    expect(store.embedCoverage()).toEqual({ chunks: 3, embedded: 2 });
+    expect(store.embedCoverage({ folderIds: [folderId] })).toEqual({ chunks: 3, embedded: 2 });
   });
 
   it("refuses vectors of another size with EMBEDDING_MISMATCH until re-embedded", () => {

@@ -62,6 +62,8 @@ export interface VectorStore {
   dropAllVectors(): void;
   /** Chunks with a vector. Works without sqlite-vec. */
   vectorCount(): number;
+  /** Whether any chunk has a vector (one row read, where vectorCount reads them all). Works without sqlite-vec. */
+  hasVectors(): boolean;
   /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order. */
   listVectors(folderId?: string): StoredVector[];
   /** For the other stores: delete vectors of chunks they are deleting (no-op without vectors). */
@@ -86,6 +88,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     INSERT INTO embedded_chunk_refs (chunk_ref, content_hash, fingerprint, embedded_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (chunk_ref) DO UPDATE SET content_hash = excluded.content_hash, fingerprint = excluded.fingerprint, embedded_at = excluded.embedded_at`);
   const forgetEmbed = db.prepare("DELETE FROM embedded_chunk_refs WHERE chunk_ref = ?");
+  const anyVector = db.prepare<[], number>("SELECT EXISTS (SELECT 1 FROM embedded_chunk_refs)").pluck();
 
   function requireVectors(): void {
     if (!support.available) throw vectorUnavailableError(support);
@@ -199,7 +202,13 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     return coverageCache.get(JSON.stringify([scope.folderIds ?? null, scope.documentIds ?? null]), () => countEmbedCoverage(scope));
   }
 
+  // Without a scope: every row counted from the narrow tables, less the excluded ones (few),
+  // instead of a lookup per chunk (5× faster at 20k chunks; embed records exist only for chunks).
+  const wholeCoverage = db.prepare<[], { chunks: number; embedded: number }>(`
+    SELECT (SELECT COUNT(*) FROM chunks) - (SELECT COUNT(*) FROM chunk_reviews r JOIN chunks c ON c.ref = r.ref WHERE r.included = 0) AS chunks,
+      (SELECT COUNT(*) FROM embedded_chunk_refs) - (SELECT COUNT(*) FROM chunk_reviews r JOIN embedded_chunk_refs e ON e.chunk_ref = r.ref WHERE r.included = 0) AS embedded`);
   function countEmbedCoverage(scope: SearchScope): EmbedCoverage {
+    if (scope.folderIds === undefined && scope.documentIds === undefined) return wholeCoverage.get() ?? { chunks: 0, embedded: 0 };
     const filter = scopeConditions(scope);
     const row = db
       .prepare<unknown[], { chunks: number; embedded: number | null }>(
@@ -364,6 +373,8 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     vectorCount() {
       return db.prepare<[], number>("SELECT COUNT(*) FROM embedded_chunk_refs").pluck().get() ?? 0;
     },
+
+    hasVectors: () => anyVector.get() === 1,
   };
 }
 

@@ -1,0 +1,208 @@
+/**
+ * Search on the paths users take (issue 22), in one run, each figure beside its target:
+ * - one-off CLI `chunkpad search --mode keyword|vector|hybrid` (process start to exit, CPU time),
+ *   with no server running;
+ * - in process: the public API (openChunkpad with the keyword index in memory, as serve keeps it);
+ * - through `chunkpad serve` over real HTTP (GET /api/search with the session token): keyword
+ *   requests from the moment it listens (while it gets ready), the first request of each mode once
+ *   its log says search is ready, then steady state; the server's CPU per request from /proc.
+ * Nothing is stubbed: the query is embedded by the real model (the fixture model
+ * ../shared/models/tiny-bert, 64 dims: the only model this machine has, so vectors are 64-dim,
+ * not bge's 768) and every vector check a request makes (readiness, coverage, the HNSW index) runs.
+ *
+ * The database: three sample documents added and embedded by the real CLI, then grown through the
+ * store API to CHUNKS chunks (CISI text; clustered 64-dim vectors stamped like the real ones).
+ * Build first (`npm run build`): `npx tsx bench/serve-search.ts [chunks=20000] [queries=200]`.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openChunkpad } from "../src/index.js";
+import { openMainStore } from "../src/store/index.js";
+import { embedTextHash } from "../src/core/chunk-ref.js";
+import { parseSmartDocuments, parseSmartQueries } from "../src/search/smart-format.js";
+import { percentile, seededRandom, vectorSampler } from "./vectors.js";
+
+const CHUNKS = Number(process.argv[2] ?? 20_000);
+const QUERIES = Number(process.argv[3] ?? 200);
+const ONE_OFF_RUNS = 5;
+const CHUNKS_PER_DOCUMENT = 10;
+const bin = path.resolve("bin/chunkpad.js");
+const model = path.resolve("../shared/models/tiny-bert");
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-serve-bench-"));
+const env = { PATH: process.env.PATH, HOME: home, CHUNKPAD_HOME: home };
+const modes = ["keyword", "vector", "hybrid"] as const;
+
+const cisi = path.resolve("../shared/ir/cisi");
+const words = parseSmartDocuments(fs.readFileSync(path.join(cisi, "CISI.ALL"), "utf8"))
+  .map((document) => `${document.title} ${document.text}`)
+  .join(" ")
+  .split(/\s+/)
+  .filter(Boolean);
+const queries = [...parseSmartQueries(fs.readFileSync(path.join(cisi, "CISI.QRY"), "utf8")).values()]
+  .map((text) => text.split(/\s+/).filter((word) => /^[A-Za-z]{4,}$/.test(word)).slice(0, 4).join(" "))
+  .filter(Boolean);
+const queryAt = (index: number) => queries[index % queries.length] as string;
+
+function cli(args: string[], extra: NodeJS.ProcessEnv = {}): { cpuMs: number; wallMs: number } {
+  const started = performance.now();
+  const result = spawnSync("/usr/bin/time", ["-f", "%U %S", process.execPath, bin, ...args], { env: { ...env, ...extra }, encoding: "utf8" });
+  const wallMs = performance.now() - started;
+  if (result.status !== 0) throw new Error(`chunkpad ${args.join(" ")} failed:\n${result.stderr}`);
+  const [user, system] = (result.stderr.trim().split("\n").at(-1) ?? "0 0").split(" ").map(Number);
+  return { cpuMs: ((user ?? 0) + (system ?? 0)) * 1000, wallMs };
+}
+
+async function buildDatabase(): Promise<void> {
+  const folder = path.join(home, "docs");
+  fs.mkdirSync(folder);
+  fs.writeFileSync(path.join(folder, "river.md"), "# River\n\nThe grey heron waits by the river at dawn.\n");
+  cli(["add", folder]);
+  cli(["embed", "--model", model, "--yes"]);
+  const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+  const [stamped] = (await store.embedState()).filter((row) => row.embeddedFingerprint !== null);
+  const fingerprint = stamped?.embeddedFingerprint as string;
+  const folderId = (await store.listFolders())[0]?.id as string;
+  const dimensions = (await store.vectorDimensions()) as number;
+  const drawVector = vectorSampler(dimensions, 42);
+  const next = seededRandom(7);
+  for (let first = 0; first < CHUNKS; first += CHUNKS_PER_DOCUMENT) {
+    const relativePath = `grown/${String(first / CHUNKS_PER_DOCUMENT).padStart(6, "0")}.md`;
+    const chunks = Array.from({ length: Math.min(CHUNKS_PER_DOCUMENT, CHUNKS - first) }, (_, index) => {
+      const start = Math.floor(next() * (words.length - 120));
+      return { content: words.slice(start, start + 120).join(" "), meta: { section: `Part ${index + 1}` } };
+    });
+    await store.syncDocument({ folderId, relativePath, title: `Document ${first / CHUNKS_PER_DOCUMENT}`, documentType: "md", fileSize: 1000, pageCount: null, chunks });
+    const stored = await store.listChunks({ folderId, relativePath });
+    await store.upsertVectors(stored.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: drawVector() })), fingerprint);
+  }
+  // Closing saves the HNSW index, as an embed run does.
+  await store.close();
+}
+
+interface Timed {
+  p50: number;
+  p95: number;
+  cpuPerRequest?: number;
+}
+const timed = (times: number[], cpuMs?: number): Timed => ({ p50: percentile(times, 0.5), p95: percentile(times, 0.95), ...(cpuMs === undefined ? {} : { cpuPerRequest: cpuMs / times.length }) });
+
+async function inProcess(): Promise<Record<string, Timed>> {
+  const chunkpad = openChunkpad({ env, keywordIndexInMemory: true });
+  try {
+    await chunkpad.warmSearch();
+    const figures: Record<string, Timed> = {};
+    for (const mode of modes) {
+      const times: number[] = [];
+      const cpu = process.cpuUsage();
+      for (let index = 0; index < QUERIES; index++) {
+        const started = performance.now();
+        await chunkpad.search(queryAt(index), { mode });
+        times.push(performance.now() - started);
+      }
+      const used = process.cpuUsage(cpu);
+      figures[mode] = timed(times, (used.user + used.system) / 1000);
+    }
+    return figures;
+  } finally {
+    await chunkpad.close();
+  }
+}
+
+/** utime + stime of a process, in ms (Linux /proc). */
+function processCpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+async function throughServe() {
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const startedAt = performance.now();
+  let log = "";
+  let readyAt = 0;
+  const ready = new Promise<void>((resolve) =>
+    child.stderr.on("data", (data: Buffer) => {
+      log += data.toString();
+      if (readyAt === 0 && log.includes("Search ready")) {
+        readyAt = performance.now();
+        resolve();
+      }
+    }),
+  );
+  await new Promise<void>((resolve) => child.stderr.on("data", () => log.includes("Chunkpad API on") && resolve()));
+  const info = JSON.parse(fs.readFileSync(path.join(home, "data", "server.json"), "utf8")) as { url: string; token: string };
+  const request = async (query: string, mode: string) => {
+    const started = performance.now();
+    const response = await fetch(`${info.url}/api/search?q=${encodeURIComponent(query)}&mode=${mode}`, { headers: { "x-chunkpad-token": info.token } });
+    if (response.status !== 200) throw new Error(`search answered ${response.status}: ${await response.text()}`);
+    const report = (await response.json()) as { mode: string };
+    if (report.mode !== mode) throw new Error(`asked for ${mode}, got ${report.mode}`);
+    return performance.now() - started;
+  };
+  // Keyword requests from the moment it listens, until search is ready (the users of the first minute).
+  const early: number[] = [];
+  let isReady = false;
+  void ready.then(() => (isReady = true));
+  while (!isReady && early.length < 2_000) early.push(await request(queryAt(early.length), "keyword"));
+  await ready;
+  const first: Record<string, number> = {};
+  for (const [index, mode] of modes.entries()) first[mode] = await request(queryAt(1_000 + index), mode);
+  const steady: Record<string, Timed> = {};
+  for (const mode of modes) {
+    const times: number[] = [];
+    const cpu = processCpuMs(child.pid as number);
+    for (let index = 0; index < QUERIES; index++) times.push(await request(queryAt(index), mode));
+    steady[mode] = timed(times, processCpuMs(child.pid as number) - cpu);
+  }
+  const peak = peakRssMb(child.pid as number);
+  child.kill("SIGTERM");
+  await new Promise((resolve) => child.on("close", resolve));
+  return { readySeconds: (readyAt - startedAt) / 1000, early: timed(early), earlyCount: early.length, first, steady, peak, log };
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
+
+async function main(): Promise<void> {
+  const buildStarted = performance.now();
+  await buildDatabase();
+  console.log(`serve-search: ${CHUNKS.toLocaleString("en")} chunks (+1 real), 64-dim vectors (fixture model), ${QUERIES} queries per mode, ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}; built in ${((performance.now() - buildStarted) / 1000).toFixed(0)} s`);
+
+  const oneOff: Record<string, { cpu: number; wall: number }> = {};
+  for (const mode of modes) {
+    const runs = Array.from({ length: ONE_OFF_RUNS }, (_, index) => cli(["search", queryAt(index), "--mode", mode, "--json"], { CHUNKPAD_SERVER: "off" }));
+    oneOff[mode] = { cpu: percentile(runs.map((run) => run.cpuMs), 0.5), wall: percentile(runs.map((run) => run.wallMs), 0.5) };
+  }
+  console.log(`\none-off CLI search (no server), median of ${ONE_OFF_RUNS} runs: CPU (wall)`);
+  for (const mode of modes) console.log(`  ${mode.padEnd(8)} ${ms(oneOff[mode]?.cpu ?? 0).padStart(10)} (${ms(oneOff[mode]?.wall ?? 0)})`);
+  const keywordCpu = oneOff.keyword?.cpu ?? 1;
+  for (const mode of ["vector", "hybrid"]) {
+    const ratio = (oneOff[mode]?.cpu ?? 0) / keywordCpu;
+    console.log(`  ${mode} / keyword CPU ${ratio.toFixed(2)}×   target ≤ 1.5× (issue 22; was 621 / 270 ms = 2.3× at 100k × 768): ${verdict(ratio <= 1.5)}`);
+  }
+
+  const local = await inProcess();
+  const served = await throughServe();
+  console.log(`\nin process (openChunkpad, indexes warm) vs through chunkpad serve (HTTP), p50 / p95, CPU per request`);
+  for (const mode of modes) {
+    const here = local[mode] as Timed;
+    const there = served.steady[mode] as Timed;
+    console.log(
+      `  ${mode.padEnd(8)} in process ${ms(here.p50)} / ${ms(here.p95)}, ${ms(here.cpuPerRequest ?? 0)} CPU   serve ${ms(there.p50)} / ${ms(there.p95)}, ${ms(there.cpuPerRequest ?? 0)} server CPU`,
+    );
+  }
+  const vectorRatio = (served.steady.vector?.p50 ?? 0) / (local.vector?.p50 ?? 1);
+  console.log(`  vector through serve / in process (p50): ${vectorRatio.toFixed(2)}×   target ≤ 1.5×: ${verdict(vectorRatio <= 1.5)}`);
+  console.log(`\nchunkpad serve from start: search ready after ${served.readySeconds.toFixed(1)} s; ${served.earlyCount} keyword requests before that: p50 ${ms(served.early.p50)}, p95 ${ms(served.early.p95)}   target p50 ≤ 5 ms from the first minute: ${verdict(served.early.p50 <= 5)}`);
+  for (const mode of modes) {
+    const ratio = (served.first[mode] ?? 0) / (served.steady[mode]?.p50 ?? 1);
+    console.log(`  first ${mode} request once ready ${ms(served.first[mode] ?? 0)} = ${ratio.toFixed(1)}× steady p50   target ≤ 2×: ${verdict(ratio <= 2)}`);
+  }
+  console.log(`  serve peak RSS ${served.peak.toFixed(0)} MB`);
+  console.log(`  log: ${served.log.split("\n").filter((line) => line.startsWith("Search")).join(" ")}`);
+  fs.rmSync(home, { recursive: true, force: true });
+}
+
+await main();

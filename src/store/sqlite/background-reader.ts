@@ -1,0 +1,58 @@
+/**
+ * Work done in slices between a server's requests until it is finished: one slice per turn of
+ * the event loop, each at most `sliceMs` long, so a request that arrives waits at most a slice.
+ *
+ * The immediate stays referenced. An unreferenced one runs only when something else wakes the
+ * event loop, so an idle server did a few slices and then nothing, and its first searches paid
+ * for the rest (issue 22). `close()` cancels it, so it never keeps a finished process alive.
+ */
+export interface BackgroundReader {
+  /** Starts (or goes on) reading in slices; a no-op while a slice is scheduled or after close. */
+  schedule(): void;
+  /** Call when the work is complete: resolves every `whenDone`. */
+  done(): void;
+  /** Resolves once the work is complete, or the reader is closed. */
+  whenDone(complete: boolean): Promise<void>;
+  close(): void;
+}
+
+export function createBackgroundReader({ step, sliceMs, enabled }: { step: (budgetMs: number) => boolean; sliceMs: number; enabled: boolean }): BackgroundReader {
+  let timer: NodeJS.Immediate | null = null;
+  let closed = false;
+  let waiters: Array<() => void> = [];
+  const settle = () => {
+    const resolved = waiters;
+    waiters = [];
+    for (const resolve of resolved) resolve();
+  };
+  function schedule(): void {
+    if (!enabled || timer !== null || closed) return;
+    timer = setImmediate(() => {
+      timer = null;
+      if (closed) return;
+      try {
+        if (step(sliceMs)) schedule();
+      } catch {
+        // The connection is busy or closing: searches still read what they need.
+      }
+    });
+  }
+  return {
+    schedule,
+    done: settle,
+    whenDone(complete) {
+      if (complete || closed) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        if (enabled) schedule();
+        else if (!step(Number.POSITIVE_INFINITY)) settle();
+      });
+    },
+    close() {
+      closed = true;
+      if (timer !== null) clearImmediate(timer);
+      timer = null;
+      settle();
+    },
+  };
+}
