@@ -51,8 +51,8 @@ beforeAll(async () => {
   fs.mkdirSync(home);
   // `npm pack` runs `prepare` (the build), as it does before a publish.
   const packed = await run("npm", ["pack", "--pack-destination", work, "--json"], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
-  const [{ filename }] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string }>;
-  const tarball = path.join(work, path.basename(filename));
+  const [packReport] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string }>;
+  const tarball = path.join(work, path.basename(packReport?.filename ?? "chunkpad.tgz"));
   const installed = await run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tarball], {
     cwd: work,
     env: cleanEnv(),
@@ -69,8 +69,8 @@ afterAll(() => {
 describe("npm pack, then npm install -g from the tarball into an empty prefix", () => {
   it("packs the built CLI and web app and nothing else", async () => {
     const listing = await run("npm", ["pack", "--dry-run", "--ignore-scripts", "--json"], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
-    const [{ files }] = JSON.parse(listing.stdout.slice(listing.stdout.indexOf("["))) as Array<{ files: Array<{ path: string }> }>;
-    const paths = files.map((file) => file.path);
+    const [packReport] = JSON.parse(listing.stdout.slice(listing.stdout.indexOf("["))) as Array<{ files: Array<{ path: string }> }>;
+    const paths = (packReport?.files ?? []).map((file) => file.path);
     expect(paths).toContain("bin/chunkpad.js");
     expect(paths).toContain("dist/cli/main.js");
     expect(paths).toContain("dist/web/index.html");
