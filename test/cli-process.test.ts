@@ -63,11 +63,12 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     expect(first.chunksWritten).toBe(first.processed.reduce((sum, file) => sum + file.chunks, 0));
   });
 
-  it("reports broken, encrypted, empty and unsupported files with reasons, and skips hidden ones and links that leave the folder", () => {
+  it("reports broken and encrypted files as failures and empty and unsupported ones as skips, with reasons, and skips hidden ones and links that leave the folder", () => {
     const failures = Object.fromEntries(first.failed.map((failure) => [failure.path, failure.code]));
-    expect(failures).toEqual({ "broken.pdf": "PARSE_MALFORMED", "locked.pdf": "PARSE_ENCRYPTED", "empty.txt": "PARSE_EMPTY" });
+    expect(failures).toEqual({ "broken.pdf": "PARSE_MALFORMED", "locked.pdf": "PARSE_ENCRYPTED" });
     expect(first.failed.find((failure) => failure.path === "locked.pdf")?.message).toMatch(/password/i);
     const skipped = Object.fromEntries(first.skipped.map((skip) => [skip.relativePath, skip.reason]));
+    expect(skipped["empty.txt"]).toMatch(/no text/);
     expect(skipped["picture.xyz"]).toMatch(/unsupported/);
     expect(skipped["outside-link"]).toMatch(/leaves the folder/);
     const everything = JSON.stringify(first);
