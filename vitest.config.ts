@@ -16,7 +16,7 @@ export default defineConfig({
       { extends: true, test: { name: "corpus", include: CORPUS_TESTS } },
       { extends: true, test: { name: "integration", include: ["test/**/*.test.ts"], exclude: PACKAGE_TESTS } },
       // npm pack, then a global install from the registry (better-sqlite3 compiles): minutes.
-      { extends: true, test: { name: "package", include: PACKAGE_TESTS, testTimeout: 120_000, hookTimeout: 900_000 } },
+      { extends: true, test: { name: "package", include: PACKAGE_TESTS, testTimeout: 120_000, hookTimeout: 1_200_000 } },
     ],
   },
 });
