@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 /** The real-document corpus and OCR: slow, so in their own project (`npm run test:corpus`). */
-const CORPUS_TESTS = ["src/ingest/corpus-*.test.ts", "src/ingest/extraction-quality.test.ts", "src/ingest/ocr.test.ts"];
+const CORPUS_TESTS = ["src/ingest/corpus-*.test.ts", "src/ingest/extraction-quality.test.ts", "src/ingest/ocr.test.ts", "src/ingest/parsers/conformance.test.ts"];
 /** Packs, installs into a temporary prefix and runs it: CI's last step (`npm run test:package`). */
 const PACKAGE_TESTS = ["test/package/**/*.test.ts"];
 
