@@ -47,6 +47,19 @@ export interface ArchivedFolder {
   /** Source documents in the archive (with --with-sources), relative to the folder. */
   sources: string[];
   vectors: ArchivedVector[];
+  /**
+   * Files that failed or had nothing to index, with why, so an import does not parse them again
+   * while they are unchanged. Absent in archives from before it was kept.
+   */
+  unindexed?: ArchivedUnindexed[];
+}
+
+export interface ArchivedUnindexed {
+  relativePath: string;
+  sourceHash: string;
+  status: "failed" | "skipped";
+  errorCode: string | null;
+  errorMessage: string | null;
 }
 
 export interface Manifest {

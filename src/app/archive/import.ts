@@ -6,6 +6,7 @@ import { embedTextHash } from "../../core/chunk-ref.js";
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkingOptions } from "../../core/types.js";
 import { describeIdentity, databaseFingerprint, differingFields, readStoredFingerprint, sameIdentity, type ModelIdentity } from "../../embedding/vector-fingerprint.js";
+import { recordedMtimeMs } from "../../ingest/walk.js";
 import { openZip } from "../../ingest/zip.js";
 import { META_KEYS, type MainStore, type StoredFolder } from "../../store/index.js";
 import { hashFileIfPresent, isFolderWritable } from "../process/files.js";
@@ -93,7 +94,7 @@ export async function importArchive({ store, configuredIdentity, fallbackChunksR
     if (known && (await store.listDocuments(known.id)).length > 0) {
       throw new ChunkpadError("INVALID_ARGUMENT", `${real} is already added with documents; importing would mix two indexes. Import into another folder with --into, or remove it first ("chunkpad remove ${real}").`);
     }
-    for (const relative of [...archived.chunkFiles, ...archived.sources, ...archived.documents.map((document) => document.relativePath)]) checkEntryPath(relative, absolute);
+    for (const relative of [...archived.chunkFiles, ...archived.sources, ...archived.documents.map((document) => document.relativePath), ...(archived.unindexed ?? []).map((file) => file.relativePath)]) checkEntryPath(relative, absolute);
     for (const relative of archived.sources) {
       const target = path.join(real, ...relative.split("/"));
       const existing = await fs.readFile(target).catch(() => undefined);
@@ -163,7 +164,7 @@ export async function importArchive({ store, configuredIdentity, fallbackChunksR
       if (document.source && hash !== undefined && hash === document.source.sourceHash) {
         const stat = await fs.stat(sourcePath);
         await store.upsertSource({
-          folderId: folder.id, relativePath: document.relativePath, size: stat.size, mtimeMs: stat.mtimeMs,
+          folderId: folder.id, relativePath: document.relativePath, size: stat.size, mtimeMs: recordedMtimeMs(stat),
           sourceHash: hash, chunkFileHash: document.source.chunkFileHash, syncedChunkFileHash: document.source.syncedChunkFileHash,
           status: "processed", errorCode: null, errorMessage: null, processedAt: new Date().toISOString(),
         });
@@ -171,6 +172,18 @@ export async function importArchive({ store, configuredIdentity, fallbackChunksR
       } else {
         imported.sourcesMissing.push(document.relativePath);
       }
+    }
+
+    // What could not be indexed stays known while the file is unchanged: no parsing it again.
+    for (const file of archived.unindexed ?? []) {
+      const sourcePath = path.join(root, ...file.relativePath.split("/"));
+      if ((await hashFileIfPresent(sourcePath)) !== file.sourceHash) continue;
+      const stat = await fs.stat(sourcePath);
+      await store.upsertSource({
+        folderId: folder.id, relativePath: file.relativePath, size: stat.size, mtimeMs: recordedMtimeMs(stat),
+        sourceHash: file.sourceHash, chunkFileHash: null, syncedChunkFileHash: null,
+        status: file.status, errorCode: file.errorCode, errorMessage: file.errorMessage, processedAt: new Date().toISOString(),
+      });
     }
 
     if (importVectors && manifest.embedding && archived.vectors.length > 0) imported.vectors = await restoreVectors(store, zip.read(`${archived.prefix}vectors.f32`), archived, folder, manifest.embedding.dimensions);
