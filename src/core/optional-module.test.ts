@@ -11,7 +11,7 @@ describe("optional parts of Chunkpad", () => {
     );
     expect(isChunkpadError(failure, "RUNTIME_NOT_INSTALLED")).toBe(true);
     const message = (failure as Error).message;
-    expect(message).toContain("The local Llama model");
+    expect(message).toContain("node-llama-cpp is not installed, and the local Llama model (llama.cpp) cannot run without it.");
     expect(message).toMatch(/npm install -g --omit=optional node-llama-cpp@\S+ @node-llama-cpp\/\S+/);
     expect(message).toContain("chunkpad config set generation.provider ollama");
   });
@@ -24,7 +24,7 @@ describe("optional parts of Chunkpad", () => {
   it("checks what resolves without loading it", () => {
     expect(isInstalled("chunkpad-no-such-package")).toBe(false);
     expect(isInstalled("better-sqlite3")).toBe(true);
-    expect(() => assertInstalled("@huggingface/transformers", "chunkpad-no-such-package")).toThrow(/embedding .*not installed.*ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad.*embedding\.provider ollama/s);
+    expect(() => assertInstalled("@huggingface/transformers", "chunkpad-no-such-package")).toThrow(/not installed, and the local embedding .*ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad.*embedding\.provider ollama/s);
   });
 
   it("names only the CPU build of llama.cpp for this platform", () => {

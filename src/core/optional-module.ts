@@ -18,12 +18,12 @@ const LLAMA_CPP_PACKAGES = `node-llama-cpp@${LLAMA_CPP_VERSION} ${llamaCppPlatfo
  */
 export const OPTIONAL_MODULES = {
   "@huggingface/transformers": {
-    feature: "The local embedding and rerank models (ONNX Runtime)",
+    feature: "the local embedding and rerank models (ONNX Runtime)",
     howToGet:
       'Install it: "ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad" (in a clone: "npm install"), or embed with Ollama or OpenAI: "chunkpad config set embedding.provider ollama". Keyword search works without it.',
   },
   "node-llama-cpp": {
-    feature: "The local Llama model (llama.cpp)",
+    feature: "the local Llama model (llama.cpp)",
     howToGet: `Install it beside Chunkpad with only this machine's CPU build: "npm install -g --omit=optional ${LLAMA_CPP_PACKAGES}" (in a clone: "npm install"), or answer with Ollama or a cloud model: "chunkpad config set generation.provider ollama".`,
   },
 } as const;
@@ -40,7 +40,7 @@ function isMissingPackage(error: unknown, specifier: string): boolean {
 
 function notInstalled(name: OptionalModuleName, cause?: unknown): ChunkpadError {
   const { feature, howToGet } = OPTIONAL_MODULES[name];
-  return new ChunkpadError("RUNTIME_NOT_INSTALLED", `${feature} need ${name}, which is not installed. ${howToGet}`, {
+  return new ChunkpadError("RUNTIME_NOT_INSTALLED", `${name} is not installed, and ${feature} cannot run without it. ${howToGet}`, {
     ...(cause === undefined ? {} : { cause }),
     details: { package: name },
   });

@@ -106,8 +106,20 @@ describe("npm pack, then npm install -g from the tarball into an empty prefix", 
       expect(embedded.stdout).toMatch(/Embedded 3 chunks/);
     } else {
       expect(embedded.code).toBe(1);
-      expect(embedded.stderr).toMatch(/not installed\. Install it: "ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad"/);
+      expect(embedded.stderr).toMatch(/@huggingface\/transformers is not installed, and the local embedding .* Install it: "ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad"/);
     }
+  });
+
+  it("leaves the local Llama out, and says how to add only this platform's build of it", async () => {
+    expect(fs.existsSync(path.join(prefix, "lib", "node_modules", "chunkpad", "node_modules", "node-llama-cpp"))).toBe(false);
+    const providers = await cli(["providers", "--json"]);
+    expect(providers.code, providers.stderr).toBe(0);
+    const local = (JSON.parse(providers.stdout) as Array<{ provider: string; ready: boolean; detail: string }>).find((row) => row.provider === "local");
+    expect(local).toMatchObject({ ready: false });
+    expect(local?.detail).toMatch(/node-llama-cpp is not installed\. .*npm install -g --omit=optional node-llama-cpp@[\d.]+ @node-llama-cpp\/\S+@[\d.]+/);
+    const asked = await cli(["ask", "Where does the heron wait?", "--provider", "local", "--mode", "keyword"]);
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toMatch(/node-llama-cpp is not installed, and the local Llama model \(llama\.cpp\) cannot run without it/);
   });
 
   it("serves the API, which answers its status", async () => {
