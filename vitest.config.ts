@@ -1,5 +1,10 @@
 import { defineConfig } from "vitest/config";
 
+/** The real-document corpus and OCR: slow, so in their own project (`npm run test:corpus`). */
+const CORPUS_TESTS = ["src/ingest/corpus-*.test.ts", "src/ingest/extraction-quality.test.ts", "src/ingest/ocr.test.ts", "src/ingest/parsers/conformance.test.ts"];
+/** Packs, installs into a temporary prefix and runs it: CI's last step (`npm run test:package`). */
+const PACKAGE_TESTS = ["test/package/**/*.test.ts"];
+
 export default defineConfig({
   test: {
     bail: 1,
@@ -7,8 +12,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: "unit", include: ["src/**/*.test.ts"] } },
-      { extends: true, test: { name: "integration", include: ["test/**/*.test.ts"] } },
+      { extends: true, test: { name: "unit", include: ["src/**/*.test.ts"], exclude: CORPUS_TESTS } },
+      { extends: true, test: { name: "corpus", include: CORPUS_TESTS } },
+      { extends: true, test: { name: "integration", include: ["test/**/*.test.ts"], exclude: PACKAGE_TESTS } },
+      // npm pack, then a global install from the registry (better-sqlite3 compiles): minutes.
+      { extends: true, test: { name: "package", include: PACKAGE_TESTS, testTimeout: 120_000, hookTimeout: 1_200_000 } },
     ],
   },
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
 import type { RecordedRequest, ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -17,7 +18,7 @@ beforeAll(async () => {
   anthropic = await startAnthropicServer();
   writeFile(folder, "warranty.md", `# Warranty\n\n${WARRANTY_TEXT}\n`);
   writeFile(folder, "returns.md", `# Returns\n\n${RETURNS_TEXT}\n`);
-  const added = await runCli(["add", folder], { home });
+  const added = await runCliInProcess(["add", folder], { home });
   expect(added.code, added.stderr).toBe(0);
   // These tests are about the chat's mechanics: a lenient floor, so that a chunk holding some of a
   // question's words still reaches the model (the guardrail has its own tests).
@@ -44,7 +45,7 @@ describe("chunkpad chat", () => {
       { reply: "text", deltas: ["Within 30 days [C1]."] },
     );
     const script = ["What does the warranty cover?", "/chunks", "/toggle 1", "/chunks", "/regen", "And how long for returns?", "/history", "/quit"];
-    transcript = await runCli(["chat"], { home, env: env(), input: `${script.join("\n")}\n` });
+    transcript = await runCliInProcess(["chat"], { home, env: env(), input: `${script.join("\n")}\n` });
   });
 
   it("answers a question with the chunks found and their citations", () => {
@@ -84,27 +85,27 @@ describe("chunkpad chat", () => {
     expect(transcript.stdout).toMatch(/Conversation \w{8}: What does the warranty cover\?/);
     expect(transcript.stdout.match(/^Answer \(/gm)).toHaveLength(3);
 
-    const listed = await runCli(["history"], { home });
+    const listed = await runCliInProcess(["history"], { home });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^(\w{8}) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}5 messages {3}What does the warranty cover\?$/m);
     const id = /^(\w{8}) .*What does the warranty cover\?$/m.exec(listed.stdout)?.[1] ?? "?";
 
-    const shown = await runCli(["history", id], { home });
+    const shown = await runCliInProcess(["history", id], { home });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("You (");
     // Each citation is followed by the text it cited, as it was then.
     expect(shown.stdout).toMatch(/Misuse is not covered \[C1\]; the warranty lasts two years \[C2\]\.\n {2}\[C1\] returns\.md · \w+:returns\.md#1\n {6}"# Returns .*"\n {2}\[C2\] warranty\.md · \w+:warranty\.md#1\n {6}"# Warranty .*"/);
     expect(shown.stdout).toMatch(/anthropic claude-sonnet-4-6\):\n {2}The warranty lasts two years \[C1\]\.\n {2}\[C1\] warranty\.md/);
 
-    const asJson = json<{ messages: Array<{ role: string; chunkRefs: string[]; citations: Array<{ label: string; source: string }> }> }>(await runCli(["history", "--json", id], { home }));
+    const asJson = json<{ messages: Array<{ role: string; chunkRefs: string[]; citations: Array<{ label: string; source: string }> }> }>(await runCliInProcess(["history", "--json", id], { home }));
     expect(asJson.messages.map((message) => message.role)).toEqual(["user", "assistant", "assistant", "user", "assistant"]);
     expect(asJson.messages[2]?.chunkRefs).toHaveLength(1);
     expect(asJson.messages[2]?.citations).toEqual([expect.objectContaining({ label: "C1", source: "warranty.md" })]);
 
-    const deleted = await runCli(["history", "delete", id], { home });
+    const deleted = await runCliInProcess(["history", "delete", id], { home });
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect((await runCli(["history"], { home })).stdout).not.toContain("What does the warranty cover?");
-    const missing = await runCli(["history", id], { home });
+    expect((await runCliInProcess(["history"], { home })).stdout).not.toContain("What does the warranty cover?");
+    const missing = await runCliInProcess(["history", id], { home });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/There is no conversation .*chunkpad history/);
   });
@@ -113,7 +114,7 @@ describe("chunkpad chat", () => {
 describe("chunkpad chat, more", () => {
   it("ends at the end of input, and says what is wrong with a bad command without leaving", async () => {
     anthropic.reset();
-    const result = await runCli(["chat"], { home, env: env(), input: "/toggle 1\n/provider gemini\n/help\n" });
+    const result = await runCliInProcess(["chat"], { home, env: env(), input: "/toggle 1\n/provider gemini\n/help\n" });
     expect(result.stderr).toContain("chunkpad: There is no chunk 1. There are no chunks yet: ask a question first.");
     expect(result.stderr).toContain('Unknown LLM provider "gemini"');
     expect(result.stdout).toContain("/regen ");
@@ -123,7 +124,7 @@ describe("chunkpad chat, more", () => {
 
   it("/provider says which provider and model answer now, and /regen before any question asks for one", async () => {
     anthropic.reset();
-    const result = await runCli(["chat"], { home, env: env(), input: "/provider\n/regen\n/provider openai gpt-4.1\n/provider\n" });
+    const result = await runCliInProcess(["chat"], { home, env: env(), input: "/provider\n/regen\n/provider openai gpt-4.1\n/provider\n" });
     expect(result.stdout).toContain("Provider: anthropic, model claude-sonnet-4-6 (from your setup).");
     expect(result.stdout).toContain("Provider: openai, model gpt-4.1.");
     expect(result.stderr).toContain("There is no answer to regenerate yet. Ask a question first.");
@@ -134,15 +135,15 @@ describe("chunkpad chat, more", () => {
   it("continues a stored conversation with --continue", async () => {
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["Two years [C1]."] }, { reply: "text", deltas: ["From the date of purchase [C1]."] });
-    const first = await runCli(["ask", "--json", "How long does the warranty last?"], { home, env: env() });
+    const first = await runCliInProcess(["ask", "--json", "How long does the warranty last?"], { home, env: env() });
     const { conversationId } = json<{ conversationId: string }>(first);
-    const result = await runCli(["chat", "--continue", conversationId.slice(0, 8)], { home, env: env(), input: "From when does the warranty count?\n" });
+    const result = await runCliInProcess(["chat", "--continue", conversationId.slice(0, 8)], { home, env: env(), input: "From when does the warranty count?\n" });
     expect(result.code, result.stderr).toBe(0);
     expect(messagesOf(anthropic.requests[1]).slice(0, 2)).toEqual([
       { role: "user", content: "How long does the warranty last?" },
       { role: "assistant", content: "Two years." },
     ]);
-    const shown = json<{ messages: unknown[] }>(await runCli(["history", "--json", conversationId], { home }));
+    const shown = json<{ messages: unknown[] }>(await runCliInProcess(["history", "--json", conversationId], { home }));
     expect(shown.messages).toHaveLength(4);
   });
 });

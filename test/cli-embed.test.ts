@@ -5,7 +5,8 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMainStore } from "../src/store/index.js";
-import { BIN, cliEnv, json, makeTempDir, REPO_ROOT, runCli, writeFile, writeSampleDocuments, type CliResult } from "./helpers/cli.js";
+import { BIN, cliEnv, json, makeTempDir, REPO_ROOT, writeFile, writeSampleDocuments, type CliResult } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { closedServerUrl, startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 
 interface EmbedReport {
@@ -65,7 +66,7 @@ describe("chunkpad embed: lazy download from the hub, then incremental embedding
   const folder = makeTempDir("docs");
   let hub: HubServer;
   let env: NodeJS.ProcessEnv;
-  const cli = (args: string[]): Promise<CliResult> => runCli(args, { home, env });
+  const cli = (args: string[]): Promise<CliResult> => runCliInProcess(args, { home, env });
   const states = async (): Promise<ChunkState[]> => json<ChunkState[]>(await cli(["chunks", folder, "--chunks", "--json"]));
 
   beforeAll(async () => {
@@ -197,7 +198,7 @@ describe("chunkpad embed: asking on a terminal", () => {
   beforeAll(async () => {
     hub = await startHubServer();
     writeSampleDocuments(folder);
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", folder], { home })).code).toBe(0);
   });
   afterAll(async () => {
     await hub.close();
@@ -233,9 +234,9 @@ describe("chunkpad embed: failures reaching the hub", () => {
 
   it("a model the hub does not have is a clear error", async () => {
     const home = makeTempDir("home");
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", folder], { home })).code).toBe(0);
     hub.behave({ notFound: true });
-    const result = await runCli(["embed", "--model", TINY_BERT_REPO, "--yes"], { home, env: { CHUNKPAD_HUB_URL: hub.url } });
+    const result = await runCliInProcess(["embed", "--model", TINY_BERT_REPO, "--yes"], { home, env: { CHUNKPAD_HUB_URL: hub.url } });
     hub.behave({});
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/HTTP 404.*chunkpad-test\/tiny-bert/);
@@ -244,8 +245,8 @@ describe("chunkpad embed: failures reaching the hub", () => {
 
   it("an unreachable hub names CHUNKPAD_HUB_URL and the local-directory way out", async () => {
     const home = makeTempDir("home");
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
-    const result = await runCli(["embed", "--model", TINY_BERT_REPO, "--yes"], { home, env: { CHUNKPAD_HUB_URL: await closedServerUrl() } });
+    expect((await runCliInProcess(["add", folder], { home })).code).toBe(0);
+    const result = await runCliInProcess(["embed", "--model", TINY_BERT_REPO, "--yes"], { home, env: { CHUNKPAD_HUB_URL: await closedServerUrl() } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/connection was refused/);
     expect(result.stderr).toMatch(/CHUNKPAD_HUB_URL/);
@@ -258,7 +259,7 @@ describe("chunkpad embed: a local model directory, another model, --reembed", ()
   const folder = makeTempDir("docs");
   const copy = path.join(makeTempDir("models"), "tiny-bert-copy");
   let env: NodeJS.ProcessEnv;
-  const cli = (args: string[]) => runCli(args, { home, env });
+  const cli = (args: string[]) => runCliInProcess(args, { home, env });
 
   beforeAll(async () => {
     // No hub at all: a local directory must need no network.
@@ -301,7 +302,7 @@ describe("chunkpad embed: killed mid-run, then run again", () => {
       const paragraphs = Array.from({ length: 100 }, (_, index) => `Paragraph ${index + 1} of file ${file}: the kestrel hovered over field ${index} and watched the grass below for voles.`);
       writeFile(folder, `notes-${file}.txt`, paragraphs.join("\n\n"));
     }
-    const added = await runCli(["add", folder, "--chunk-size", "32", "--overlap", "0"], { home, env });
+    const added = await runCliInProcess(["add", folder, "--chunk-size", "32", "--overlap", "0"], { home, env });
     expect(added.code, added.stderr).toBe(0);
   });
 
@@ -328,7 +329,7 @@ describe("chunkpad embed: killed mid-run, then run again", () => {
     expect(partial.embedRecords).toBeLessThan(total);
     expect(partial.vectorRows).toBe(partial.embedRecords);
 
-    const again = await runCli(["embed", "--json"], { home, env });
+    const again = await runCliInProcess(["embed", "--json"], { home, env });
     expect(again.code, again.stderr).toBe(0);
     expect(json<EmbedReport>(again)).toMatchObject({ embedded: total - partial.embedRecords, unchanged: partial.embedRecords });
     const state = await vectorState(home);

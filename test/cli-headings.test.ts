@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, runCli, SHARED } from "./helpers/cli.js";
+import { makeTempDir, SHARED } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 
 const OFFICE = path.join(SHARED, "corpus/officeParser/files");
 
@@ -17,7 +18,7 @@ describe("chunkpad add: headings and slides reach the chunk metadata", () => {
 
   beforeAll(async () => {
     for (const name of ["test.docx", "test.odt", "test.html", "test.md", "test.pptx"]) fs.copyFileSync(path.join(OFFICE, name), path.join(folder, name));
-    const result = await runCli(["add", folder], { home });
+    const result = await runCliInProcess(["add", folder], { home });
     expect(result.code, result.stderr).toBe(0);
   });
 

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
@@ -38,7 +39,7 @@ describe("review decisions follow the text", () => {
   let hub: HubServer;
   let anthropic: ScriptedServer;
   let env: NodeJS.ProcessEnv;
-  const cli = (args: string[]) => runCli(args, { home, env });
+  const cli = (args: string[]) => runCliInProcess(args, { home, env });
   const states = async (target = folder): Promise<ChunkState[]> => {
     const result = await cli(["chunks", target, "--chunks", "--json"]);
     expect(result.code, result.stderr).toBe(0);
@@ -95,6 +96,8 @@ describe("review decisions follow the text", () => {
       const asked = await cli(["ask", "--json", question]);
       expect(asked.code, asked.stderr).toBe(0);
     }
+    // The LLM must have been asked (the answers were not refusals), or the loop below checks nothing.
+    expect(anthropic.requests.length).toBe(2);
     for (const request of anthropic.requests) expect(hasSalary(JSON.stringify(request.body))).toBe(false);
     const search = await cli(["search", "91000", "--json"]);
     expect(search.code, search.stderr).toBe(0);

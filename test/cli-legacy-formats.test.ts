@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, SHARED, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, SHARED, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { buildEml, buildFlatOpenDocument, buildMsg, buildWordml, mailFixture } from "./helpers/documents.js";
 
 interface Report {
@@ -39,7 +40,7 @@ describe("chunkpad add: legacy Office, mail, flat OpenDocument and text by conte
     writeFile(folder, "settings.conf", "# the capybara setting\nenabled = yes\n");
     writeFile(folder, "blob.xyz", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]));
 
-    const result = await runCli(["add", folder, "--json"], { home });
+    const result = await runCliInProcess(["add", folder, "--json"], { home });
     // Exit code 4: a file failed (the encrypted workbook), the rest was processed.
     expect(result.code, result.stderr).toBe(4);
     report = json<Report>(result);
@@ -62,7 +63,7 @@ describe("chunkpad add: legacy Office, mail, flat OpenDocument and text by conte
   });
 
   it("finds words from mail attachments, slides, sheets and sniffed text files by keyword search", async () => {
-    const search = async (query: string) => json<SearchReport>(await runCli(["search", query, "--json"], { home })).results;
+    const search = async (query: string) => json<SearchReport>(await runCliInProcess(["search", query, "--json"], { home })).results;
     const [quokka] = await search("quokka");
     expect(quokka?.relativePath).toBe("mail/budget.eml");
     expect(quokka?.chunk.content).toMatch(/Attachment: estimate\.txt\s+Roof estimate: the quokka contractor/);

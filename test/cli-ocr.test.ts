@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeFile, type CliResult } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile, type CliResult } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { makeScannedPdf, textImagePng } from "./helpers/scan.js";
 
 interface SearchReport {
@@ -22,7 +23,7 @@ describe("chunkpad add on scanned documents", () => {
       { scan: ["The lighthouse keeper asked for a new lens."] },
     ]));
     writeFile(folder, "whiteboard.png", textImagePng(["Orchard budget approved", "for next spring."]));
-    added = await runCli(["add", folder], { home });
+    added = await runCliInProcess(["add", folder], { home });
   }, 120_000);
 
   it("reports which pages were read with OCR", () => {
@@ -32,30 +33,30 @@ describe("chunkpad add on scanned documents", () => {
   });
 
   it("finds OCRed words, with the scanned page as the location", async () => {
-    const lighthouse = json<SearchReport>(await runCli(["search", "lighthouse keeper", "--json"], { home }));
+    const lighthouse = json<SearchReport>(await runCliInProcess(["search", "lighthouse keeper", "--json"], { home }));
     expect(lighthouse.results[0]?.relativePath).toBe("minutes.pdf");
     expect(lighthouse.results[0]?.location).toBe("p. 2");
-    const orchard = json<SearchReport>(await runCli(["search", "orchard", "--json"], { home }));
+    const orchard = json<SearchReport>(await runCliInProcess(["search", "orchard", "--json"], { home }));
     expect(orchard.results[0]?.relativePath).toBe("whiteboard.png");
   });
 
   it("with OCR turned off, reports scans with the setting that turns it back on", async () => {
     const offHome = makeTempDir("ocr-off-home");
-    const set = await runCli(["config", "set", "ingest.ocr", "off"], { home: offHome });
+    const set = await runCliInProcess(["config", "set", "ingest.ocr", "off"], { home: offHome });
     expect(set.code, set.stderr).toBe(0);
     const offFolder = makeTempDir("ocr-off-docs");
     writeFile(offFolder, "whiteboard.png", textImagePng(["Orchard budget approved"]));
-    const result = await runCli(["add", offFolder], { home: offHome });
+    const result = await runCliInProcess(["add", offFolder], { home: offHome });
     expect(result.stdout).toContain('✗ whiteboard.png: an image has no text layer; OCR is off (ingest.ocr is "off"); turn it on with "chunkpad config set ingest.ocr auto" to read its text');
   });
 
   it("says which scanned pages were left unread when the per-file time limit is too short for them", async () => {
     const hurriedHome = makeTempDir("ocr-hurried-home");
     // Too short for a page of OCR (estimated at 8 s), long enough to read the text layer.
-    await runCli(["config", "set", "ingest.perFileTimeoutSeconds", "6"], { home: hurriedHome });
+    await runCliInProcess(["config", "set", "ingest.perFileTimeoutSeconds", "6"], { home: hurriedHome });
     const hurriedFolder = makeTempDir("ocr-hurried-docs");
     writeFile(hurriedFolder, "report.pdf", makeScannedPdf([{ text: ["The annual report of the harbour board."] }, { scan: ["A scanned appendix."] }]));
-    const result = await runCli(["add", hurriedFolder], { home: hurriedHome });
+    const result = await runCliInProcess(["add", hurriedFolder], { home: hurriedHome });
     expect(result.stdout).toContain(
       "+ report.pdf (pdf, 2 pages): 1 chunk\n    note: OCR stopped at the per-file time limit: page 2 not read; give it more time with --timeout <seconds> or ingest.perFileTimeoutSeconds to OCR more pages",
     );

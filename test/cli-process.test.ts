@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, SHARED, touchLater, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, SHARED, touchLater, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 
 interface Report {
   folder: { id: string; rootPath: string; chunksRootPath: string };
@@ -48,7 +49,7 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     writeFile(folder, ".dotfile.txt", "hidden text");
     fs.symlinkSync("/etc", path.join(folder, "outside-link"));
 
-    const result = await runCli(["add", folder, "--json"], { home });
+    const result = await runCliInProcess(["add", folder, "--json"], { home });
     expect(result.code, result.stderr).toBe(4); // finished, but some files failed (they are listed)
     first = json<Report>(result);
   });
@@ -63,11 +64,12 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     expect(first.chunksWritten).toBe(first.processed.reduce((sum, file) => sum + file.chunks, 0));
   });
 
-  it("reports broken, encrypted, empty and unsupported files with reasons, and skips hidden ones and links that leave the folder", () => {
+  it("reports broken and encrypted files as failures and empty and unsupported ones as skips, with reasons, and skips hidden ones and links that leave the folder", () => {
     const failures = Object.fromEntries(first.failed.map((failure) => [failure.path, failure.code]));
-    expect(failures).toEqual({ "broken.pdf": "PARSE_MALFORMED", "locked.pdf": "PARSE_ENCRYPTED", "empty.txt": "PARSE_EMPTY" });
+    expect(failures).toEqual({ "broken.pdf": "PARSE_MALFORMED", "locked.pdf": "PARSE_ENCRYPTED" });
     expect(first.failed.find((failure) => failure.path === "locked.pdf")?.message).toMatch(/password/i);
     const skipped = Object.fromEntries(first.skipped.map((skip) => [skip.relativePath, skip.reason]));
+    expect(skipped["empty.txt"]).toBe("empty file (0 bytes)");
     expect(skipped["picture.xyz"]).toMatch(/unsupported/);
     expect(skipped["outside-link"]).toMatch(/leaves the folder/);
     const everything = JSON.stringify(first);
@@ -90,14 +92,14 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
   });
 
   it("opens an encrypted PDF when given the password on stdin", async () => {
-    const result = await runCli(["process", folder, "--password-stdin", "--json"], { home, input: "abc\n" });
+    const result = await runCliInProcess(["process", folder, "--password-stdin", "--json"], { home, input: "abc\n" });
     const report = json<Report>(result);
     expect(report.processed.map((file) => file.path)).toContain("locked.pdf");
     expect(report.failed.map((failure) => failure.path)).not.toContain("locked.pdf");
   });
 
   it("skips everything on a second run when nothing changed", async () => {
-    const report = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    const report = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(report.processed).toEqual([]);
     expect(report.chunksWritten).toBe(0);
     expect(report.unchanged.sort()).toEqual(["locked.pdf", "manual.pdf", "notes.md", "report.txt", "sub/page.html"]);
@@ -109,22 +111,22 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     const edited = fs.readFileSync(chunkFile, "utf8").replace("aardvark campaign", "pangolin campaign");
     fs.writeFileSync(chunkFile, edited);
 
-    const afterEdit = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    const afterEdit = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(afterEdit.editsSynced.map((edit) => edit.path)).toEqual(["report.txt"]);
     expect(ftsHits(home, "pangolin")).toEqual([`${afterEdit.folder.id}:report.txt#1`]);
     expect(ftsHits(home, "aardvark")).toEqual([]);
 
     const source = writeFile(folder, "report.txt", "Quarterly report, revised.\n\nRevenue grew in the southern region thanks to the aardvark campaign.\n");
     touchLater(source);
-    const conflict = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    const conflict = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(conflict.conflicts.map((item) => item.path)).toEqual(["report.txt"]);
     expect(conflict.conflicts[0]?.message).toMatch(/chunkpad resolve .*report\.txt --keep-mine.*--take-fresh/);
     expect(fs.readFileSync(chunkFile, "utf8")).toBe(edited);
 
-    const again = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    const again = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(again.conflicts.map((item) => item.path)).toEqual(["report.txt"]);
 
-    const forced = json<Report>(await runCli(["process", folder, "--force", "--json"], { home }));
+    const forced = json<Report>(await runCliInProcess(["process", folder, "--force", "--json"], { home }));
     expect(forced.conflicts).toEqual([]);
     expect(forced.processed.map((file) => file.path)).toContain("report.txt");
     expect(fs.readFileSync(chunkFile, "utf8")).toContain("southern region");
@@ -135,7 +137,7 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     const notes = writeFile(folder, "notes.md", "# Field notes\n\nThe heron left; a kingfisher arrived.\n");
     touchLater(notes);
     fs.rmSync(path.join(folder, "sub", "page.html"));
-    const report = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    const report = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(report.processed.map((file) => file.path)).toEqual(["notes.md"]);
     expect(report.removed).toEqual(["sub/page.html"]);
     expect(fs.existsSync(path.join(folder, "_chunks", "sub", "page.html.md"))).toBe(false);
@@ -145,16 +147,16 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
   });
 
   it("lists folders and the chunk tree, as text and as JSON", async () => {
-    const folders = json<Array<{ rootPath: string; documentCount: number; storedChunkCount: number }>>(await runCli(["folders", "--json"], { home }));
+    const folders = json<Array<{ rootPath: string; documentCount: number; storedChunkCount: number }>>(await runCliInProcess(["folders", "--json"], { home }));
     expect(folders).toHaveLength(1);
     expect(folders[0]?.rootPath).toBe(fs.realpathSync(folder));
     expect(folders[0]?.documentCount).toBe(4);
 
-    const tree = json<{ fileCount: number; chunkCount: number }>(await runCli(["chunks", folder, "--json"], { home }));
+    const tree = json<{ fileCount: number; chunkCount: number }>(await runCliInProcess(["chunks", folder, "--json"], { home }));
     expect(tree.fileCount).toBe(4);
     expect(tree.chunkCount).toBe(folders[0]?.storedChunkCount);
 
-    const text = await runCli(["chunks", folder], { home });
+    const text = await runCliInProcess(["chunks", folder], { home });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/manual\.pdf\.md\s+\d+ chunks?/);
     // A file that could not be read is in the tree with why, though it has no chunk file.
@@ -162,17 +164,17 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
   });
 
   it("remembers chunk settings per folder and re-chunks when they change", async () => {
-    const report = json<Report>(await runCli(["process", folder, "--chunk-size", "64", "--overlap", "8", "--json"], { home }));
+    const report = json<Report>(await runCliInProcess(["process", folder, "--chunk-size", "64", "--overlap", "8", "--json"], { home }));
     expect(report.processed.length).toBeGreaterThanOrEqual(3);
-    const small = json<Report>(await runCli(["process", folder, "--json"], { home }));
+    const small = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(small.processed).toEqual([]);
-    const bad = await runCli(["process", folder, "--chunk-size", "50", "--overlap", "60"], { home });
+    const bad = await runCliInProcess(["process", folder, "--chunk-size", "50", "--overlap", "60"], { home });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/overlap/i);
-    const zero = await runCli(["process", folder, "--chunk-size", "0"], { home });
+    const zero = await runCliInProcess(["process", folder, "--chunk-size", "0"], { home });
     expect(zero.code).toBe(1);
     expect(zero.stderr).toMatch(/chunk size of 0 tokens is too small/);
-    const huge = await runCli(["process", folder, "--chunk-size", "100000", "--json"], { home });
+    const huge = await runCliInProcess(["process", folder, "--chunk-size", "100000", "--json"], { home });
     expect(huge.code).toBe(1);
     expect(huge.stderr).toMatch(/chunk size of 100000 tokens is too large/);
   });
@@ -185,14 +187,14 @@ describe("chunkpad CLI basics", () => {
     /** The commands a help text lists under "Commands:", without "help" itself. */
     const listed = (help: string) =>
       [...(help.split("Commands:")[1] ?? "").matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1] ?? "").filter((name) => name !== "help");
-    const verbs = listed((await runCli(["--help"], { home })).stdout);
+    const verbs = listed((await runCliInProcess(["--help"], { home })).stdout);
     expect(verbs).toEqual(expect.arrayContaining(["add", "process", "folders", "chunks", "config"]));
     for (const verb of verbs) {
-      const result = await runCli([verb, "--help"], { home });
+      const result = await runCliInProcess([verb, "--help"], { home });
       expect(result.code, verb).toBe(0);
       expect(result.stdout).toMatch(new RegExp(`^Usage: chunkpad ${verb}\\b`));
       for (const subVerb of listed(result.stdout)) {
-        const sub = await runCli([verb, subVerb, "--help"], { home });
+        const sub = await runCliInProcess([verb, subVerb, "--help"], { home });
         expect(sub.code, `${verb} ${subVerb}`).toBe(0);
         expect(sub.stdout).toMatch(new RegExp(`^Usage: chunkpad ${verb} ${subVerb}\\b`));
       }
@@ -200,7 +202,7 @@ describe("chunkpad CLI basics", () => {
   }, 180_000); // about 30 CLI starts, one after another
 
   it("explains a missing folder instead of crashing", async () => {
-    const result = await runCli(["add", path.join(home, "no-such-folder")], { home });
+    const result = await runCliInProcess(["add", path.join(home, "no-such-folder")], { home });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/is not a folder/);
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -209,16 +211,16 @@ describe("chunkpad CLI basics", () => {
   it("keeps all state under CHUNKPAD_HOME", async () => {
     const docs = makeTempDir("docs-basics");
     writeFile(docs, "a.txt", "Some words worth keeping.");
-    expect((await runCli(["add", docs], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", docs], { home })).code).toBe(0);
     expect(fs.existsSync(path.join(home, "data", "chunkpad.db"))).toBe(true);
-    const paths = await runCli(["config", "path"], { home });
+    const paths = await runCliInProcess(["config", "path"], { home });
     for (const line of paths.stdout.trim().split("\n")) expect(line.split(": ")[1]?.startsWith(home)).toBe(true);
   });
 
   it("validates config values", async () => {
-    expect((await runCli(["config", "set", "search.minScore", "0.3"], { home })).code).toBe(0);
-    expect((await runCli(["config", "get", "search.minScore"], { home })).stdout.trim()).toBe("0.3");
-    const bad = await runCli(["config", "set", "search.minScore", "lots"], { home });
+    expect((await runCliInProcess(["config", "set", "search.minScore", "0.3"], { home })).code).toBe(0);
+    expect((await runCliInProcess(["config", "get", "search.minScore"], { home })).stdout.trim()).toBe("0.3");
+    const bad = await runCliInProcess(["config", "set", "search.minScore", "lots"], { home });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/search\.minScore/);
   });
@@ -229,23 +231,23 @@ describe("chunkpad remove", () => {
     const home = makeTempDir("home-remove");
     const docs = makeTempDir("docs-remove");
     writeFile(docs, "a.txt", "The okapi lives in the rainforest.");
-    expect((await runCli(["add", docs], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", docs], { home })).code).toBe(0);
     expect(ftsHits(home, "okapi")).toHaveLength(1);
 
-    const removed = await runCli(["remove", docs], { home });
+    const removed = await runCliInProcess(["remove", docs], { home });
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toMatch(/Kept .*_chunks/);
     expect(ftsHits(home, "okapi")).toEqual([]);
-    expect(json<unknown[]>(await runCli(["folders", "--json"], { home }))).toEqual([]);
+    expect(json<unknown[]>(await runCliInProcess(["folders", "--json"], { home }))).toEqual([]);
     expect(fs.existsSync(path.join(docs, "_chunks", "a.txt.md"))).toBe(true);
     expect(fs.existsSync(path.join(docs, "a.txt"))).toBe(true);
 
-    const again = await runCli(["remove", docs], { home });
+    const again = await runCliInProcess(["remove", docs], { home });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/has not been added/);
 
-    expect((await runCli(["add", docs], { home })).code).toBe(0);
-    const deleted = await runCli(["remove", docs, "--delete-chunks"], { home });
+    expect((await runCliInProcess(["add", docs], { home })).code).toBe(0);
+    const deleted = await runCliInProcess(["remove", docs, "--delete-chunks"], { home });
     expect(deleted.code).toBe(0);
     expect(fs.existsSync(path.join(docs, "_chunks"))).toBe(false);
     expect(fs.existsSync(path.join(docs, "a.txt"))).toBe(true);

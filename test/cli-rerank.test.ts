@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, REPO_ROOT, runCli, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, REPO_ROOT, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startHubServer, type HubServer } from "./helpers/hub-server.js";
 
 const CROSS_ENCODER_REPO = "chunkpad-test/tiny-cross-encoder";
@@ -23,7 +24,7 @@ describe("chunkpad search --rerank", () => {
   let hub: HubServer;
   let env: NodeJS.ProcessEnv;
   const search = async (args: string[]) => {
-    const result = await runCli(["search", "heron river marsh", "--mode", "keyword", "--json", ...args], { home, env });
+    const result = await runCliInProcess(["search", "heron river marsh", "--mode", "keyword", "--json", ...args], { home, env });
     expect(result.code, result.stderr).toBe(0);
     return { report: json<SearchJson>(result), stderr: result.stderr };
   };
@@ -35,9 +36,9 @@ describe("chunkpad search --rerank", () => {
     places.forEach((place, index) => writeFile(folder, `${place}.md`, `# ${place}\n\nThe heron ${index % 2 === 0 ? "waits" : "fishes"} by the ${place}; river and marsh birds gather near the ${place} at dawn.\n`));
     hub = await startHubServer({ repos: { [CROSS_ENCODER_REPO]: CROSS_ENCODER_DIR } });
     env = { CHUNKPAD_HUB_URL: hub.url };
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", folder], { home })).code).toBe(0);
     for (const [key, value] of [["search.rerankModel", CROSS_ENCODER_REPO], ["search.rerankDtype", "fp32"]]) {
-      expect((await runCli(["config", "set", key as string, value as string], { home })).code).toBe(0);
+      expect((await runCliInProcess(["config", "set", key as string, value as string], { home })).code).toBe(0);
     }
   });
   afterAll(async () => {
@@ -84,7 +85,7 @@ describe("chunkpad search --rerank", () => {
   });
 
   it("explains each result's rerank share in words", async () => {
-    const result = await runCli(["search", "heron river marsh", "--mode", "keyword", "--rerank", "--explain"], { home, env });
+    const result = await runCliInProcess(["search", "heron river marsh", "--mode", "keyword", "--rerank", "--explain"], { home, env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/reranked 7 of 7 with chunkpad-test\/tiny-cross-encoder in \d+ ms/);
     expect(result.stdout).toMatch(/rerank: [\d.]+, rank \d \(fused [\d.]+\)/);

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 
 interface SearchReport {
   results: Array<{ ref: string; relativePath: string }>;
@@ -20,7 +21,7 @@ describe("chunkpad exclude / include", () => {
   let folderId = "";
 
   const found = async (query: string): Promise<string[]> => {
-    const result = await runCli(["search", query, "--json", "--limit", "50", "--per-document", "0"], { home });
+    const result = await runCliInProcess(["search", query, "--json", "--limit", "50", "--per-document", "0"], { home });
     expect(result.code, result.stderr).toBe(0);
     return json<SearchReport>(result).results.map((row) => row.ref);
   };
@@ -33,7 +34,7 @@ describe("chunkpad exclude / include", () => {
     writeFile(folder, "reports/q3.txt", "Quarterly report: the kestrel survey budget grew.\n");
     writeFile(folder, "reports/q4.txt", "Year-end report: kestrel numbers held steady.\n");
     writeFile(folder, "letters/thanks.md", "# Thanks\n\nThank you for the kestrel photographs.\n");
-    const added = await runCli(["add", folder, "--chunk-size", "64", "--overlap", "8", "--json"], { home });
+    const added = await runCliInProcess(["add", folder, "--chunk-size", "64", "--overlap", "8", "--json"], { home });
     expect(added.code, added.stderr).toBe(0);
     folderId = json<{ folder: { id: string } }>(added).folder.id;
   });
@@ -44,7 +45,7 @@ describe("chunkpad exclude / include", () => {
     expect(noteChunks.length).toBeGreaterThan(2);
     const [kept = "", target = ""] = noteChunks;
 
-    const excluded = await runCli(["exclude", target], { home });
+    const excluded = await runCliInProcess(["exclude", target], { home });
     expect(excluded.code, excluded.stderr).toBe(0);
     expect(excluded.stdout).toMatch(/^Excluded 1 chunk\.$/m);
     const after = await found("kestrel");
@@ -52,10 +53,10 @@ describe("chunkpad exclude / include", () => {
     expect(after).toContain(kept);
     expect(after).toHaveLength(before.length - 1);
 
-    const again = await runCli(["exclude", target], { home });
+    const again = await runCliInProcess(["exclude", target], { home });
     expect(again.stdout).toMatch(/Excluded 0 chunks \(1 already excluded\)/);
 
-    const included = await runCli(["include", target], { home });
+    const included = await runCliInProcess(["include", target], { home });
     expect(included.stdout).toMatch(/^Included 1 chunk\.$/m);
     expect(await found("kestrel")).toEqual(before);
   });
@@ -63,23 +64,23 @@ describe("chunkpad exclude / include", () => {
   it("takes a ref without its folder id: path#n", async () => {
     const [first = ""] = (await found("kestrel")).filter((item) => item.includes(":notes.md#"));
     const short = first.slice(first.indexOf(":") + 1);
-    expect((await runCli(["exclude", short], { home })).stdout).toMatch(/^Excluded 1 chunk\.$/m);
+    expect((await runCliInProcess(["exclude", short], { home })).stdout).toMatch(/^Excluded 1 chunk\.$/m);
     expect(await found("kestrel")).not.toContain(first);
-    expect((await runCli(["include", short], { home })).stdout).toMatch(/^Included 1 chunk\.$/m);
+    expect((await runCliInProcess(["include", short], { home })).stdout).toMatch(/^Included 1 chunk\.$/m);
   });
 
   it("excludes every chunk of a file, by path inside the folder or absolute", async () => {
-    const excluded = await runCli(["exclude", "notes.md"], { home });
+    const excluded = await runCliInProcess(["exclude", "notes.md"], { home });
     expect(excluded.code, excluded.stderr).toBe(0);
     expect(excluded.stdout).toMatch(/Excluded \d+ chunks/);
     expect((await found("kestrel")).filter((item) => item.includes(":notes.md#"))).toEqual([]);
-    const included = await runCli(["include", path.join(folder, "notes.md")], { home });
+    const included = await runCliInProcess(["include", path.join(folder, "notes.md")], { home });
     expect(included.code, included.stderr).toBe(0);
     expect((await found("kestrel")).filter((item) => item.includes(":notes.md#")).length).toBeGreaterThan(2);
   });
 
   it("excludes by glob, within --folder", async () => {
-    const excluded = await runCli(["exclude", "reports/*.txt", "--folder", folder], { home });
+    const excluded = await runCliInProcess(["exclude", "reports/*.txt", "--folder", folder], { home });
     expect(excluded.code, excluded.stderr).toBe(0);
     expect(excluded.stdout).toContain("reports/*.txt: 2 files, 2 chunks");
     const after = await found("kestrel");
@@ -87,34 +88,34 @@ describe("chunkpad exclude / include", () => {
     expect(after).not.toContain(ref("reports/q4.txt", 1));
     expect(after).toContain(ref("letters/thanks.md", 1));
 
-    const states = json<ChunkState[]>(await runCli(["chunks", folder, "--chunks", "--json"], { home }));
+    const states = json<ChunkState[]>(await runCliInProcess(["chunks", folder, "--chunks", "--json"], { home }));
     expect(states.filter((state) => !state.included).map((state) => state.ref).sort()).toEqual([ref("reports/q3.txt", 1), ref("reports/q4.txt", 1)]);
     expect(states.every((state) => state.embedState === "new")).toBe(true);
-    const text = await runCli(["chunks", folder, "--chunks"], { home });
+    const text = await runCliInProcess(["chunks", folder, "--chunks"], { home });
     expect(text.stdout).toMatch(/^reports\/q3\.txt\n {2}#1 {2}excluded, new \(not embedded\) {2}Quarterly report/m);
-    const tree = await runCli(["chunks", folder], { home });
+    const tree = await runCliInProcess(["chunks", folder], { home });
     expect(tree.stdout).toMatch(/q3\.txt\.md {2}1 chunk {2}\(1 excluded\)/);
 
-    const included = await runCli(["include", "**/q?.txt"], { home });
+    const included = await runCliInProcess(["include", "**/q?.txt"], { home });
     expect(included.stdout).toMatch(/^Included 2 chunks\.$/m);
     expect(await found("kestrel")).toContain(ref("reports/q3.txt", 1));
   });
 
   it("says what matched nothing, and exits 1 only when nothing matched at all", async () => {
-    const nothing = await runCli(["exclude", "missing.pdf", "*.xlsx", `${folderId}:notes.md#99`], { home });
+    const nothing = await runCliInProcess(["exclude", "missing.pdf", "*.xlsx", `${folderId}:notes.md#99`], { home });
     expect(nothing.code).toBe(1);
     expect(nothing.stderr).toContain('nothing matches "missing.pdf"');
     expect(nothing.stderr).toContain('nothing matches "*.xlsx"');
     expect(nothing.stderr).toContain(`nothing matches "${folderId}:notes.md#99"`);
     expect(nothing.stdout).toBe("");
 
-    const some = await runCli(["exclude", "letters/thanks.md", "missing.pdf"], { home });
+    const some = await runCliInProcess(["exclude", "letters/thanks.md", "missing.pdf"], { home });
     expect(some.code).toBe(0);
     expect(some.stdout).toMatch(/^Excluded 1 chunk\.$/m);
     expect(some.stderr).toContain('nothing matches "missing.pdf"');
-    await runCli(["include", "letters/thanks.md"], { home });
+    await runCliInProcess(["include", "letters/thanks.md"], { home });
 
-    const otherFolder = await runCli(["exclude", "notes.md", "--folder", makeTempDir("never")], { home });
+    const otherFolder = await runCliInProcess(["exclude", "notes.md", "--folder", makeTempDir("never")], { home });
     expect(otherFolder.code).toBe(1);
     expect(otherFolder.stderr).toMatch(/has not been added yet/);
   });

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeFile, type CliResult } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile, type CliResult } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { TINY_BERT_DIR } from "./helpers/hub-server.js";
 
 interface SyncJson {
@@ -18,7 +19,7 @@ describe("chunkpad sync", () => {
   let home: string;
   let embedded: string;
   let plain: string;
-  const cli = (args: string[]): Promise<CliResult> => runCli(args, { home });
+  const cli = (args: string[]): Promise<CliResult> => runCliInProcess(args, { home });
   const folderOf = (report: SyncJson, root: string) => report.folders.find((entry) => entry.rootPath === root);
 
   beforeAll(async () => {

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   MODEL_LOAD_FAILED: "the model files are present but could not be loaded",
   EMBEDDING_MISMATCH: "the vectors in the database were made by another model or settings",
   EMBEDDING_FAILED: "the embedding provider failed",
+  RUNTIME_NOT_INSTALLED: "an optional part of Chunkpad (local embedding runtime, local Llama) is not installed",
 
   // LLM providers
   LLM_AUTH: "the API key was rejected",
@@ -124,6 +125,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   MODEL_LOAD_FAILED: user(500),
   EMBEDDING_MISMATCH: user(409),
   EMBEDDING_FAILED: retryable(502),
+  RUNTIME_NOT_INSTALLED: user(501),
 
   LLM_AUTH: user(401),
   LLM_RATE_LIMITED: retryable(429),

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { spawnModuleWorker } from "../core/spawn-worker.js";
 import { ChunkpadError } from "../core/errors.js";
+import { assertInstalled } from "../core/optional-module.js";
 import type { Embedder, ModelStatus } from "../core/types.js";
 import type { ResolvedModel } from "./catalog.js";
 import { embeddingFingerprint } from "./fingerprint.js";
@@ -128,6 +129,8 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
     });
 
   const load = (): Promise<Worker> => {
+    // Said before a worker starts: a missing runtime is an install matter, not a damaged model.
+    assertInstalled("@huggingface/transformers", "onnxruntime-node");
     loading ??= start();
     return loading;
   };

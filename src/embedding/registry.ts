@@ -1,4 +1,5 @@
 import type { Embedder, ModelStatus } from "../core/types.js";
+import { assertInstalled } from "../core/optional-module.js";
 import { resolveModel, type EmbeddingDtype, type Pooling, type ResolvedModel } from "./catalog.js";
 import { ensureModelAvailable, type ModelConsentRequest } from "./ensure-model.js";
 import { createLocalOnnxEmbedder } from "./local-onnx.js";
@@ -52,6 +53,8 @@ export function resolveLocalModel(config: EmbedderConfig): ResolvedModel {
 type EmbedderFactory = (config: EmbedderConfig, options: CreateEmbedderOptions) => Promise<Embedder>;
 
 async function createLocal(config: EmbedderConfig, options: CreateEmbedderOptions): Promise<Embedder> {
+  // Before any download: a model is no use without the runtime that reads it.
+  assertInstalled("@huggingface/transformers", "onnxruntime-node");
   const status = createModelStatusTracker({ state: "notDownloaded" }, options.onStatus);
   const model = resolveLocalModel(config);
   const modelDirectory = await ensureModelAvailable({

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { ModelStatus } from "../core/types.js";
 import { ChunkpadError, describeError } from "../core/errors.js";
+import { assertInstalled, importOptional } from "../core/optional-module.js";
 import { resolveModel, type EmbeddingDtype } from "./catalog.js";
 import { ensureModelAvailable, type ModelConsentRequest } from "./ensure-model.js";
 import { findRerankEntry } from "./rerank-catalog.js";
@@ -50,6 +51,7 @@ interface SequenceClassifier {
 export async function createReranker(config: RerankerConfig, options: CreateRerankerOptions = {}): Promise<Reranker> {
   const entry = findRerankEntry(config.model);
   const spec = entry?.repoId ?? config.model;
+  assertInstalled("@huggingface/transformers", "onnxruntime-node");
   const directory = await ensureModelAvailable({
     model: spec,
     dtype: config.dtype,
@@ -64,7 +66,7 @@ export async function createReranker(config: RerankerConfig, options: CreateRera
     ...(options.onStatus === undefined ? {} : { onStatus: options.onStatus }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  const { AutoModelForSequenceClassification, AutoTokenizer, env } = await import("@huggingface/transformers");
+  const { AutoModelForSequenceClassification, AutoTokenizer, env } = await importOptional("@huggingface/transformers", () => import("@huggingface/transformers"));
   // Our hub code downloads; transformers.js only reads the directory it is given.
   env.allowRemoteModels = false;
   env.allowLocalModels = true;

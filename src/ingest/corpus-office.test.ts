@@ -156,10 +156,14 @@ describe("office parsers against pandoc's expected trees", () => {
     expect(epub.length).toBeGreaterThanOrEqual(3);
   });
 
-  it.each([...docx, ...odt, ...epub, ...pptx])("%s has most of the tree's words", { timeout: FILE_TIME_LIMIT_MS }, async (file, nativePath) => {
-    const native = fs.readFileSync(nativePath, "utf8");
-    const words = nativeWords(native);
-    if (words.length === 0 || NO_TEXT.has(file)) return;
+  // Decided when the cases are collected, so a case with nothing to compare is a declared skip, not a pass.
+  const treeWords = [...docx, ...odt, ...epub, ...pptx].map(([file, nativePath]) => [file, nativeWords(fs.readFileSync(nativePath, "utf8"))] as const);
+  const withWords = treeWords.filter(([file, words]) => words.length > 0 && !NO_TEXT.has(file));
+  const withoutWords = treeWords.filter(([file, words]) => words.length === 0 || NO_TEXT.has(file)).map(([file]) => file);
+
+  it.skip.each(withoutWords)("%s has most of the tree's words (skipped: the document or pandoc's tree has no body text)", () => undefined);
+
+  it.each(withWords)("%s has most of the tree's words", { timeout: FILE_TIME_LIMIT_MS }, async (file, words) => {
     const document = await parseCorpusFile(file);
     // Pandoc also prints comments, metadata fields and checkbox glyphs that are not body text.
     expect(shareFound(words, textOf(document))).toBeGreaterThan(0.6);
@@ -188,9 +192,13 @@ describe("office parsers against pandoc's expected trees", () => {
     expect(document.blocks.filter((block) => block.kind === "heading").map((block) => block.level)).toEqual(levels);
   });
 
-  it.each([...docx, ...odt, ...epub])("%s keeps the tree's headings with their levels", { timeout: FILE_TIME_LIMIT_MS }, async (file, nativePath) => {
-    const levels = nativeHeaderLevels(fs.readFileSync(nativePath, "utf8"));
-    if (levels.length === 0) return;
+  const treeLevels = [...docx, ...odt, ...epub].map(([file, nativePath]) => [file, nativeHeaderLevels(fs.readFileSync(nativePath, "utf8"))] as const);
+  const withHeadings = treeLevels.filter(([, levels]) => levels.length > 0);
+  const withoutHeadings = treeLevels.filter(([, levels]) => levels.length === 0).map(([file]) => file);
+
+  it.skip.each(withoutHeadings)("%s keeps the tree's headings with their levels (skipped: pandoc's tree has no headings)", () => undefined);
+
+  it.each(withHeadings)("%s keeps the tree's headings with their levels", { timeout: FILE_TIME_LIMIT_MS }, async (file, levels) => {
     const document = await parseCorpusFile(file);
     const found = document.blocks.filter((block) => block.kind === "heading").map((block) => block.level);
     // Every expected level appears among the headings, in order (extra headings, such as a

@@ -20,6 +20,14 @@ export interface WalkResult {
   skipped: WalkSkip[];
 }
 
+/**
+ * A file's modification time as source records keep it (whole milliseconds): whatever records a
+ * source (processing, an import) must use it, or the next run sees every file as changed.
+ */
+export function recordedMtimeMs(stats: { mtimeMs: number }): number {
+  return Math.trunc(stats.mtimeMs);
+}
+
 export interface WalkOptions {
   /** Lower-case extensions with the dot that some parser reads. */
   supportedExtensions: ReadonlySet<string>;
@@ -110,7 +118,7 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
         skipped.push({ relativePath, reason: `too large (${megabytes} MB > ${limit} MB limit; raise ingest.maxFileSizeMb to include it)` });
         continue;
       }
-      files.push({ relativePath, absolutePath: target, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs) });
+      files.push({ relativePath, absolutePath: target, size: stats.size, mtimeMs: recordedMtimeMs(stats) });
     }
   };
 

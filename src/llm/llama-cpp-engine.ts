@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { ChunkpadError, isChunkpadError, describeError } from "../core/errors.js";
+import { importOptional } from "../core/optional-module.js";
 import type { ChatMessage, FinishReason, TokenUsage } from "../core/types.js";
 
 /**
@@ -68,7 +69,7 @@ export function checkGgufFile(modelPath: string): void {
 
 export async function loadLlamaCppGenerator(modelPath: string, options: LlamaCppEngineOptions = {}): Promise<LocalGenerator> {
   checkGgufFile(modelPath);
-  const { getLlama, LlamaChatSession, LlamaLogLevel } = await import("node-llama-cpp");
+  const { getLlama, LlamaChatSession, LlamaLogLevel } = await importOptional("node-llama-cpp", () => import("node-llama-cpp"));
   let llama: Llama | undefined;
   let model: LlamaModel | undefined;
   let context: LlamaContext;

@@ -1,4 +1,5 @@
 import { ChunkpadError } from "../../core/errors.js";
+import { assertInstalled } from "../../core/optional-module.js";
 import type { LlmClient } from "../../core/types.js";
 import type { DownloadProgress } from "../../hub/index.js";
 import {
@@ -89,6 +90,8 @@ export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
   }
 
   async function prepareLocal(selection: LlmSelection, options: PrepareOptions): Promise<void> {
+    // Before any download: a model is no use without the runtime that runs it.
+    assertInstalled("node-llama-cpp");
     const status = localLlmStatus(dependencies.modelsDir, selection.model);
     if (status.downloaded) return;
     const consent = options.consent;

@@ -1,5 +1,6 @@
 import { describeError } from "../../core/errors.js";
 import { redactUrl } from "../../core/redact.js";
+import { isInstalled, OPTIONAL_MODULES } from "../../core/optional-module.js";
 import { listOllamaModels, localLlmStatus, modelFor, type KeyDescription, type LlmProviderName, type SecretStore } from "../../llm/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 
@@ -84,12 +85,14 @@ export async function describeProviders(options: ProviderStatusOptions): Promise
   }
 
   const local = localLlmStatus(options.modelsDir, generation.models.local);
+  const runtime = isInstalled("node-llama-cpp");
+  const modelDetail = local.downloaded ? `downloaded: ${local.path}` : "not downloaded; the first question offers the download (with your consent)";
   rows.push({
     provider: "local",
     model: model("local"),
     selected: selected === "local",
-    ready: local.downloaded,
-    detail: local.downloaded ? `downloaded: ${local.path}` : "not downloaded; the first question offers the download (with your consent)",
+    ready: local.downloaded && runtime,
+    detail: runtime ? modelDetail : `node-llama-cpp is not installed. ${OPTIONAL_MODULES["node-llama-cpp"].howToGet}`,
     ...(!local.downloaded && "approximateSizeBytes" in local.model ? { downloadBytes: local.model.approximateSizeBytes } : {}),
   });
   return rows;

@@ -56,6 +56,8 @@ export function checkArchive(zip: ZipArchive, manifest: Manifest, file: string):
       documents.set(document.relativePath, document.chunks.length);
     }
 
+    for (const file of archived.unindexed ?? []) checkEntryPath(file.relativePath, refuse);
+
     const chunkFiles = new Map<string, Uint8Array>();
     for (const relative of unique(archived.chunkFiles, "chunk file", refuse)) {
       checkEntryPath(relative, refuse);

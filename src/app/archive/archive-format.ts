@@ -60,6 +60,15 @@ const archivedVectorSchema = z.object({
   stamp: z.string().max(4096),
 });
 
+/** A file that failed or had nothing to index, with why: an import does not parse it again while it is unchanged. */
+const archivedUnindexedSchema = z.object({
+  relativePath,
+  sourceHash: hash,
+  status: z.enum(["failed", "skipped"]),
+  errorCode: z.string().max(256).nullable(),
+  errorMessage: z.string().max(8192).nullable(),
+});
+
 const archivedFolderSchema = z.object({
   /** Entry prefix inside the zip ("folders/0/"). */
   prefix: z.string().regex(/^folders\/\d{1,6}\/$/, 'a prefix like "folders/0/"'),
@@ -73,6 +82,8 @@ const archivedFolderSchema = z.object({
   /** Source documents in the archive (with --with-sources), relative to the folder. */
   sources: z.array(relativePath),
   vectors: z.array(archivedVectorSchema),
+  /** Absent in archives from before it was kept. */
+  unindexed: z.array(archivedUnindexedSchema).optional(),
 });
 
 export const manifestSchema = z.object({
@@ -88,6 +99,7 @@ export type ArchivedFolder = Manifest["folders"][number];
 export type ArchivedDocument = ArchivedFolder["documents"][number];
 export type ArchivedChunk = ArchivedDocument["chunks"][number];
 export type ArchivedVector = ArchivedFolder["vectors"][number];
+export type ArchivedUnindexed = NonNullable<ArchivedFolder["unindexed"]>[number];
 
 /** A refused archive: one line with the reason, and that nothing was imported. */
 export function badArchive(file: string, reason: string): ChunkpadError {

@@ -115,6 +115,11 @@ export async function exportArchive({ store, chunkingFor }: ExportDependencies, 
       chunkFiles,
       sources: sourceFiles,
       vectors,
+      unindexed: [...sources.values()].flatMap((source) =>
+        (source.status === "failed" || source.status === "skipped") && source.sourceHash !== null
+          ? [{ relativePath: source.relativePath, sourceHash: source.sourceHash, status: source.status, errorCode: source.errorCode, errorMessage: source.errorMessage }]
+          : [],
+      ),
     });
     report.folders.push({ rootPath: folder.rootPath, documents: documents.length, chunks: chunks.length, vectors: vectors.length, chunkFiles: chunkFiles.length, sources: sourceFiles.length });
   }

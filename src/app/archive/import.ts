@@ -7,6 +7,7 @@ import { embedTextHash } from "../../core/chunk-ref.js";
 import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
 import type { ChunkingOptions } from "../../core/types.js";
 import { describeIdentity, databaseFingerprint, differingFields, readStoredFingerprint, sameIdentity, type ModelIdentity } from "../../embedding/vector-fingerprint.js";
+import { recordedMtimeMs } from "../../ingest/walk.js";
 import { openZip, type ZipArchive } from "../../ingest/zip.js";
 import { META_KEYS, type MainStore, type StoredFolder } from "../../store/index.js";
 import { chunkingMeta } from "../process/process-folder.js";
@@ -228,7 +229,7 @@ async function importFolder(
     const document = archived.documents.find((candidate) => candidate.relativePath === relative);
     const staged = await files.stage(root, path.join(root, ...relative.split("/")), data, document?.source?.mtimeMs);
     const stat = await fs.stat(staged.staged);
-    if (document?.source?.sourceHash) placedSources.set(relative, { hash: document.source.sourceHash, size: stat.size, mtimeMs: stat.mtimeMs });
+    if (document?.source?.sourceHash) placedSources.set(relative, { hash: document.source.sourceHash, size: stat.size, mtimeMs: recordedMtimeMs(stat) });
     imported.sourcesWritten += 1;
   }
   for (const [relative, data] of checked.chunkFiles) {
@@ -269,7 +270,7 @@ async function importFolder(
     const sourcePath = path.join(root, ...document.relativePath.split("/"));
     const placed = placedSources.get(document.relativePath);
     const existingHash = existingSources.get(document.relativePath);
-    const found = placed ?? (document.source && existingHash !== undefined && existingHash === document.source.sourceHash ? await fs.stat(sourcePath).then((stat) => ({ hash: existingHash, size: stat.size, mtimeMs: stat.mtimeMs })) : undefined);
+    const found = placed ?? (document.source && existingHash !== undefined && existingHash === document.source.sourceHash ? await fs.stat(sourcePath).then((stat) => ({ hash: existingHash, size: stat.size, mtimeMs: recordedMtimeMs(stat) })) : undefined);
     if (document.source && found) {
       await store.upsertSource({
         folderId: folder.id, relativePath: document.relativePath, size: found.size, mtimeMs: found.mtimeMs,
@@ -280,6 +281,19 @@ async function importFolder(
     } else {
       imported.sourcesMissing.push(document.relativePath);
     }
+  }
+
+  // What could not be indexed stays known while the file is unchanged: no parsing it again.
+  for (const file of archived.unindexed ?? []) {
+    const sourcePath = path.join(root, ...file.relativePath.split("/"));
+    const placed = placedSources.get(file.relativePath);
+    if (!placed && (await hashFileIfPresent(sourcePath)) !== file.sourceHash) continue;
+    const stat = await fs.stat(sourcePath);
+    await store.upsertSource({
+      folderId: folder.id, relativePath: file.relativePath, size: stat.size, mtimeMs: recordedMtimeMs(stat),
+      sourceHash: file.sourceHash, chunkFileHash: null, syncedChunkFileHash: null,
+      status: file.status, errorCode: file.errorCode, errorMessage: file.errorMessage, processedAt: new Date().toISOString(),
+    });
   }
 
   if (embedding && checked.vectors) imported.vectors = await restoreVectors(store, checked.vectors, archived, folder, embedding.dimensions);

@@ -8,6 +8,9 @@ import { shownChunkFile, type FolderPlace } from "./place.js";
 /** Failures that may not recur, so an unchanged file is tried again on the next run. */
 export const RETRIED_FAILURES: ReadonlySet<string> = new Set(["PARSE_TIMEOUT", "CANCELLED", "SOURCE_UNREADABLE", "SOURCE_CHANGED"]);
 
+/** Not failures: the document is fine but holds no text (empty, pictures only), so it is skipped with its reason. */
+export const NOTHING_TO_INDEX: ReadonlySet<string> = new Set(["PARSE_EMPTY"]);
+
 export function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string";
 }

@@ -12,7 +12,7 @@ import type { SourceRecord } from "../../store/index.js";
 import { hashFile, hashFileIfPresent, snapshotSource } from "./files.js";
 import { forgetSource, type ProcessContext, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
 import { shownChunkFile, type FolderPlace } from "./place.js";
-import { RETRIED_FAILURES } from "./file-problems.js";
+import { NOTHING_TO_INDEX, RETRIED_FAILURES } from "./file-problems.js";
 
 /** Step 1 for one source file: parse, chunk, write its chunk file (never over a hand edit), sync the database. */
 
@@ -68,6 +68,12 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
   // not recur (a timeout, a permission problem) or a password or --force says otherwise.
   if (previous?.status === "failed" && statUnchanged && !force && options.password === undefined && !RETRIED_FAILURES.has(previous.errorCode ?? "")) {
     report.failed.push({ path: file.relativePath, code: previous.errorCode ?? "PARSE_FAILED", message: previous.errorMessage ?? "failed", unchangedSinceFailure: true, retried: false });
+    return;
+  }
+
+  // A file with nothing to index (empty, pictures only) stays a skip until it changes.
+  if (previous?.status === "skipped" && statUnchanged && !force && options.password === undefined) {
+    report.skipped.push({ relativePath: file.relativePath, reason: previous.errorMessage ?? "nothing to index" });
     return;
   }
 
@@ -130,11 +136,13 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
 
   if (!parsed) {
     const { code, message } = failure ?? { code: "PARSE_FAILED", message: "failed" };
-    report.failed.push({ path: file.relativePath, code, message, unchangedSinceFailure: false, retried: RETRIED_FAILURES.has(code) });
+    const nothingToIndex = NOTHING_TO_INDEX.has(code);
+    if (nothingToIndex) report.skipped.push({ relativePath: file.relativePath, reason: message });
+    else report.failed.push({ path: file.relativePath, code, message, unchangedSinceFailure: false, retried: RETRIED_FAILURES.has(code) });
     await store.upsertSource({
       folderId, relativePath: file.relativePath, size: file.size, mtimeMs: file.mtimeMs,
       sourceHash: hashBefore, chunkFileHash: previous?.chunkFileHash ?? null, syncedChunkFileHash: previous?.syncedChunkFileHash ?? null,
-      status: "failed", errorCode: code, errorMessage: message, processedAt: new Date().toISOString(),
+      status: nothingToIndex ? "skipped" : "failed", errorCode: code, errorMessage: message, processedAt: new Date().toISOString(),
     });
     return;
   }

@@ -181,6 +181,29 @@ describe("processFolder caches only failures that recur", () => {
     expect(second.failed).toMatchObject([{ path: "broken.txt", unchangedSinceFailure: true }]);
   });
 
+  it("skips a document with nothing to index, with its reason, and does not parse it again until it changes", async () => {
+    const { folder, context, fake } = setup({ "empty.txt": "", "pictures.txt": "only pictures", "good.txt": "Good text." });
+    fake.hooks.set("pictures.txt", () => {
+      throw new ChunkpadError("PARSE_EMPTY", "The Word document has no text (it is empty or holds only pictures); there is nothing to index.");
+    });
+    const first = await processFolder(context, folder);
+    expect(first.failed).toEqual([]);
+    expect(first.processed.map((file) => file.path)).toEqual(["good.txt"]);
+    expect(first.skipped).toEqual([
+      { relativePath: "empty.txt", reason: "no text found in the document" },
+      { relativePath: "pictures.txt", reason: expect.stringMatching(/holds only pictures/) },
+    ]);
+    fake.parsed.length = 0;
+    const second = await processFolder(context, folder);
+    expect(fake.parsed).toEqual([]);
+    expect(second.failed).toEqual([]);
+    expect(second.skipped.map((skip) => skip.relativePath)).toEqual(["empty.txt", "pictures.txt"]);
+    fs.writeFileSync(path.join(folder, "empty.txt"), "Now it has words.");
+    const third = await processFolder(context, folder);
+    expect(third.processed.map((file) => file.path)).toEqual(["empty.txt"]);
+    expect(third.skipped.map((skip) => skip.relativePath)).toEqual(["pictures.txt"]);
+  });
+
   it("goes on with the other files when one cannot be recorded", async () => {
     const { folder, context } = setup({ "good.txt": "Good text." });
     fs.writeFileSync(path.join(folder, "odd\\name.txt"), "A name with a backslash.");

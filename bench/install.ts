@@ -1,0 +1,70 @@
+/**
+ * What a newcomer waits for and stores: `git clone` of this repository, then plain `npm install`
+ * (no install variable: the project's .npmrc must be enough), timed, and node_modules measured,
+ * in total and without the local LLM (node-llama-cpp, a dev dependency that a global install
+ * leaves out). With `--global` it also packs the package and times `npm install -g` of the
+ * tarball into an empty prefix, and measures that prefix. Packages come from the npm registry
+ * (better-sqlite3 and usearch compile from source here). Prints the load average too: on a busy
+ * machine the times mean little. `npx tsx bench/install.ts [--global]`.
+ * Targets (issue 24): install ≤ 90 s on 2 idle cores; node_modules ≤ 600 MB without the local LLM.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const repo = path.resolve(import.meta.dirname, "..");
+const global = process.argv.includes("--global");
+
+/** The caller's environment without anything that steers npm or onnxruntime-node's install step. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && !/^ONNXRUNTIME_NODE_INSTALL/i.test(key)));
+}
+
+function megabytes(directory: string): number {
+  if (!fs.existsSync(directory)) return 0;
+  const output = execFileSync("du", ["-sk", directory], { encoding: "utf8" });
+  return Number(output.split("\t")[0]) / 1024;
+}
+
+function timed(command: string, args: string[], cwd: string): number {
+  const started = performance.now();
+  const result = spawnSync(command, args, { cwd, env: cleanEnv(), stdio: ["ignore", "ignore", "inherit"] });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status})`);
+  return (performance.now() - started) / 1000;
+}
+
+function report(label: string, modules: string): void {
+  const total = megabytes(modules);
+  const llm = megabytes(path.join(modules, "node-llama-cpp")) + megabytes(path.join(modules, "@node-llama-cpp"));
+  const parts = ["onnxruntime-node", "onnxruntime-web", "@huggingface", "pdfjs-dist", "tesseract.js-core", "better-sqlite3", "typescript"]
+    .map((name) => `${name} ${megabytes(path.join(modules, name)).toFixed(0)}`)
+    .join(", ");
+  console.log(`${label}: node_modules ${total.toFixed(0)} MB; without the local LLM ${(total - llm).toFixed(0)} MB (node-llama-cpp ${llm.toFixed(0)} MB)`);
+  console.log(`  largest parts (MB): ${parts}`);
+  console.log(`  ONNX runtime installed: ${fs.existsSync(path.join(modules, "onnxruntime-node")) ? "yes" : "no (left out by npm: local embedding says how to get it)"}`);
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-install-bench-"));
+try {
+  console.log(`load average before: ${os.loadavg().map((load) => load.toFixed(1)).join(" ")} on ${os.availableParallelism()} cores; npm ${execFileSync("npm", ["--version"], { encoding: "utf8" }).trim()}, node ${process.version}`);
+  const clone = path.join(work, "chunkpad");
+  execFileSync("git", ["clone", "--quiet", repo, clone]);
+  // The clone's tests find their data beside it, as in CI; not needed for the install itself.
+  const seconds = timed("npm", ["install", "--no-audit", "--no-fund"], clone);
+  console.log(`git clone && npm install (with the build in prepare): ${seconds.toFixed(1)} s`);
+  report("clone", path.join(clone, "node_modules"));
+
+  if (global) {
+    const packed = execFileSync("npm", ["pack", "--pack-destination", work, "--ignore-scripts"], { cwd: clone, env: cleanEnv(), encoding: "utf8" }).trim().split("\n").pop() ?? "";
+    const tarball = path.join(work, packed);
+    console.log(`tarball ${path.basename(tarball)}: ${(fs.statSync(tarball).size / 1024 / 1024).toFixed(1)} MB`);
+    const prefix = path.join(work, "prefix");
+    const globalSeconds = timed("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tarball], work);
+    console.log(`npm install -g chunkpad (from the tarball, no install variable): ${globalSeconds.toFixed(1)} s`);
+    report("global", path.join(prefix, "lib", "node_modules", "chunkpad", "node_modules"));
+  }
+  console.log(`load average after: ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}`);
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { isChunkpadError } from "./errors.js";
+import { assertInstalled, importOptional, isInstalled, llamaCppPlatformPackage } from "./optional-module.js";
+
+describe("optional parts of Chunkpad", () => {
+  it("says an optional package is missing, what needs it and how to get it, when its import finds no package", async () => {
+    const missing = "chunkpad-no-such-package";
+    const failure = await importOptional("node-llama-cpp", () => import(missing), missing).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isChunkpadError(failure, "RUNTIME_NOT_INSTALLED")).toBe(true);
+    const message = (failure as Error).message;
+    expect(message).toContain("node-llama-cpp is not installed, and the local Llama model (llama.cpp) cannot run without it.");
+    expect(message).toMatch(/npm install -g --omit=optional node-llama-cpp@\S+ @node-llama-cpp\/\S+/);
+    expect(message).toContain("chunkpad config set generation.provider ollama");
+  });
+
+  it("passes on other failures of the import as they are", async () => {
+    const broken = new Error("the library's own bug");
+    await expect(importOptional("node-llama-cpp", () => Promise.reject(broken))).rejects.toBe(broken);
+  });
+
+  it("checks what resolves without loading it", () => {
+    expect(isInstalled("chunkpad-no-such-package")).toBe(false);
+    expect(isInstalled("better-sqlite3")).toBe(true);
+    expect(() => assertInstalled("@huggingface/transformers", "chunkpad-no-such-package")).toThrow(/not installed, and the local embedding .*ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad.*embedding\.provider ollama/s);
+  });
+
+  it("names only the CPU build of llama.cpp for this platform", () => {
+    expect(llamaCppPlatformPackage("linux", "x64")).toBe("@node-llama-cpp/linux-x64");
+    expect(llamaCppPlatformPackage("darwin", "arm64")).toBe("@node-llama-cpp/mac-arm64-metal");
+    expect(llamaCppPlatformPackage("win32", "x64")).toBe("@node-llama-cpp/win-x64");
+  });
+});
