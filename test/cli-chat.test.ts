@@ -22,7 +22,7 @@ beforeAll(async () => {
   expect(added.code, added.stderr).toBe(0);
   // These tests are about the chat's mechanics: a lenient floor, so that a chunk holding some of a
   // question's words still reaches the model (the guardrail has its own tests).
-  expect((await runCli(["config", "set", "generation.minSimilarity", "0.3"], { home })).code).toBe(0);
+  expect((await runCliInProcess(["config", "set", "generation.minSimilarity", "0.3"], { home })).code).toBe(0);
 });
 afterAll(() => anthropic.close());
 
