@@ -160,6 +160,7 @@ export interface IntegrityReport {
 }
 
 export type { ChunkRecord, DocumentRecord, ChunkRef, KeywordQuery, TextConstraints };
+export type * from "./chat-contract.js";
 
 /** Names of the values kept in the store's meta table. */
 export const META_KEYS = {

@@ -6,18 +6,6 @@ export type * from "./contract.js";
 export { META_KEYS } from "./contract.js";
 export { openMainStore, type OpenMainStoreOptions } from "./sqlite/sqlite-store.js";
 export { openChatStore } from "./sqlite/chat-store.js";
-export type {
-  ChatStore,
-  CitedChunk,
-  Conversation,
-  ConversationSummary,
-  ConversationWithMessages,
-  MessageChanges,
-  NewConversation,
-  NewMessage,
-  OpenChatStoreOptions,
-  StoredMessage,
-  StoredMessageRole,
-} from "./sqlite/chat-store.js";
+export type { OpenChatStoreOptions } from "./sqlite/chat-store.js";
 export { salvageFolders } from "./sqlite/salvage.js";
 export type { VectorExtensionLoader } from "./sqlite/vector-extension.js";

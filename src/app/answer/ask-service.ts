@@ -42,12 +42,12 @@ export interface AnswerService {
   ask(question: string, options?: AskOptions): AsyncGenerator<AskEvent>;
   /** Answers again from chunks already found (the user's toggles in `isIncluded`), without searching. */
   regenerate(input: AnswerInput): AsyncGenerator<AskEvent>;
-  startChat(options?: ChatSessionOptions): ChatSession;
-  listConversations(): ConversationSummary[];
+  startChat(options?: ChatSessionOptions): Promise<ChatSession>;
+  listConversations(): Promise<ConversationSummary[]>;
   /** By id or a unique start of it; NOT_FOUND when there is none. */
   getConversation(id: string): Promise<ConversationView>;
   /** Returns the full id of the conversation deleted. */
-  deleteConversation(id: string): string;
+  deleteConversation(id: string): Promise<string>;
   /** Stores a key in the OS keychain, or a user-only file when there is none; says where. */
   setApiKey(provider: string, key: string): Promise<KeyDescription>;
   /** Where each provider's key comes from; never the key itself. */
@@ -105,8 +105,9 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
     deleteApiKey: (provider) => secrets.delete(parseSecretProvider(provider)),
     async close() {
       await llm.close();
-      chats?.close();
+      const closing = chats;
       chats = undefined;
+      await closing?.close();
     },
   };
 }
