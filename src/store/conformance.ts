@@ -91,6 +91,15 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
         expect(await store.listChunks({ documentId: document?.id ?? "" })).toHaveLength(1);
       });
 
+      it("names chunks by their stable ref, never by a backend's row id", async () => {
+        const { store, ref } = await seeded();
+        const [chunk] = await store.getChunks([ref(1)]);
+        expect(chunk?.ref).toBe(ref(1));
+        expect(Object.keys(chunk ?? {})).not.toContain("id");
+        const [hit] = await store.keywordSearch(words("cat"), { limit: 5 });
+        expect(Object.keys(hit?.chunk ?? {})).not.toContain("id");
+      });
+
       it("remembers sources for the incremental run", async () => {
         const { store, folder } = await seeded();
         const source = { folderId: folder.id, relativePath: "animals.md", size: 10, mtimeMs: 1, sourceHash: "h", chunkFileHash: null, syncedChunkFileHash: null, status: "processed" as const, errorCode: null, errorMessage: null, processedAt: new Date(0).toISOString() };

@@ -18,7 +18,7 @@ function searchResult(ref: string, content: string, extra: Partial<SearchResult>
   const relativePath = ref.slice(ref.indexOf(":") + 1, ref.lastIndexOf("#"));
   return {
     chunk: {
-      id: ref, ref, documentId: `doc-${relativePath}`, folderId: "f", relativePath, ordinal: 1,
+      ref, documentId: `doc-${relativePath}`, folderId: "f", relativePath, ordinal: 1,
       title: relativePath, content, contentHash: "h", included: true,
     },
     score: 1,

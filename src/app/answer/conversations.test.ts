@@ -13,7 +13,7 @@ function chatStore(ids: string[]) {
 }
 
 const chunk = (ref: string, page?: number): ChunkRecord => ({
-  id: ref, ref, documentId: "d", folderId: "f", relativePath: ref.slice(2, ref.indexOf("#")), ordinal: 1, title: "t", content: "c", contentHash: "h", included: true,
+  ref, documentId: "d", folderId: "f", relativePath: ref.slice(2, ref.indexOf("#")), ordinal: 1, title: "t", content: "c", contentHash: "h", included: true,
   ...(page === undefined ? {} : { page }),
 });
 
