@@ -27,7 +27,7 @@ import { createWarmEmbedders, embedderViaServer, findServer } from "./daemon/dae
 import { editChunkText } from "./review/edit-chunk.js";
 import { parseChunkRef } from "../core/chunk-ref.js";
 import { readChunk, readDocument, sourceFile } from "./read/read.js";
-import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
+import type { FolderLockOptions } from "./folder-lock.js";
 import type { AddFolderOptions, Chunkpad, OpenChunkpadOptions } from "./chunkpad-api.js";
 
 export type { AddFolderOptions, Chunkpad, ModelHost, OpenChunkpadOptions } from "./chunkpad-api.js";
@@ -54,7 +54,13 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   let store: MainStore | undefined;
   let runner: ParseRunner | undefined;
 
-  const getStore = () => (store ??= openMainStore({ path: paths.databasePath, keywordIndexInMemory: options.keywordIndexInMemory ?? false }));
+  const getStore = () =>
+    (store ??= openMainStore({
+      path: paths.databasePath,
+      keywordIndexInMemory: options.keywordIndexInMemory ?? false,
+      lockDirectory: path.join(paths.dataDir, "locks"),
+      command: options.command ?? "chunkpad",
+    }));
   const warm = createWarmEmbedders();
   const viaServer = options.useServer && env.CHUNKPAD_SERVER !== "off" ? embedderViaServer(paths.dataDir) : undefined;
   const searchService = createSearchService({
@@ -87,15 +93,14 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     return chunking;
   };
 
-  // One writer per folder across processes (CLI, server, watcher); reads never take it.
-  const folderLocks = createFolderLocks({ directory: path.join(paths.dataDir, "locks"), command: options.command ?? "chunkpad" });
+  // One writer per folder across processes (CLI, server, watcher), through the store's lease; reads never take it.
   const pickLockOptions = ({ wait, onWaiting, signal }: FolderLockOptions): FolderLockOptions => ({
     ...(wait === undefined ? {} : { wait }),
     ...(onWaiting === undefined ? {} : { onWaiting }),
     ...(signal === undefined ? {} : { signal }),
   });
   const withFolderLocks = async <T>(folders: readonly string[], lockOptions: FolderLockOptions & { purpose: string }, run: () => Promise<T>): Promise<T> => {
-    const release = await folderLocks.acquire(folders, lockOptions);
+    const release = await getStore().lease(folders, lockOptions);
     try {
       return await run();
     } finally {

@@ -88,4 +88,6 @@ export interface ChatStore {
   renameConversation(id: string, title: string): Promise<boolean>;
   deleteConversation(id: string): Promise<boolean>;
   close(): Promise<void>;
+  /** Deletes every conversation this store holds, for reset, and closes it. */
+  destroy(): Promise<void>;
 }

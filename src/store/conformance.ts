@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { embedTextHash } from "../core/chunk-ref.js";
 import type { KeywordQuery } from "../core/keyword-query.js";
 import type { MainStore } from "./contract.js";
+import { lifetimeCases } from "./conformance-lifetime.js";
 
 /**
  * The behaviour every main-store backend must have, as one suite any backend runs against its
@@ -15,12 +16,14 @@ import type { MainStore } from "./contract.js";
 export interface StoreSuiteOptions {
   name: string;
   open: () => MainStore | Promise<MainStore>;
+  /** Opens the same data again, as a second process would (for leases and destroy). */
+  reopen?: (store: MainStore) => Promise<MainStore>;
 }
 
 const words = (...terms: string[]): KeywordQuery => ({ terms: terms.map((word) => ({ word, prefix: false })), match: "all", phrases: [], exclude: [] });
 const vector = (...values: number[]) => new Float32Array(values);
 
-export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
+export function runStoreSuite({ name, open, reopen }: StoreSuiteOptions): void {
   describe(`store contract: ${name}`, () => {
     const opened: MainStore[] = [];
     afterEach(async () => {
@@ -49,6 +52,8 @@ export function runStoreSuite({ name, open }: StoreSuiteOptions): void {
       const chunks = await store.getChunks(Object.keys(vectors));
       return store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[chunk.ref] as Float32Array })), fingerprint);
     }
+
+    lifetimeCases(fresh, reopen);
 
     describe("folders and documents", () => {
       it("adds a folder once, finds it by id and path, and lists it with live counts", async () => {

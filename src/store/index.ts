@@ -8,4 +8,6 @@ export { openMainStore, type OpenMainStoreOptions } from "./sqlite/sqlite-store.
 export { openChatStore } from "./sqlite/chat-store.js";
 export type { OpenChatStoreOptions } from "./sqlite/chat-store.js";
 export { salvageFolders } from "./sqlite/salvage.js";
+export { sqliteStoreFiles } from "./sqlite/store-files.js";
+export { createFolderLocks, folderLockKey, type FolderLockOptions, type FolderLocks, type LockHolder } from "./file-locks.js";
 export type { VectorExtensionLoader } from "./sqlite/vector-extension.js";

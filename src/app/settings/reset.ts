@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describeError } from "../../core/errors.js";
 import { createSecretStore, SECRET_PROVIDERS, type SecretProvider } from "../../llm/index.js";
-import { salvageFolders } from "../../store/index.js";
+import { salvageFolders, sqliteStoreFiles } from "../../store/index.js";
 import { folderRegistryPath, readFolderRegistry } from "../process/folder-registry.js";
 import { resolvePaths, type ChunkpadPaths } from "./paths.js";
 
@@ -54,20 +54,15 @@ export function resetDependencies(env: NodeJS.ProcessEnv = process.env): ResetDe
   return { paths: resolvePaths({ env }), env };
 }
 
-const SQLITE_SIDE_FILES = ["", "-wal", "-shm", "-journal"];
-
 export async function planReset({ paths, env }: ResetDependencies, options: ResetOptions = {}): Promise<ResetPlan> {
   const items: ResetItem[] = [];
   const notes: string[] = [];
   const existing = (kind: ResetItemKind, target: string) => {
     if (fs.existsSync(target)) items.push({ kind, target });
   };
-  for (const suffix of SQLITE_SIDE_FILES) existing("database", `${paths.databasePath}${suffix}`);
-  // The approximate vector index beside the database (its sidecar and index files).
-  const databaseName = path.basename(paths.databasePath);
-  const beside = fs.existsSync(path.dirname(paths.databasePath)) ? fs.readdirSync(path.dirname(paths.databasePath)) : [];
-  for (const name of beside.filter((entry) => entry.startsWith(`${databaseName}.usearch`)).sort()) existing("database", path.join(path.dirname(paths.databasePath), name));
-  for (const suffix of SQLITE_SIDE_FILES) existing("chat-history", `${paths.chatDatabasePath}${suffix}`);
+  // Which files a SQLite store keeps (journals, the vector index beside it) is the store's knowledge.
+  for (const file of sqliteStoreFiles(paths.databasePath)) existing("database", file);
+  for (const file of sqliteStoreFiles(paths.chatDatabasePath)) existing("chat-history", file);
   existing("config", paths.configPath);
   existing("folder-list", folderRegistryPath(paths.dataDir));
 

@@ -4,6 +4,7 @@ import type { ChatStore, CitedChunk, Conversation, StoredMessage, StoredMessageR
 import type { SqliteDatabase } from "./database.js";
 import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
 import { CHAT_MIGRATIONS, runMigrations } from "./migrations.js";
+import { removeSqliteStoreFiles } from "./store-files.js";
 
 export interface OpenChatStoreOptions {
   /** Path of chunkpad_chat.db (or ":memory:"); parent folders are created. */
@@ -35,7 +36,7 @@ interface MessageRow {
 }
 
 /** The contract's ChatStore with synchronous methods (better-sqlite3 is synchronous). */
-type ChatEngine = { [K in keyof ChatStore]: ChatStore[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : ChatStore[K] };
+type ChatEngine = { [K in Exclude<keyof ChatStore, "destroy">]: ChatStore[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : ChatStore[K] };
 
 export function openChatStore({ path, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, now = () => new Date(), newId = randomUUID }: OpenChatStoreOptions): ChatStore {
   const db = openDatabase({ path, busyTimeoutMs });
@@ -60,6 +61,10 @@ function toAsync(engine: ChatEngine): ChatStore {
     renameConversation: async (id, title) => engine.renameConversation(id, title),
     deleteConversation: async (id) => engine.deleteConversation(id),
     close: async () => engine.close(),
+    destroy: async () => {
+      engine.close();
+      await removeSqliteStoreFiles(engine.path);
+    },
   };
 }
 
