@@ -104,7 +104,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     try {
       return await run();
     } finally {
-      release();
+      await release();
     }
   };
 

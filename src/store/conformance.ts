@@ -18,12 +18,14 @@ export interface StoreSuiteOptions {
   open: () => MainStore | Promise<MainStore>;
   /** Opens the same data again, as a second process would (for leases and destroy). */
   reopen?: (store: MainStore) => Promise<MainStore>;
+  /** False for a backend whose leases cannot be tested here (PGlite: one session). Default true. */
+  leases?: boolean;
 }
 
 const words = (...terms: string[]): KeywordQuery => ({ terms: terms.map((word) => ({ word, prefix: false })), match: "all", phrases: [], exclude: [] });
 const vector = (...values: number[]) => new Float32Array(values);
 
-export function runStoreSuite({ name, open, reopen }: StoreSuiteOptions): void {
+export function runStoreSuite({ name, open, reopen, leases }: StoreSuiteOptions): void {
   describe(`store contract: ${name}`, () => {
     const opened: MainStore[] = [];
     afterEach(async () => {
@@ -53,7 +55,7 @@ export function runStoreSuite({ name, open, reopen }: StoreSuiteOptions): void {
       return store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[chunk.ref] as Float32Array })), fingerprint);
     }
 
-    lifetimeCases(fresh, reopen);
+    lifetimeCases(fresh, reopen, leases);
 
     describe("folders and documents", () => {
       it("adds a folder once, finds it by id and path, and lists it with live counts", async () => {

@@ -305,7 +305,7 @@ export interface MainStore {
    * sharing this store (SQLite: lock files beside the database; PostgreSQL: advisory locks);
    * resolves to a function that releases them. Reads never take it.
    */
-  lease(folders: readonly string[], options?: LeaseOptions): Promise<() => void>;
+  lease(folders: readonly string[], options?: LeaseOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
   /** Deletes everything this store holds, for reset (SQLite: the files; PostgreSQL: its tables), and closes it. */
   destroy(): Promise<void>;

@@ -136,7 +136,8 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
     rebuildKeywordIndex: call(engine.rebuildKeywordIndex),
     async lease(folders, options) {
       if (locks === undefined) throw new ChunkpadError("INTERNAL", "This store was opened without folder locks.");
-      return locks.acquire(folders, options);
+      const release = await locks.acquire(folders, options);
+      return async () => release();
     },
     close: call(engine.close),
     async destroy() {
