@@ -1,3 +1,4 @@
+import type { StoreLocation } from "../store/index.js";
 import type { ChunkingOptions, DocumentRecord } from "../core/types.js";
 import type { FolderSummary } from "../store/index.js";
 import type { ChunkpadConfig, LoadedSettings } from "./settings/config.js";
@@ -116,6 +117,8 @@ export interface Chunkpad {
   modelHost(): Promise<ModelHost>;
   /** The embedding model's state from files alone (never downloads or loads). */
   modelStatus: EmbedService["modelStatus"];
+  /** Which store backend this Chunkpad uses and where (a file, or a PostgreSQL URL without its password). */
+  storeLocation(): Promise<StoreLocation>;
   /** Downloads the embedding model after consent. */
   downloadModel: EmbedService["downloadModel"];
   /** Runs BEIR-style queries through search per mode and scores them against qrels. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
 import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
-import { openMainStore, type MainStore } from "../store/index.js";
+import { openChats, openStore, storeLocation, type MainStore, type OpenStoresOptions } from "../store/index.js";
 import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
 import { resolvePaths } from "./settings/paths.js";
@@ -32,6 +32,18 @@ import type { AddFolderOptions, Chunkpad, OpenChunkpadOptions } from "./chunkpad
 
 export type { AddFolderOptions, Chunkpad, ModelHost, OpenChunkpadOptions } from "./chunkpad-api.js";
 
+/**
+ * The store URL in force, checked: a password belongs in PGPASSWORD or ~/.pgpass (or the
+ * environment variable), never in the config file, which `config list` shows and backups copy.
+ */
+function storeUrl(row: ResolvedSetting | undefined): string | undefined {
+  const url = typeof row?.value === "string" ? row.value : undefined;
+  if (url !== undefined && row?.source === "config" && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(url)) {
+    throw new ChunkpadError("CONFIG_INVALID", 'store.url in the config file holds a password. Remove it ("chunkpad config set store.url postgres://user@host/db") and put the password in PGPASSWORD or ~/.pgpass, or set CHUNKPAD_DATABASE_URL in the environment instead.');
+  }
+  return url;
+}
+
 /** Opens Chunkpad's state (config, database) for one process; close it when done. */
 export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const env = options.env ?? process.env;
@@ -54,13 +66,13 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   let store: MainStore | undefined;
   let runner: ParseRunner | undefined;
 
-  const getStore = () =>
-    (store ??= openMainStore({
-      path: paths.databasePath,
-      keywordIndexInMemory: options.keywordIndexInMemory ?? false,
-      lockDirectory: path.join(paths.dataDir, "locks"),
-      command: options.command ?? "chunkpad",
-    }));
+  // The store registry: SQLite in the data folder, or the PostgreSQL that store.url / CHUNKPAD_DATABASE_URL names.
+  const storeOptions = (): OpenStoresOptions => ({
+    url: storeUrl(settings().settings.find((row) => row.key === "store.url")),
+    sqlite: { databasePath: paths.databasePath, chatDatabasePath: paths.chatDatabasePath, lockDirectory: path.join(paths.dataDir, "locks"), keywordIndexInMemory: options.keywordIndexInMemory ?? false },
+    command: options.command ?? "chunkpad",
+  });
+  const getStore = () => (store ??= openStore(storeOptions()));
   const warm = createWarmEmbedders();
   const viaServer = options.useServer && env.CHUNKPAD_SERVER !== "off" ? embedderViaServer(paths.dataDir) : undefined;
   const searchService = createSearchService({
@@ -77,6 +89,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     search: (query, searchOptions) => searchService.search(query, searchOptions),
     paths,
     env,
+    openChats: () => openChats(storeOptions()),
   });
   const getRunner = () =>
     (runner ??= createParseRunner({ workers: config().ingest.workers, timeoutMs: config().ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config().ingest.workerHeapMb }));
@@ -307,6 +320,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       }
     },
     modelStatus: (request) => embedService.modelStatus(request),
+    storeLocation: () => storeLocation(storeOptions()),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
     regenerate: (input) => answers.regenerate(input),

@@ -5,6 +5,7 @@
 export type * from "./contract.js";
 export { META_KEYS } from "./contract.js";
 export { openMainStore, type OpenMainStoreOptions } from "./sqlite/sqlite-store.js";
+export { backendOf, openChats, openStore, storeLocation, type OpenStoresOptions, type StoreBackend, type StoreLocation } from "./registry.js";
 export { openChatStore } from "./sqlite/chat-store.js";
 export type { OpenChatStoreOptions } from "./sqlite/chat-store.js";
 export { salvageFolders } from "./sqlite/salvage.js";

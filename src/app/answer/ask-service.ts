@@ -36,6 +36,8 @@ export interface AnswerServiceOptions {
   secrets?: SecretStore;
   fetch?: typeof globalThis.fetch;
   retry?: Partial<RetryPolicy>;
+  /** Opens the chat store (the store registry's choice: SQLite beside the main database, or the shared PostgreSQL). */
+  openChats?: () => ChatStore;
 }
 
 export interface AnswerService {
@@ -81,7 +83,7 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
     ...(options.retry ? { retry: options.retry } : {}),
   });
   let chats: ChatStore | undefined;
-  const getChats = () => (chats ??= openChatStore({ path: options.paths.chatDatabasePath }));
+  const getChats = () => (chats ??= options.openChats ? options.openChats() : openChatStore({ path: options.paths.chatDatabasePath }));
   const dependencies: AskDependencies = { search: options.search, getConfig: options.getConfig, llm, chats: getChats, termWeights: (question) => questionTermWeights(options.getStore(), question) };
 
   return {
