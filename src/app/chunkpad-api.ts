@@ -1,3 +1,4 @@
+import type { MigrateProgress, MigrateReport } from "./migrate/migrate-store.js";
 import type { StoreLocation } from "../store/index.js";
 import type { ChunkingOptions, DocumentRecord } from "../core/types.js";
 import type { FolderSummary } from "../store/index.js";
@@ -145,5 +146,10 @@ export interface Chunkpad {
    * the next call. Documents are never touched.
    */
   clearAllData(options?: ResetOptions): Promise<ResetReport>;
+  /**
+   * Copies this store (folders, documents, chunks, review decisions, vectors, conversations) into
+   * an empty one at `url` (postgres://…), holding every folder's lease meanwhile, and counts both sides.
+   */
+  migrateTo(url: string, options?: { onProgress?: (progress: MigrateProgress) => void }): Promise<MigrateReport>;
   close(): Promise<void>;
 }

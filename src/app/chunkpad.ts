@@ -3,7 +3,8 @@ import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
 import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
-import { openChats, openStore, storeLocation, type MainStore, type OpenStoresOptions } from "../store/index.js";
+import { backendOf, openChats, openStore, storeLocation, type MainStore, type OpenStoresOptions } from "../store/index.js";
+import { migrateStore } from "./migrate/migrate-store.js";
 import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
 import { resolvePaths } from "./settings/paths.js";
@@ -343,6 +344,24 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         loadedConfig = undefined;
         return report;
       });
+    },
+    async migrateTo(url, migrateOptions = {}) {
+      const from = storeOptions();
+      if (backendOf(url) === "sqlite") throw new ChunkpadError("INVALID_ARGUMENT", "migrate copies into a server store: give --to postgres://user@host/database.");
+      if (from.url !== undefined && from.url.trim() === url.trim()) throw new ChunkpadError("INVALID_ARGUMENT", "That is the store this Chunkpad already uses: give --to another database.");
+      const to: OpenStoresOptions = { ...from, url };
+      const target = openStore(to);
+      const targetChats = openChats(to);
+      const sourceChats = openChats(from);
+      try {
+        const folders = (await getStore().listFolders()).map((folder) => folder.rootPath);
+        // No writer changes the source while it is copied.
+        return await withFolderLocks(folders, { wait: false, purpose: "migrating the store" }, () =>
+          migrateStore({ source: getStore(), sourceChats, target, targetChats, ...(migrateOptions.onProgress ? { onProgress: migrateOptions.onProgress } : {}) }),
+        );
+      } finally {
+        await Promise.all([target.close(), targetChats.close(), sourceChats.close()]);
+      }
     },
     async close() {
       await answers.close();

@@ -71,6 +71,19 @@ export function runChatStoreSuite({ name, open, reopen }: ChatStoreSuiteOptions)
       expect(await store.updateMessage("missing", { content: "x" })).toBeNull();
     });
 
+    it("imports a conversation as it is, ids and times kept, once", async () => {
+      const source = await fresh();
+      const conversation = await source.createConversation({ title: "Copied", provider: "ollama", model: "m" });
+      await source.addMessage(conversation.id, { role: "user", content: "q" });
+      await source.addMessage(conversation.id, { role: "assistant", content: "a [C1]", citedChunks: [{ ref: "f:a.md#1", contentHash: "h", text: "t" }] });
+      const original = await source.getConversation(conversation.id);
+      const target = await fresh();
+      await Promise.all((await target.listConversations()).map((existing) => target.deleteConversation(existing.id)));
+      expect(await target.importConversation(original!)).toBe(true);
+      expect(await target.importConversation(original!)).toBe(false);
+      expect(await target.getConversation(conversation.id)).toEqual(original);
+    });
+
     it("keeps many messages in the order they were added", async () => {
       const store = await fresh();
       const conversation = await store.createConversation({ title: "Order" });

@@ -87,6 +87,8 @@ export interface ChatStore {
   updateMessage(id: string, changes: MessageChanges): Promise<StoredMessage | null>;
   renameConversation(id: string, title: string): Promise<boolean>;
   deleteConversation(id: string): Promise<boolean>;
+  /** Copies a conversation as it is, ids and times kept (migrate between stores); false when its id is taken. */
+  importConversation(conversation: ConversationWithMessages): Promise<boolean>;
   close(): Promise<void>;
   /** Deletes every conversation this store holds, for reset, and closes it. */
   destroy(): Promise<void>;

@@ -99,6 +99,22 @@ export async function openPostgresChatStore({ url, poolSize = 4, now = () => new
     async renameConversation(id, title) {
       return ((await pool.query("UPDATE conversations SET title = $2 WHERE id = $1", [id, title])).rowCount ?? 0) > 0;
     },
+    async importConversation(conversation) {
+      return inTransaction(pool, async (client) => {
+        const inserted = await client.query(
+          "INSERT INTO conversations (id, title, created_at, updated_at, provider, model) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+          [conversation.id, conversation.title, conversation.createdAt, conversation.updatedAt, conversation.provider, conversation.model],
+        );
+        if ((inserted.rowCount ?? 0) === 0) return false;
+        for (const message of conversation.messages) {
+          await client.query(
+            "INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            [message.id, conversation.id, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks.length > 0 ? message.citedChunks : undefined), message.provider, message.model, message.createdAt, message.incomplete],
+          );
+        }
+        return true;
+      });
+    },
     async deleteConversation(id) {
       return ((await pool.query("DELETE FROM conversations WHERE id = $1", [id])).rowCount ?? 0) > 0;
     },

@@ -60,6 +60,7 @@ function toAsync(engine: ChatEngine): ChatStore {
     updateMessage: async (id, changes) => engine.updateMessage(id, changes),
     renameConversation: async (id, title) => engine.renameConversation(id, title),
     deleteConversation: async (id) => engine.deleteConversation(id),
+    importConversation: async (conversation) => engine.importConversation(conversation),
     close: async () => engine.close(),
     destroy: async () => {
       engine.close();
@@ -134,6 +135,25 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
         );
         touch.run(now().toISOString(), row.conversation_id);
         return toMessage(next);
+      });
+    },
+
+    importConversation(conversation) {
+      return writeTransaction(db, () => {
+        if (conversationById.get(conversation.id)) return false;
+        db.prepare("INSERT INTO conversations (id, title, created_at, updated_at, provider, model) VALUES (?, ?, ?, ?, ?, ?)").run(
+          conversation.id, conversation.title, conversation.createdAt, conversation.updatedAt, conversation.provider, conversation.model,
+        );
+        const insert = db.prepare(`
+          INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+        for (const message of conversation.messages) {
+          insert.run(
+            message.id, conversation.id, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks.length > 0 ? message.citedChunks : undefined),
+            message.provider, message.model, message.createdAt, message.incomplete ? 1 : 0,
+          );
+        }
+        return true;
       });
     },
 
