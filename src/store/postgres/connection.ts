@@ -16,8 +16,28 @@ export interface PostgresConnectionOptions {
 /** int8 (COUNT(*), bigserial) as a JavaScript number: Chunkpad's counts stay far below 2^53. */
 pg.types.setTypeParser(20, (value) => Number(value));
 
-export function createPool({ url, poolSize = 10 }: PostgresConnectionOptions): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+/** Connections per process when neither the caller nor the URL (`?pool_size=`) says. */
+const DEFAULT_POOL_SIZE = 10;
+
+/** `pool_size` in the URL is Chunkpad's, not the server's: read here and taken out. */
+export function parseStoreUrl(url: string): { connectionString: string; poolSize: number | undefined } {
+  try {
+    const parsed = new URL(url);
+    const value = parsed.searchParams.get("pool_size");
+    if (value === null) return { connectionString: url, poolSize: undefined };
+    parsed.searchParams.delete("pool_size");
+    const size = Number.parseInt(value, 10);
+    return { connectionString: parsed.toString(), poolSize: size > 0 ? size : undefined };
+  } catch {
+    // node-postgres reports an unreadable URL when it connects.
+    return { connectionString: url, poolSize: undefined };
+  }
+}
+
+export function createPool({ url, poolSize }: PostgresConnectionOptions): pg.Pool {
+  const { connectionString, poolSize: fromUrl } = parseStoreUrl(url);
+  const max = poolSize ?? fromUrl ?? DEFAULT_POOL_SIZE;
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its server (a restart) must not crash the process: the next query reconnects.
   pool.on("error", () => undefined);
   return pool;

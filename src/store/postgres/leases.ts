@@ -19,10 +19,16 @@ function advisoryKey(folder: string): string {
   return BigInt(`0x${folderLockKey(folder).slice(0, 15)}`).toString();
 }
 
-export function createLeases(pool: pg.Pool, command: string): (folders: readonly string[], options?: LeaseOptions) => Promise<() => Promise<void>> {
+/**
+ * `connect` opens a connection of the lease's own, outside the query pool: a lease lasts a whole
+ * job, and the job's queries must not wait for the connection that holds its lease.
+ */
+export function createLeases(connect: () => Promise<pg.Client>, command: string): (folders: readonly string[], options?: LeaseOptions) => Promise<() => Promise<void>> {
   return async (folders, options = {}) => {
     const ordered = [...new Set(folders.map((folder) => path.resolve(folder)))].map((folder) => ({ folder, key: advisoryKey(folder) })).sort((a, b) => a.key.localeCompare(b.key));
-    const client = await pool.connect();
+    if (ordered.length === 0) return async () => undefined;
+    const client = await connect();
+    client.on("error", () => undefined);
     const taken: string[] = [];
     const token = randomUUID();
     const release = async () => {
@@ -32,7 +38,8 @@ export function createLeases(pool: pg.Pool, command: string): (folders: readonly
           await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
         }
       } finally {
-        client.release();
+        // Closing the session also ends every advisory lock it held.
+        await client.end().catch(() => undefined);
       }
     };
     try {

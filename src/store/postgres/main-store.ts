@@ -1,5 +1,6 @@
 import type { MainStore } from "../contract.js";
-import { createPool, describeUrl, inTransaction, toDatabaseError, withPostgresErrors, type Queryable } from "./connection.js";
+import pg from "pg";
+import { createPool, describeUrl, inTransaction, parseStoreUrl, toDatabaseError, withPostgresErrors, type Queryable } from "./connection.js";
 import { createDocumentMethods } from "./documents.js";
 import { createFolderMethods } from "./folders.js";
 import { checkKeywordIndex, rebuildKeywordIndex } from "./keyword-index.js";
@@ -69,7 +70,11 @@ export async function openPostgresStore({ url, poolSize, command = "chunkpad", n
         await rebuildKeywordIndex(client);
       });
     },
-    lease: createLeases(pool, command),
+    lease: createLeases(async () => {
+      const client = new pg.Client({ connectionString: parseStoreUrl(url).connectionString });
+      await client.connect();
+      return client;
+    }, command),
     close,
     async destroy() {
       await dropSchema(pool);
