@@ -57,31 +57,31 @@ export function createKeywordMethods(pool: pg.Pool): KeywordMethods {
         seen.add(key);
         return true;
       });
+      // Each word's postings are read by the index on (term, chunk_id): exact words by equality,
+      // prefixes as the range [word, word + U+10FFFF) in the C collation's byte order.
       const rows = (await pool.query<ChunkRow & { score: number; has_vector: boolean }>(
         `WITH stats AS (SELECT GREATEST(rows, 1)::float8 AS n, CASE WHEN rows > 0 THEN tokens::float8 / rows ELSE 1 END AS avgdl FROM keyword_stats),
-         q AS (SELECT word, prefix, idx, replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' AS pattern
-               FROM unnest($2::text[], $3::bool[]) WITH ORDINALITY AS q(word, prefix, idx)),
-         idf AS (
-           SELECT q.idx, GREATEST(ln((s.n - d.rows + 0.5) / (d.rows + 0.5)), ${MIN_IDF}) AS value
-           FROM q CROSS JOIN stats s
-           CROSS JOIN LATERAL (
-             SELECT LEAST(COALESCE(SUM(t.rows), 0), s.n)::float8 AS rows FROM term_stats t
-             WHERE (NOT q.prefix AND t.term = q.word) OR (q.prefix AND t.term LIKE q.pattern)
-           ) d
+         q AS (SELECT word, prefix, idx, word || U&'\\+10FFFF' AS upper FROM unnest($2::text[], $3::bool[]) WITH ORDINALITY AS q(word, prefix, idx)),
+         df AS (
+           SELECT q.idx, COALESCE((SELECT t.rows FROM term_stats t WHERE t.term = q.word), 0)::float8 AS rows FROM q WHERE NOT q.prefix
+           UNION ALL
+           SELECT q.idx, COALESCE((SELECT SUM(t.rows) FROM term_stats t WHERE t.term >= q.word AND t.term < q.upper), 0)::float8 FROM q WHERE q.prefix
          ),
+         idf AS (SELECT df.idx, GREATEST(ln((s.n - LEAST(df.rows, s.n) + 0.5) / (LEAST(df.rows, s.n) + 0.5)), ${MIN_IDF}) AS value FROM df CROSS JOIN stats s),
          matched AS (
            SELECT c.id, c.token_count FROM chunks c
            WHERE c.search @@ $1::tsquery AND c.included
              AND ($4::text[] IS NULL OR c.folder_id = ANY($4)) AND ($5::text[] IS NULL OR c.document_id = ANY($5))
          ),
+         hits AS (
+           SELECT q.idx, t.chunk_id, t.frequency::float8 AS f FROM q JOIN chunk_terms t ON t.term = q.word WHERE NOT q.prefix
+           UNION ALL
+           SELECT q.idx, t.chunk_id, SUM(t.frequency)::float8 FROM q JOIN chunk_terms t ON t.term >= q.word AND t.term < q.upper WHERE q.prefix GROUP BY q.idx, t.chunk_id
+         ),
          scored AS (
            SELECT m.id, GREATEST(COALESCE(SUM(i.value * (h.f * ${K1 + 1}) / (h.f + ${K1} * (1 - ${B} + ${B} * m.token_count / s.avgdl))), 0), 1e-9) AS score
            FROM matched m CROSS JOIN stats s
-           LEFT JOIN LATERAL (
-             SELECT q.idx, SUM(t.frequency)::float8 AS f FROM q JOIN chunk_terms t
-               ON t.chunk_id = m.id AND ((NOT q.prefix AND t.term = q.word) OR (q.prefix AND t.term LIKE q.pattern))
-             GROUP BY q.idx
-           ) h ON true
+           LEFT JOIN hits h ON h.chunk_id = m.id
            LEFT JOIN idf i ON i.idx = h.idx
            GROUP BY m.id
            ORDER BY score DESC, m.id
