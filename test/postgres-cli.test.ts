@@ -1,5 +1,6 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgresStore } from "../src/store/postgres/main-store.js";
 import { startPgliteServer, type PgliteServer } from "../src/store/postgres/pglite-server.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
@@ -72,5 +73,20 @@ describe("the CLI on a shared PostgreSQL store", () => {
     expect(hybrid.code, hybrid.stderr).toBe(0);
     expect(json<SearchReport>(hybrid)).toMatchObject({ mode: "hybrid" });
     expect(json<SearchReport>(hybrid).results[0]?.relativePath).toBe("herons.md");
+  });
+
+  it("leaves a folder whose files live on another machine to that machine: sync skips it with a note, search finds it", async () => {
+    const store = await openPostgresStore({ url, poolSize: 1 });
+    try {
+      const elsewhere = await store.upsertFolder("/home/alice/field-notes", "/home/alice/field-notes/_chunks");
+      await store.syncDocument({ folderId: elsewhere.id, relativePath: "owls.md", title: "Owls", documentType: "md", fileSize: 40, pageCount: null, chunks: [{ content: "The barn owl hunts voles over the meadow.", meta: {} }] });
+    } finally {
+      await store.close();
+    }
+    const synced = await shared(["sync"]);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(synced.stderr).toContain("note: /home/alice/field-notes is not on this machine");
+    const found = json<SearchReport>(await shared(["search", "voles", "--mode", "keyword", "--json"]));
+    expect(found.results.map((result) => result.relativePath)).toEqual(["owls.md"]);
   });
 });
