@@ -118,6 +118,9 @@ export function createDocumentMethods(pool: pg.Pool, options: { now: () => Date;
         );
         const result: SyncDocumentResult = { documentId, added: 0, updated: 0, removed: 0, unchanged: 0, changedRefs: [], removedRefs: [] };
         const reindex: { id: number; title: string; content: string }[] = [];
+        // New rows go in one statement; changed rows leave the keyword statistics together first.
+        const inserts: { ref: string; ordinal: number; content: string; contentHash: string; embedHash: string; meta: string; included: boolean; search: string; tokenCount: number }[] = [];
+        const updates: { id: number; content: string; values: unknown[] }[] = [];
         for (const [index, draft] of input.chunks.entries()) {
           const ordinal = index + 1;
           const ref = chunkRef(input.folderId, input.relativePath, ordinal);
@@ -128,22 +131,11 @@ export function createDocumentMethods(pool: pg.Pool, options: { now: () => Date;
           const old = stored.get(ordinal);
           if (!old || old.title !== input.title || old.content_hash !== contentHash || JSON.stringify(cleanMeta(old.meta)) !== JSON.stringify(meta)) {
             const { search, tokenCount } = searchColumns(input.title, draft.content);
-            const values = [input.title, draft.content, contentHash, embedHash, JSON.stringify(meta), included, search, tokenCount, timestamp];
             if (!old) {
-              const inserted = await client.query<{ id: number }>(
-                `INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, embed_hash, meta, included, search, token_count, updated_at)
-                 VALUES ($10, $11, $12, $13, $1, $2, $3, $4, $5, $6, $7::tsvector, $8, $9) RETURNING id`,
-                [...values, ref, documentId, input.folderId, ordinal],
-              );
-              reindex.push({ id: (inserted.rows[0] as { id: number }).id, title: input.title, content: draft.content });
+              inserts.push({ ref, ordinal, content: draft.content, contentHash, embedHash, meta: JSON.stringify(meta), included, search, tokenCount });
               result.added += 1;
             } else {
-              await unindexChunks(client, [old.id]);
-              await client.query(
-                "UPDATE chunks SET title = $1, content = $2, content_hash = $3, embed_hash = $4, meta = $5, included = $6, search = $7::tsvector, token_count = $8, updated_at = $9 WHERE id = $10",
-                [...values, old.id],
-              );
-              reindex.push({ id: old.id, title: input.title, content: draft.content });
+              updates.push({ id: old.id, content: draft.content, values: [input.title, draft.content, contentHash, embedHash, JSON.stringify(meta), included, search, tokenCount, timestamp, old.id] });
               result.updated += 1;
             }
             result.changedRefs.push(ref);
@@ -151,6 +143,30 @@ export function createDocumentMethods(pool: pg.Pool, options: { now: () => Date;
             if (old.included !== included) await client.query("UPDATE chunks SET included = $2 WHERE id = $1", [old.id, included]);
             result.unchanged += 1;
           }
+        }
+        await unindexChunks(client, updates.map((update) => update.id));
+        for (const update of updates) {
+          await client.query(
+            "UPDATE chunks SET title = $1, content = $2, content_hash = $3, embed_hash = $4, meta = $5, included = $6, search = $7::tsvector, token_count = $8, updated_at = $9 WHERE id = $10",
+            update.values,
+          );
+          reindex.push({ id: update.id, title: input.title, content: update.content });
+        }
+        if (inserts.length > 0) {
+          const inserted = await client.query<{ id: number; ordinal: number }>(
+            `INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, embed_hash, meta, included, search, token_count, updated_at)
+             SELECT r.ref, $1, $2, r.ordinal, $3, r.content, r.content_hash, r.embed_hash, r.meta::jsonb, r.included, r.search::tsvector, r.token_count, $4
+             FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bool[], $12::text[], $13::int[])
+               AS r(ref, ordinal, content, content_hash, embed_hash, meta, included, search, token_count)
+             RETURNING id, ordinal`,
+            [
+              documentId, input.folderId, input.title, timestamp,
+              inserts.map((row) => row.ref), inserts.map((row) => row.ordinal), inserts.map((row) => row.content), inserts.map((row) => row.contentHash),
+              inserts.map((row) => row.embedHash), inserts.map((row) => row.meta), inserts.map((row) => row.included), inserts.map((row) => row.search), inserts.map((row) => row.tokenCount),
+            ],
+          );
+          const contentOf = new Map(inserts.map((row) => [row.ordinal, row.content]));
+          for (const row of inserted.rows) reindex.push({ id: row.id, title: input.title, content: contentOf.get(row.ordinal) as string });
         }
         await indexChunks(client, reindex);
         const removed = storedRows.filter((row) => row.ordinal > input.chunks.length);
