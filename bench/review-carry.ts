@@ -4,7 +4,7 @@
 // chunk goes through the overlap match; one chunk in ten excluded. Chunk text is random words
 // from a 5,000-word vocabulary, 300 words a chunk. Prints figures only; asserts nothing.
 import { sha256Hex } from "../src/core/chunk-ref.js";
-import { carryReviewDecisions } from "../src/store/sqlite/review-carry.js";
+import { carryReviewDecisions } from "../src/store/review-carry.js";
 
 const WORDS_PER_CHUNK = 300;
 const SHIFT_WORDS = 20;

@@ -1,3 +1,5 @@
+import type { MigrateProgress, MigrateReport } from "./migrate/migrate-store.js";
+import type { StoreLocation } from "../store/index.js";
 import type { ChunkingOptions, DocumentRecord } from "../core/types.js";
 import type { FolderSummary } from "../store/index.js";
 import type { ChunkpadConfig, LoadedSettings } from "./settings/config.js";
@@ -125,6 +127,8 @@ export interface Chunkpad {
   modelHost(): Promise<ModelHost>;
   /** The embedding model's state from files alone (never downloads or loads). */
   modelStatus: EmbedService["modelStatus"];
+  /** Which store backend this Chunkpad uses and where (a file, or a PostgreSQL URL without its password). */
+  storeLocation(): Promise<StoreLocation>;
   /** Downloads the embedding model after consent. */
   downloadModel: EmbedService["downloadModel"];
   /** Runs BEIR-style queries through search per mode and scores them against qrels. */
@@ -153,5 +157,10 @@ export interface Chunkpad {
    * the next call. Documents are never touched.
    */
   clearAllData(options?: ResetOptions): Promise<ResetReport>;
+  /**
+   * Copies this store (folders, documents, chunks, review decisions, vectors, conversations) into
+   * an empty one at `url` (postgres://…), holding every folder's lease meanwhile, and counts both sides.
+   */
+  migrateTo(url: string, options?: { onProgress?: (progress: MigrateProgress) => void }): Promise<MigrateReport>;
   close(): Promise<void>;
 }

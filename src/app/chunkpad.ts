@@ -4,7 +4,8 @@ import { ChunkpadError } from "../core/errors.js";
 import { SESSION_TOKEN_HEADER } from "../core/network.js";
 import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
-import { openMainStore, type MainStore } from "../store/index.js";
+import { backendOf, openChats, openStore, storeLocation, type MainStore, type OpenStoresOptions } from "../store/index.js";
+import { migrateStore } from "./migrate/migrate-store.js";
 import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
 import { shownSetting, shownSettings } from "./settings/shown.js";
@@ -31,10 +32,22 @@ import { createWarmEmbedders, embedderViaServer, findLiveServer } from "./daemon
 import { editChunkText } from "./review/edit-chunk.js";
 import { parseChunkRef } from "../core/chunk-ref.js";
 import { readChunk, readDocument, sourceFile } from "./read/read.js";
-import { createFolderLocks, type FolderLockOptions } from "./folder-lock.js";
+import type { FolderLockOptions } from "./folder-lock.js";
 import type { AddFolderOptions, Chunkpad, OpenChunkpadOptions } from "./chunkpad-api.js";
 
 export type { AddFolderOptions, Chunkpad, ModelHost, OpenChunkpadOptions } from "./chunkpad-api.js";
+
+/**
+ * The store URL in force, checked: a password belongs in PGPASSWORD or ~/.pgpass (or the
+ * environment variable), never in the config file, which `config list` shows and backups copy.
+ */
+function storeUrl(row: ResolvedSetting | undefined): string | undefined {
+  const url = typeof row?.value === "string" ? row.value : undefined;
+  if (url !== undefined && row?.source === "config" && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(url)) {
+    throw new ChunkpadError("CONFIG_INVALID", 'store.url in the config file holds a password. Remove it ("chunkpad config set store.url postgres://user@host/db") and put the password in PGPASSWORD or ~/.pgpass, or set CHUNKPAD_DATABASE_URL in the environment instead.');
+  }
+  return url;
+}
 
 /** Opens Chunkpad's state (config, database) for one process; close it when done. */
 export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
@@ -80,7 +93,13 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   let store: MainStore | undefined;
   let runner: ParseRunner | undefined;
 
-  const getStore = () => (store ??= openMainStore({ path: paths.databasePath, keywordIndexInMemory: options.keywordIndexInMemory ?? false }));
+  // The store registry: SQLite in the data folder, or the PostgreSQL that store.url / CHUNKPAD_DATABASE_URL names.
+  const storeOptions = (): OpenStoresOptions => ({
+    url: storeUrl(settings().settings.find((row) => row.key === "store.url")),
+    sqlite: { databasePath: paths.databasePath, chatDatabasePath: paths.chatDatabasePath, lockDirectory: path.join(paths.dataDir, "locks"), keywordIndexInMemory: options.keywordIndexInMemory ?? false },
+    command: options.command ?? "chunkpad",
+  });
+  const getStore = () => (store ??= openStore(storeOptions()));
   const warm = createWarmEmbedders();
   const viaServer = options.useServer && env.CHUNKPAD_SERVER !== "off" ? embedderViaServer(paths.dataDir) : undefined;
   const searchService = createSearchService({
@@ -97,6 +116,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     search: (query, searchOptions) => searchService.search(query, searchOptions),
     paths,
     env,
+    openChats: () => openChats(storeOptions()),
   });
   const getRunner = () =>
     (runner ??= createParseRunner({ workers: config().ingest.workers, timeoutMs: config().ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config().ingest.workerHeapMb }));
@@ -113,19 +133,18 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     return chunking;
   };
 
-  // One writer per folder across processes (CLI, server, watcher); reads never take it.
-  const folderLocks = createFolderLocks({ directory: path.join(paths.dataDir, "locks"), command: options.command ?? "chunkpad" });
+  // One writer per folder across processes (CLI, server, watcher), through the store's lease; reads never take it.
   const pickLockOptions = ({ wait, onWaiting, signal }: FolderLockOptions): FolderLockOptions => ({
     ...(wait === undefined ? {} : { wait }),
     ...(onWaiting === undefined ? {} : { onWaiting }),
     ...(signal === undefined ? {} : { signal }),
   });
   const withFolderLocks = async <T>(folders: readonly string[], lockOptions: FolderLockOptions & { purpose: string }, run: () => Promise<T>): Promise<T> => {
-    const release = await folderLocks.acquire(folders, lockOptions);
+    const release = await getStore().lease(folders, lockOptions);
     try {
       return await run();
     } finally {
-      release();
+      await release();
     }
   };
 
@@ -344,6 +363,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       }
     },
     modelStatus: (request) => embedService.modelStatus(request),
+    storeLocation: () => storeLocation(storeOptions()),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
     regenerate: (input) => answers.regenerate(input),
@@ -366,6 +386,24 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         loadedConfig = undefined;
         return report;
       });
+    },
+    async migrateTo(url, migrateOptions = {}) {
+      const from = storeOptions();
+      if (backendOf(url) === "sqlite") throw new ChunkpadError("INVALID_ARGUMENT", "migrate copies into a server store: give --to postgres://user@host/database.");
+      if (from.url !== undefined && from.url.trim() === url.trim()) throw new ChunkpadError("INVALID_ARGUMENT", "That is the store this Chunkpad already uses: give --to another database.");
+      const to: OpenStoresOptions = { ...from, url };
+      const target = openStore(to);
+      const targetChats = openChats(to);
+      const sourceChats = openChats(from);
+      try {
+        const folders = (await getStore().listFolders()).map((folder) => folder.rootPath);
+        // No writer changes the source while it is copied.
+        return await withFolderLocks(folders, { wait: false, purpose: "migrating the store" }, () =>
+          migrateStore({ source: getStore(), sourceChats, target, targetChats, ...(migrateOptions.onProgress ? { onProgress: migrateOptions.onProgress } : {}) }),
+        );
+      } finally {
+        await Promise.all([target.close(), targetChats.close(), sourceChats.close()]);
+      }
     },
     async close() {
       await answers.close();

@@ -41,6 +41,7 @@ export const COMMANDS: ReadonlyArray<{ verbs: readonly string[]; load: () => Pro
   { verbs: ["providers"], load: async () => (await import("./commands/providers.js")).registerProvidersCommand },
   { verbs: ["keys"], load: async () => (await import("./commands/keys.js")).registerKeysCommands },
   { verbs: ["reset"], load: async () => (await import("./commands/reset.js")).registerResetCommand },
+  { verbs: ["migrate"], load: async () => (await import("./commands/migrate.js")).registerMigrateCommand },
   { verbs: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcpCommand },
   { verbs: ["serve"], load: async () => (await import("./commands/serve.js")).registerServeCommand },
 ];

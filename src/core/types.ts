@@ -143,7 +143,7 @@ export interface DocumentRecord {
 }
 
 export interface ChunkRecord extends ChunkMeta {
-  id: string;
+  /** The stable reference `{folderId}:{relativePath}#{n}`: what the wire carries, never a backend's row id. */
   ref: ChunkRef;
   documentId: string;
   folderId: string;

@@ -5,7 +5,7 @@ import { buildContext, describeLocation } from "./context.js";
 function scored(ref: string, score: number, content: string, chunk: Partial<ChunkRecord> = {}, isIncluded = true): ScoredChunk {
   return {
     chunk: {
-      id: ref, ref, documentId: "doc", folderId: "f", relativePath: `${ref}.md`, ordinal: 1,
+      ref, documentId: "doc", folderId: "f", relativePath: `${ref}.md`, ordinal: 1,
       title: ref, content, contentHash: "h", included: true, ...chunk,
     },
     score,

@@ -5,7 +5,7 @@ import { shouldRefuse } from "./guardrail.js";
 function scored(ref: string, score: number, extra: Partial<ScoredChunk> = {}): ScoredChunk {
   return {
     chunk: {
-      id: ref, ref, documentId: "doc", folderId: "f", relativePath: "notes.md", ordinal: 1,
+      ref, documentId: "doc", folderId: "f", relativePath: "notes.md", ordinal: 1,
       title: "Notes", content: "text", contentHash: "h", included: true,
     },
     score,

@@ -6,7 +6,7 @@ import { buildAnswerPrompt } from "./prompt.js";
 function scored(ref: string, score: number, content: string, isIncluded = true): ScoredChunk {
   return {
     chunk: {
-      id: ref, ref, documentId: "doc", folderId: "f", relativePath: `${ref}.pdf`, ordinal: 1,
+      ref, documentId: "doc", folderId: "f", relativePath: `${ref}.pdf`, ordinal: 1,
       title: ref, content, contentHash: "h", included: true, page: 7,
     },
     score,

@@ -4,7 +4,7 @@ import { answerSimilarity, decideRefusal, keywordCoverage, rarity } from "./ques
 
 function scored(content: string, extra: Partial<ScoredChunk> = {}): ScoredChunk {
   return {
-    chunk: { id: "c", ref: "f:a.md#1", documentId: "d", folderId: "f", relativePath: "a.md", ordinal: 1, title: "a", content, contentHash: "h", included: true },
+    chunk: { ref: "f:a.md#1", documentId: "d", folderId: "f", relativePath: "a.md", ordinal: 1, title: "a", content, contentHash: "h", included: true },
     score: 1,
     isIncluded: true,
     ...extra,

@@ -212,7 +212,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   const jobRoutes = registerJobRoutes(app, chunkpad, jobs);
 
   // Conversations (kept in the chat database), answer providers, and API keys: write-only.
-  app.get("/api/conversations", (c) => c.json(toPlainJson({ conversations: chunkpad.listConversations() }) as object));
+  app.get("/api/conversations", async (c) => c.json(toPlainJson({ conversations: await chunkpad.listConversations() }) as object));
   app.get("/api/conversations/:id", async (c) => c.json(toPlainJson(await chunkpad.getConversation(c.req.param("id"))) as object));
   app.get("/api/providers", async (c) => c.json(toPlainJson({ providers: await chunkpad.providers(), keys: await chunkpad.listApiKeys() }) as object));
   app.post("/api/keys", async (c) => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { embedTextHash } from "../core/chunk-ref.js";
 import type { KeywordQuery } from "../core/keyword-query.js";
 import type { MainStore } from "./contract.js";
+import { lifetimeCases } from "./conformance-lifetime.js";
 
 /**
  * The behaviour every main-store backend must have, as one suite any backend runs against its
@@ -21,12 +22,16 @@ export interface StoreSuiteOptions {
    * cannot store vectors fails them.
    */
   vectors?: boolean;
+  /** Opens the same data again, as a second process would (for leases and destroy). */
+  reopen?: (store: MainStore) => Promise<MainStore>;
+  /** False for a backend whose leases cannot be tested here (PGlite: one session). Default true. */
+  leases?: boolean;
 }
 
 const words = (...terms: string[]): KeywordQuery => ({ terms: terms.map((word) => ({ word, prefix: false })), match: "all", phrases: [], exclude: [] });
 const vector = (...values: number[]) => new Float32Array(values);
 
-export function runStoreSuite({ name, open, vectors: storesVectors = true }: StoreSuiteOptions): void {
+export function runStoreSuite({ name, open, reopen, leases, vectors: storesVectors = true }: StoreSuiteOptions): void {
   const vectorCase = storesVectors ? it : it.skip;
   describe(`store contract: ${name}`, () => {
     const opened: MainStore[] = [];
@@ -56,6 +61,8 @@ export function runStoreSuite({ name, open, vectors: storesVectors = true }: Sto
       const chunks = await store.getChunks(Object.keys(vectors));
       return store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[chunk.ref] as Float32Array })), fingerprint);
     }
+
+    lifetimeCases(fresh, reopen, leases);
 
     describe("folders and documents", () => {
       it("adds a folder once, finds it by id and path, and lists it with live counts", async () => {
@@ -96,6 +103,15 @@ export function runStoreSuite({ name, open, vectors: storesVectors = true }: Sto
         expect((await store.getChunk(ref(3)))?.content).toContain("eel");
         expect((await store.getChunks([ref(4), "nope:x#1", ref(1)])).map((chunk) => chunk.ordinal)).toEqual([4, 1]);
         expect(await store.listChunks({ documentId: document?.id ?? "" })).toHaveLength(1);
+      });
+
+      it("names chunks by their stable ref, never by a backend's row id", async () => {
+        const { store, ref } = await seeded();
+        const [chunk] = await store.getChunks([ref(1)]);
+        expect(chunk?.ref).toBe(ref(1));
+        expect(Object.keys(chunk ?? {})).not.toContain("id");
+        const [hit] = await store.keywordSearch(words("cat"), { limit: 5 });
+        expect(Object.keys(hit?.chunk ?? {})).not.toContain("id");
       });
 
       it("remembers sources for the incremental run", async () => {

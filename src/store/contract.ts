@@ -166,6 +166,28 @@ export interface IntegrityReport {
 }
 
 export type { ChunkRecord, DocumentRecord, ChunkRef, KeywordQuery, TextConstraints };
+export type * from "./chat-contract.js";
+
+/** Who holds a folder's lease, as a waiter is told. */
+export interface LeaseHolder {
+  pid: number;
+  hostname: string;
+  command: string;
+  folder: string;
+  startedAt: string;
+  /** Unique per acquisition. */
+  token: string;
+}
+
+export interface LeaseOptions {
+  /** false: fail at once with FOLDER_BUSY instead of waiting for the other holder (default true). */
+  wait?: boolean;
+  /** Called once when another process (on any machine sharing the store) holds a lease and this call starts waiting. */
+  onWaiting?: (holder: LeaseHolder) => void;
+  signal?: AbortSignal;
+  /** What the lease is for ("processing"), shown to whoever waits. */
+  purpose?: string;
+}
 
 /** Names of the values kept in the store's meta table. */
 export const META_KEYS = {
@@ -302,5 +324,13 @@ export interface MainStore {
   integrityCheck(): Promise<IntegrityReport>;
   /** Rebuilds the keyword index from the chunks (the fix when integrityCheck flags it). */
   rebuildKeywordIndex(): Promise<void>;
+  /**
+   * Takes the write lease of every folder (by root path), in a stable order, across every process
+   * sharing this store (SQLite: lock files beside the database; PostgreSQL: advisory locks);
+   * resolves to a function that releases them. Reads never take it.
+   */
+  lease(folders: readonly string[], options?: LeaseOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** Deletes everything this store holds, for reset (SQLite: the files; PostgreSQL: its tables), and closes it. */
+  destroy(): Promise<void>;
 }

@@ -5,19 +5,10 @@
 export type * from "./contract.js";
 export { META_KEYS } from "./contract.js";
 export { openMainStore, type OpenMainStoreOptions } from "./sqlite/sqlite-store.js";
+export { backendOf, openChats, openStore, storeLocation, type OpenStoresOptions, type StoreBackend, type StoreLocation } from "./registry.js";
 export { openChatStore } from "./sqlite/chat-store.js";
-export type {
-  ChatStore,
-  CitedChunk,
-  Conversation,
-  ConversationSummary,
-  ConversationWithMessages,
-  MessageChanges,
-  NewConversation,
-  NewMessage,
-  OpenChatStoreOptions,
-  StoredMessage,
-  StoredMessageRole,
-} from "./sqlite/chat-store.js";
+export type { OpenChatStoreOptions } from "./sqlite/chat-store.js";
 export { salvageFolders } from "./sqlite/salvage.js";
+export { sqliteStoreFiles } from "./sqlite/store-files.js";
+export { createFolderLocks, folderLockKey, type FolderLockOptions, type FolderLocks, type LockHolder } from "./file-locks.js";
 export type { VectorExtensionLoader } from "./sqlite/vector-extension.js";

@@ -36,18 +36,20 @@ export interface AnswerServiceOptions {
   secrets?: SecretStore;
   fetch?: typeof globalThis.fetch;
   retry?: Partial<RetryPolicy>;
+  /** Opens the chat store (the store registry's choice: SQLite beside the main database, or the shared PostgreSQL). */
+  openChats?: () => ChatStore;
 }
 
 export interface AnswerService {
   ask(question: string, options?: AskOptions): AsyncGenerator<AskEvent>;
   /** Answers again from chunks already found (the user's toggles in `isIncluded`), without searching. */
   regenerate(input: AnswerInput): AsyncGenerator<AskEvent>;
-  startChat(options?: ChatSessionOptions): ChatSession;
-  listConversations(): ConversationSummary[];
+  startChat(options?: ChatSessionOptions): Promise<ChatSession>;
+  listConversations(): Promise<ConversationSummary[]>;
   /** By id or a unique start of it; NOT_FOUND when there is none. */
   getConversation(id: string): Promise<ConversationView>;
   /** Returns the full id of the conversation deleted. */
-  deleteConversation(id: string): string;
+  deleteConversation(id: string): Promise<string>;
   /** Stores a key in the OS keychain, or a user-only file when there is none; says where. */
   setApiKey(provider: string, key: string): Promise<KeyDescription>;
   /** Where each provider's key comes from; never the key itself. */
@@ -81,7 +83,7 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
     ...(options.retry ? { retry: options.retry } : {}),
   });
   let chats: ChatStore | undefined;
-  const getChats = () => (chats ??= openChatStore({ path: options.paths.chatDatabasePath }));
+  const getChats = () => (chats ??= options.openChats ? options.openChats() : openChatStore({ path: options.paths.chatDatabasePath }));
   const dependencies: AskDependencies = { search: options.search, getConfig: options.getConfig, llm, chats: getChats, termWeights: (question) => questionTermWeights(options.getStore(), question) };
 
   return {
@@ -105,8 +107,9 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
     deleteApiKey: (provider) => secrets.delete(parseSecretProvider(provider)),
     async close() {
       await llm.close();
-      chats?.close();
+      const closing = chats;
       chats = undefined;
+      await closing?.close();
     },
   };
 }

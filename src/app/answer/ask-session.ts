@@ -38,7 +38,7 @@ export interface ChatSession {
   reset(): void;
 }
 
-export function createChatSession(dependencies: AskDependencies, options: ChatSessionOptions = {}): ChatSession {
+export async function createChatSession(dependencies: AskDependencies, options: ChatSessionOptions = {}): Promise<ChatSession> {
   const { conversationId: initialConversation, pins: initialPins, provider: initialProvider, model: initialModel, ...rest } = options;
   let conversationId: string | null = initialConversation ?? null;
   let chunks: SearchResult[] = [];
@@ -53,7 +53,7 @@ export function createChatSession(dependencies: AskDependencies, options: ChatSe
   let lastQuestion: string | undefined;
 
   if (conversationId !== null) {
-    const stored = dependencies.chats().getConversation(conversationId);
+    const stored = await dependencies.chats().getConversation(conversationId);
     if (!stored) throw new ChunkpadError("NOT_FOUND", `There is no conversation ${conversationId}. Run "chunkpad history" to list them.`);
     for (const message of stored.messages) {
       if (message.role === "user") turns.push({ role: "user", content: message.content });

@@ -18,7 +18,7 @@ function searchResult(ref: string, content: string, extra: Partial<SearchResult>
   const relativePath = ref.slice(ref.indexOf(":") + 1, ref.lastIndexOf("#"));
   return {
     chunk: {
-      id: ref, ref, documentId: `doc-${relativePath}`, folderId: "f", relativePath, ordinal: 1,
+      ref, documentId: `doc-${relativePath}`, folderId: "f", relativePath, ordinal: 1,
       title: relativePath, content, contentHash: "h", included: true,
     },
     score: 1,
@@ -135,7 +135,7 @@ describe("askQuestion", () => {
     expect(userPrompt(llm.calls[0])).toContain("[C1] Source: warranty.md\nThe warranty lasts two years");
     expect(llm.calls[0]?.options.temperature).toBe(0.1);
 
-    const stored = chats.getConversation(answer.conversationId ?? "");
+    const stored = await chats.getConversation(answer.conversationId ?? "");
     expect(stored?.title).toBe("How long is the warranty?");
     expect(stored?.messages.map((message) => [message.role, message.content, message.chunkRefs, message.incomplete])).toEqual([
       ["user", "How long is the warranty?", ["f:warranty.md#1", "f:returns.md#1"], false],
@@ -186,7 +186,7 @@ describe("askQuestion", () => {
     const llm = fakeLlm([{ type: "text-delta", text: "The warranty lasts " }, { type: "error", error: cut }]);
     const answer = answerOf(await collect(askQuestion(dependencies(fakeSearch([WARRANTY]), llm, chats), "warranty")));
     expect(answer).toMatchObject({ text: "The warranty lasts ", incomplete: true, error: { code: "LLM_STREAM_INTERRUPTED" } });
-    expect(chats.getConversation(answer.conversationId ?? "")?.messages[1]).toMatchObject({ content: "The warranty lasts ", incomplete: true });
+    expect((await chats.getConversation(answer.conversationId ?? ""))?.messages[1]).toMatchObject({ content: "The warranty lasts ", incomplete: true });
   });
 
   it("stores nothing for an answer that failed before any text (a rejected key)", async () => {
@@ -194,7 +194,7 @@ describe("askQuestion", () => {
     const llm = fakeLlm([{ type: "error", error: new ChunkpadError("LLM_AUTH", "Anthropic rejected the API key (401).") }]);
     const answer = answerOf(await collect(askQuestion(dependencies(fakeSearch([WARRANTY]), llm, chats), "warranty")));
     expect(answer).toMatchObject({ text: "", incomplete: true, error: { code: "LLM_AUTH" }, conversationId: null });
-    expect(chats.listConversations()).toEqual([]);
+    expect(await chats.listConversations()).toEqual([]);
   });
 
   it("passes the provider and model asked for", async () => {
@@ -215,7 +215,7 @@ describe("chat session", () => {
     const search = fakeSearch([WARRANTY, RETURNS]);
     const llm = fakeLlm(textAnswer("Two years [C1]."), textAnswer("Misuse is not covered [C1]."));
     const chats = tempChatStore();
-    const session = createChatSession(dependencies(search, llm, chats));
+    const session = await createChatSession(dependencies(search, llm, chats));
     await collect(session.ask("What does the warranty cover?"));
     expect(session.toggle(1).isIncluded).toBe(false);
     const answer = answerOf(await collect(session.regenerate()));
@@ -226,14 +226,14 @@ describe("chat session", () => {
     expect(userPrompt(llm.calls[1])).toContain("[C1] Source: returns.md");
     // The regenerated answer's [C1] is the returns chunk.
     expect(answer.citations.map((label) => label.ref)).toEqual(["f:returns.md#1"]);
-    const stored = chats.getConversation(session.conversationId ?? "");
+    const stored = await chats.getConversation(session.conversationId ?? "");
     expect(stored?.messages.map((message) => message.role)).toEqual(["user", "assistant", "assistant"]);
     expect(stored?.messages[2]?.chunkRefs).toEqual(["f:returns.md#1"]);
   });
 
   it("puts the earlier turns in the prompt, citations removed, and forgets them on reset", async () => {
     const llm = fakeLlm(textAnswer("Two years [C1]."), textAnswer("Thirty days [C2]."), textAnswer("Fresh."));
-    const session = createChatSession(dependencies(fakeSearch([WARRANTY, RETURNS]), llm, tempChatStore()));
+    const session = await createChatSession(dependencies(fakeSearch([WARRANTY, RETURNS]), llm, tempChatStore()));
     await collect(session.ask("How long is the warranty?"));
     await collect(session.ask("And how long for returns?"));
     expect(llm.calls[1]?.messages.slice(1, 3)).toEqual([
@@ -250,7 +250,7 @@ describe("chat session", () => {
   it("searches with the pinned documents and the chosen provider", async () => {
     const search = fakeSearch([WARRANTY]);
     const llm = fakeLlm(textAnswer("ok [C1]"));
-    const session = createChatSession(dependencies(search, llm, tempChatStore()));
+    const session = await createChatSession(dependencies(search, llm, tempChatStore()));
     session.pin("returns.md");
     session.setProvider("openai", "gpt-test");
     await collect(session.ask("warranty"));
@@ -262,7 +262,7 @@ describe("chat session", () => {
 
   it("refuses without calling the LLM when every chunk is switched off", async () => {
     const llm = fakeLlm(textAnswer("Two years [C1]."));
-    const session = createChatSession(dependencies(fakeSearch([WARRANTY]), llm, tempChatStore()));
+    const session = await createChatSession(dependencies(fakeSearch([WARRANTY]), llm, tempChatStore()));
     await collect(session.ask("How long is the warranty?"));
     session.toggle(1);
     const events = await collect(session.regenerate());
@@ -271,7 +271,7 @@ describe("chat session", () => {
   });
 
   it("says what to do for a chunk number that is not there or a regenerate before any question", async () => {
-    const session = createChatSession(dependencies(fakeSearch([WARRANTY]), fakeLlm(), tempChatStore()));
+    const session = await createChatSession(dependencies(fakeSearch([WARRANTY]), fakeLlm(), tempChatStore()));
     expect(() => session.toggle(1)).toThrow(/ask a question first/);
     await expect(collect(session.regenerate())).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
   });
@@ -279,11 +279,11 @@ describe("chat session", () => {
   it("continues a stored conversation with its turns", async () => {
     const chats = tempChatStore();
     const llm = fakeLlm(textAnswer("Two years [C1]."), textAnswer("Yes."));
-    const first = createChatSession(dependencies(fakeSearch([WARRANTY]), llm, chats));
+    const first = await createChatSession(dependencies(fakeSearch([WARRANTY]), llm, chats));
     await collect(first.ask("How long is the warranty?"));
-    const again = createChatSession(dependencies(fakeSearch([WARRANTY]), llm, chats), { conversationId: first.conversationId ?? "" });
+    const again = await createChatSession(dependencies(fakeSearch([WARRANTY]), llm, chats), { conversationId: first.conversationId ?? "" });
     await collect(again.ask("Is that from purchase?"));
     expect(llm.calls[1]?.messages.slice(1, 3).map((message) => message.content)).toEqual(["How long is the warranty?", "Two years."]);
-    expect(chats.getConversation(first.conversationId ?? "")?.messages).toHaveLength(4);
+    expect((await chats.getConversation(first.conversationId ?? ""))?.messages).toHaveLength(4);
   });
 });

@@ -126,7 +126,7 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
   if (decision.refuse) {
     const message = refusalMessage(decision, input, generation.minSimilarity);
     yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message };
-    const stored = store(dependencies, input, { content: REFUSAL_TEXT, citedChunks: [], provider: null, model: null, incomplete: false });
+    const stored = await store(dependencies, input, { content: REFUSAL_TEXT, citedChunks: [], provider: null, model: null, incomplete: false });
     const refusal = { reason: decision.reason, message, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
     const answer: AnswerResult = { ...base, text: REFUSAL_TEXT, refused: true, refusal, incomplete: false, labels: [], provider: null, model: null, ...stored };
     yield { type: "done", answer };
@@ -164,7 +164,7 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
   const stored =
     text === "" && incomplete
       ? { conversationId: input.conversationId ?? null, messageId: null }
-      : store(dependencies, input, { content: text, citedChunks: citedChunksOf(input.chunks, labels.map((label) => label.ref)), provider: client.provider, model: client.model, incomplete });
+      : await store(dependencies, input, { content: text, citedChunks: citedChunksOf(input.chunks, labels.map((label) => label.ref)), provider: client.provider, model: client.model, incomplete });
   const answer: AnswerResult = {
     ...base,
     text,
@@ -217,16 +217,16 @@ interface AnswerRecord {
 }
 
 /** Stores the question (unless regenerating) and the answer; the conversation is created on first use. */
-function store(dependencies: AskDependencies, input: AnswerInput, answer: AnswerRecord): { conversationId: string; messageId: string } {
+async function store(dependencies: AskDependencies, input: AnswerInput, answer: AnswerRecord): Promise<{ conversationId: string; messageId: string }> {
   const chats = dependencies.chats();
   let conversationId = input.conversationId;
-  if (conversationId === undefined || chats.getConversation(conversationId) === null) {
-    conversationId = chats.createConversation({ title: titleOf(input.question), provider: answer.provider, model: answer.model }).id;
+  if (conversationId === undefined || (await chats.getConversation(conversationId)) === null) {
+    conversationId = (await chats.createConversation({ title: titleOf(input.question), provider: answer.provider, model: answer.model })).id;
   }
   if (input.storeQuestion !== false) {
-    chats.addMessage(conversationId, { role: "user", content: input.question, chunkRefs: input.chunks.map((chunk) => chunk.ref) });
+    await chats.addMessage(conversationId, { role: "user", content: input.question, chunkRefs: input.chunks.map((chunk) => chunk.ref) });
   }
-  const message = chats.addMessage(conversationId, { role: "assistant", ...answer });
+  const message = await chats.addMessage(conversationId, { role: "assistant", ...answer });
   if (!message) throw new ChunkpadError("INTERNAL", `The conversation ${conversationId} disappeared while the answer was stored.`);
   return { conversationId, messageId: message.id };
 }

@@ -13,16 +13,16 @@ function chatStore(ids: string[]) {
 }
 
 const chunk = (ref: string, page?: number): ChunkRecord => ({
-  id: ref, ref, documentId: "d", folderId: "f", relativePath: ref.slice(2, ref.indexOf("#")), ordinal: 1, title: "t", content: "c", contentHash: "h", included: true,
+  ref, documentId: "d", folderId: "f", relativePath: ref.slice(2, ref.indexOf("#")), ordinal: 1, title: "t", content: "c", contentHash: "h", included: true,
   ...(page === undefined ? {} : { page }),
 });
 
 describe("stored conversations", () => {
   it("resolves an answer's [C#] to the chunk refs stored in label order, with file and page", async () => {
     const chats = chatStore(["aaaa1111", "m1", "m2"]);
-    chats.createConversation({ title: "Warranty" });
-    chats.addMessage("aaaa1111", { role: "user", content: "How long?", chunkRefs: ["f:a.pdf#1"] });
-    chats.addMessage("aaaa1111", { role: "assistant", content: "Two years [C2]. Maybe [C1][C5].", chunkRefs: ["f:a.pdf#1", "f:b.pdf#3"] });
+    await chats.createConversation({ title: "Warranty" });
+    await chats.addMessage("aaaa1111", { role: "user", content: "How long?", chunkRefs: ["f:a.pdf#1"] });
+    await chats.addMessage("aaaa1111", { role: "assistant", content: "Two years [C2]. Maybe [C1][C5].", chunkRefs: ["f:a.pdf#1", "f:b.pdf#3"] });
     const view = await getConversation(chats, async (refs) => refs.filter((ref) => ref === "f:b.pdf#3").map((ref) => chunk(ref, 4)), "aaaa");
     const answer = view.messages[1];
     expect(answer?.citations).toEqual([
@@ -37,8 +37,8 @@ describe("stored conversations", () => {
 
   it("keeps the text each citation was given, and marks it changed when the chunk's text is not that any more", async () => {
     const chats = chatStore(["bbbb2222", "m1"]);
-    chats.createConversation({ title: "Garden" });
-    chats.addMessage("bbbb2222", {
+    await chats.createConversation({ title: "Garden" });
+    await chats.addMessage("bbbb2222", {
       role: "assistant",
       content: "Sun [C1], water [C2], soil [C3].",
       citedChunks: [
@@ -56,14 +56,14 @@ describe("stored conversations", () => {
     ]);
   });
 
-  it("finds a conversation by a unique start of its id, and says when that is ambiguous or absent", () => {
+  it("finds a conversation by a unique start of its id, and says when that is ambiguous or absent", async () => {
     const chats = chatStore(["abc-1", "abd-2"]);
-    chats.createConversation({ title: "one" });
-    chats.createConversation({ title: "two" });
-    expect(findConversationId(chats, "abc")).toBe("abc-1");
-    expect(() => findConversationId(chats, "ab")).toThrow(/starts 2 conversation ids/);
-    expect(() => findConversationId(chats, "zzz")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
-    expect(deleteConversation(chats, "abd")).toBe("abd-2");
-    expect(chats.listConversations().map((conversation) => conversation.id)).toEqual(["abc-1"]);
+    await chats.createConversation({ title: "one" });
+    await chats.createConversation({ title: "two" });
+    expect(await findConversationId(chats, "abc")).toBe("abc-1");
+    await expect(findConversationId(chats, "ab")).rejects.toThrow(/starts 2 conversation ids/);
+    await expect(findConversationId(chats, "zzz")).rejects.toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+    expect(await deleteConversation(chats, "abd")).toBe("abd-2");
+    expect((await chats.listConversations()).map((conversation) => conversation.id)).toEqual(["abc-1"]);
   });
 });

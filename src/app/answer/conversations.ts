@@ -44,15 +44,15 @@ export interface ConversationView extends Conversation {
 /** Looks chunks up by ref in the main database (missing ones are simply not returned). */
 export type ChunkLookup = (refs: readonly ChunkRef[]) => Promise<ChunkRecord[]>;
 
-export function listConversations(chats: ChatStore): ConversationSummary[] {
+export function listConversations(chats: ChatStore): Promise<ConversationSummary[]> {
   return chats.listConversations();
 }
 
 /** A conversation by id or by a unique start of its id (as `chunkpad history` shows it). */
-export function findConversationId(chats: ChatStore, idOrPrefix: string): string {
+export async function findConversationId(chats: ChatStore, idOrPrefix: string): Promise<string> {
   const wanted = idOrPrefix.trim().toLowerCase();
   if (wanted === "") throw new ChunkpadError("INVALID_ARGUMENT", 'Give a conversation id; "chunkpad history" lists them.');
-  const ids = chats.listConversations().map((conversation) => conversation.id);
+  const ids = (await chats.listConversations()).map((conversation) => conversation.id);
   if (ids.includes(wanted)) return wanted;
   const matches = ids.filter((id) => id.toLowerCase().startsWith(wanted));
   if (matches.length === 1 && matches[0] !== undefined) return matches[0];
@@ -63,17 +63,17 @@ export function findConversationId(chats: ChatStore, idOrPrefix: string): string
 }
 
 export async function getConversation(chats: ChatStore, lookUp: ChunkLookup, idOrPrefix: string): Promise<ConversationView> {
-  const id = findConversationId(chats, idOrPrefix);
-  const conversation = chats.getConversation(id);
+  const id = await findConversationId(chats, idOrPrefix);
+  const conversation = await chats.getConversation(id);
   if (!conversation) throw new ChunkpadError("NOT_FOUND", `There is no conversation "${idOrPrefix}". Run "chunkpad history" to list them.`);
   const refs = [...new Set(conversation.messages.flatMap((message) => (message.role === "assistant" ? message.chunkRefs : [])))];
   const chunks = new Map((await lookUp(refs)).map((chunk) => [chunk.ref, chunk]));
   return { ...conversation, messages: conversation.messages.map((message) => viewOf(message, chunks)) };
 }
 
-export function deleteConversation(chats: ChatStore, idOrPrefix: string): string {
-  const id = findConversationId(chats, idOrPrefix);
-  chats.deleteConversation(id);
+export async function deleteConversation(chats: ChatStore, idOrPrefix: string): Promise<string> {
+  const id = await findConversationId(chats, idOrPrefix);
+  await chats.deleteConversation(id);
   return id;
 }
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describeError } from "../../core/errors.js";
 import { createSecretStore, SECRET_PROVIDERS, type SecretProvider } from "../../llm/index.js";
-import { salvageFolders } from "../../store/index.js";
+import { backendOf, openChats, openStore, salvageFolders, sqliteStoreFiles, storeLocation, type OpenStoresOptions } from "../../store/index.js";
 import { folderRegistryPath, readFolderRegistry } from "../process/folder-registry.js";
 import { resolvePaths, type ChunkpadPaths } from "./paths.js";
 
@@ -54,7 +54,12 @@ export function resetDependencies(env: NodeJS.ProcessEnv = process.env): ResetDe
   return { paths: resolvePaths({ env }), env };
 }
 
-const SQLITE_SIDE_FILES = ["", "-wal", "-shm", "-journal"];
+/** A shared PostgreSQL store named by CHUNKPAD_DATABASE_URL: reset empties it through the store (destroy). */
+function serverStore(paths: ChunkpadPaths, env: NodeJS.ProcessEnv): OpenStoresOptions | undefined {
+  const url = env.CHUNKPAD_DATABASE_URL;
+  if (url === undefined || backendOf(url) === "sqlite") return undefined;
+  return { url, sqlite: { databasePath: paths.databasePath, chatDatabasePath: paths.chatDatabasePath, lockDirectory: path.join(paths.dataDir, "locks") }, command: "chunkpad reset" };
+}
 
 export async function planReset({ paths, env }: ResetDependencies, options: ResetOptions = {}): Promise<ResetPlan> {
   const items: ResetItem[] = [];
@@ -62,12 +67,16 @@ export async function planReset({ paths, env }: ResetDependencies, options: Rese
   const existing = (kind: ResetItemKind, target: string) => {
     if (fs.existsSync(target)) items.push({ kind, target });
   };
-  for (const suffix of SQLITE_SIDE_FILES) existing("database", `${paths.databasePath}${suffix}`);
-  // The approximate vector index beside the database (its sidecar and index files).
-  const databaseName = path.basename(paths.databasePath);
-  const beside = fs.existsSync(path.dirname(paths.databasePath)) ? fs.readdirSync(path.dirname(paths.databasePath)) : [];
-  for (const name of beside.filter((entry) => entry.startsWith(`${databaseName}.usearch`)).sort()) existing("database", path.join(path.dirname(paths.databasePath), name));
-  for (const suffix of SQLITE_SIDE_FILES) existing("chat-history", `${paths.chatDatabasePath}${suffix}`);
+  const server = serverStore(paths, env);
+  if (server) {
+    const { location } = await storeLocation(server);
+    // Conversations first: destroying the main store drops every table Chunkpad made there.
+    items.push({ kind: "chat-history", target: `${location} (conversations)` }, { kind: "database", target: location });
+    notes.push(`The shared database at ${location} is emptied for every Chunkpad that uses it.`);
+  }
+  // Which files a SQLite store keeps (journals, the vector index beside it) is the store's knowledge.
+  for (const file of sqliteStoreFiles(paths.databasePath)) existing("database", file);
+  for (const file of sqliteStoreFiles(paths.chatDatabasePath)) existing("chat-history", file);
   existing("config", paths.configPath);
   existing("folder-list", folderRegistryPath(paths.dataDir));
 
@@ -98,7 +107,10 @@ export async function executeReset({ paths, env }: ResetDependencies, plan: Rese
   const secrets = secretStore(paths, env);
   for (const item of plan.items) {
     try {
+      const server = serverStore(paths, env);
       if (item.provider) await secrets.delete(item.provider);
+      else if (server && item.kind === "database" && item.target === (await storeLocation(server)).location) await openStore(server).destroy();
+      else if (server && item.kind === "chat-history" && item.target.endsWith(" (conversations)")) await openChats(server).destroy();
       else await fs.promises.rm(item.target, { recursive: true, force: true });
       report.deleted.push(item);
     } catch (error) {

@@ -55,6 +55,7 @@ const PREFIX = { type: "text", allowEmpty: true } as const;
 export const SETTINGS: readonly SettingDefinition[] = [
   { key: "chunking.chunkSizeTokens", kind: { type: "integer", min: 32, max: 8192 }, default: DEFAULT_CHUNKING.chunkSizeTokens, flag: "--chunk-size", description: "tokens per chunk" },
   { key: "chunking.chunkOverlapTokens", kind: { type: "integer", min: 0, max: 4096 }, default: DEFAULT_CHUNKING.chunkOverlapTokens, flag: "--overlap", description: "tokens shared by neighbouring chunks" },
+  { key: "store.url", kind: TEXT, default: undefined, env: "CHUNKPAD_DATABASE_URL", description: "a shared PostgreSQL + pgvector database (postgres://user@host/db; the password in PGPASSWORD or ~/.pgpass); unset: SQLite in the data folder" },
   { key: "ingest.maxFileSizeMb", kind: POSITIVE, default: 200, description: "larger files are skipped" },
   // At most a day: a longer time overflows the timer, which then fires at once.
   { key: "ingest.perFileTimeoutSeconds", kind: { type: "number", min: 1, max: 24 * 60 * 60 }, default: 120, flag: "--timeout", description: "parsing time limit per file" },
@@ -255,6 +256,7 @@ export type GenerationProviderName = "anthropic" | "openai" | "ollama" | "local"
 
 export interface ChunkpadConfig {
   chunking: { chunkSizeTokens: number; chunkOverlapTokens: number };
+  store?: { url?: string };
   ingest: { maxFileSizeMb: number; perFileTimeoutSeconds: number; maxDecompressedMb: number; maxArchiveEntries: number; workers: number; workerHeapMb: number; ocr: "auto" | "off" };
   embedding: {
     provider: EmbeddingProviderName;

@@ -1,6 +1,7 @@
 import type { FolderLockOptions } from "../folder-lock.js";
 import type { EmbedOptions, EmbedReport } from "../embed/embed-selected.js";
 import type { ProcessFolderOptions, ProcessReport } from "../process/process-folder.js";
+import { isChunkpadError } from "../../core/errors.js";
 import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
 import type { MainStore } from "../../store/index.js";
 import type { FolderSummary } from "../../store/index.js";
@@ -27,6 +28,11 @@ export interface SyncFolderReport {
   processed: ProcessReport | null;
   /** What embedding did (its Step 1 counts included), for a folder that has or wants vectors. */
   embedded: EmbedReport | null;
+  /**
+   * Set when the folder's files are not on this machine (it was added on another machine sharing
+   * the database, or moved): nothing was done, and its chunks stay searchable. Only when syncing all.
+   */
+  notHere?: string;
 }
 
 export interface SyncReport {
@@ -51,12 +57,21 @@ export async function syncFolders(dependencies: SyncDependencies, folder: string
       report.folders.push({ rootPath: target.rootPath, processed: null, embedded });
     } else {
       onFolder?.({ rootPath: target.rootPath, step: "process" });
-      const processed = await dependencies.processFolder(target.rootPath, {
-        ...lock,
-        ...(password === undefined ? {} : { password }),
-        ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-        ...(onProcessProgress ? { onProgress: onProcessProgress } : {}),
-      });
+      let processed: ProcessReport;
+      try {
+        processed = await dependencies.processFolder(target.rootPath, {
+          ...lock,
+          ...(password === undefined ? {} : { password }),
+          ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+          ...(onProcessProgress ? { onProgress: onProcessProgress } : {}),
+        });
+      } catch (error) {
+        // A folder belongs to the machine that has its files; the others search and chat over it.
+        if (folder !== undefined || !isChunkpadError(error, "FOLDER_NOT_FOUND")) throw error;
+        const notHere = `${target.rootPath} is not on this machine (added on another machine that shares the database, or moved): its chunks stay searchable; sync it where its files are.`;
+        report.folders.push({ rootPath: target.rootPath, processed: null, embedded: null, notHere });
+        continue;
+      }
       report.folders.push({ rootPath: target.rootPath, processed, embedded: null });
     }
   }

@@ -29,7 +29,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
       const chunkpad = context.chunkpad();
       const lines = createLineReader(io);
       const conversationId = flags.continue ? (await chunkpad.getConversation(flags.continue)).id : undefined;
-      const session = chunkpad.startChat({
+      const session = await chunkpad.startChat({
         ...answerOptionsOf(flags),
         ...downloadCallbacks(io, flags.yes === true, lines),
         onNotice: (message) => io.stderr.write(`note: ${message}\n`),

@@ -20,7 +20,7 @@ export function registerHistoryCommand(program: Command, context: CliContext): v
         context.io.stdout.write(formatConversation(conversation));
         return;
       }
-      const conversations = chunkpad.listConversations();
+      const conversations = await chunkpad.listConversations();
       if (flags.json) return printJson(context.io, conversations);
       context.io.stdout.write(formatConversationList(conversations));
     });
@@ -29,8 +29,8 @@ export function registerHistoryCommand(program: Command, context: CliContext): v
     .command("delete")
     .description("Delete a conversation and its messages")
     .argument("<conversation>", "the conversation id (or its first characters)")
-    .action((id: string) => {
-      const deleted = context.chunkpad().deleteConversation(id);
+    .action(async (id: string) => {
+      const deleted = await context.chunkpad().deleteConversation(id);
       context.io.stdout.write(`Deleted conversation ${deleted.slice(0, SHORT_ID_CHARS)}.\n`);
     });
 }

@@ -14,13 +14,16 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
     .action(async (flags: { json?: boolean }) => {
       const { io } = context;
       const chunkpad = context.chunkpad();
-      const [folders, host, providers] = await Promise.all([chunkpad.listFolders(), chunkpad.modelHost(), chunkpad.providers()]);
+      const [folders, host, providers, store] = await Promise.all([chunkpad.listFolders(), chunkpad.modelHost(), chunkpad.providers(), chunkpad.storeLocation()]);
       const model = chunkpad.modelStatus();
       const provider = providers.find((candidate) => candidate.selected) ?? null;
       if (flags.json) {
-        return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider, search: host.server?.search ?? null });
+        return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, store, folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider, search: host.server?.search ?? null });
       }
-      const lines = [`Chunkpad ${context.version}; data in ${chunkpad.paths.dataDir}`];
+      const lines = [
+        `Chunkpad ${context.version}; data in ${chunkpad.paths.dataDir}`,
+        store.backend === "postgres" ? `Store: PostgreSQL at ${store.location} (shared with every Chunkpad that uses it)` : `Store: SQLite at ${store.location}`,
+      ];
       if (folders.length === 0) lines.push('No folders added yet. Run "chunkpad add <folder>" to start.');
       for (const folder of folders) {
         const excluded = folder.storedChunkCount - folder.includedChunkCount;

@@ -45,6 +45,7 @@ export function registerSyncCommand(program: Command, context: CliContext): void
       if (flags.json) return printJson(io, toSyncJson(report));
       if (report.folders.length === 0) io.stdout.write('No folders added yet. Run "chunkpad add <folder>" first.\n');
       for (const entry of report.folders) {
+        if (entry.notHere) io.stderr.write(`note: ${entry.notHere}\n`);
         if (entry.processed) io.stdout.write(formatProcessReport(entry.processed));
         if (entry.embedded) {
           for (const notice of entry.embedded.notices) io.stderr.write(`note: ${notice}\n`);

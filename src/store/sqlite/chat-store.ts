@@ -1,93 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { ChunkRef } from "../../core/types.js";
+import type { ChatStore, CitedChunk, Conversation, StoredMessage, StoredMessageRole } from "../chat-contract.js";
 import type { SqliteDatabase } from "./database.js";
 import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
 import { CHAT_MIGRATIONS, runMigrations } from "./migrations.js";
-
-export type StoredMessageRole = "system" | "user" | "assistant";
-
-export interface Conversation {
-  id: string;
-  title: string;
-  createdAt: string;
-  updatedAt: string;
-  provider: string | null;
-  model: string | null;
-}
-
-export interface ConversationSummary extends Conversation {
-  messageCount: number;
-}
-
-/** What a message cited, as it was then: a later edit of the document does not change it. */
-export interface CitedChunk {
-  ref: ChunkRef;
-  /** Hash of the chunk's text when it was cited (as ChunkRecord.contentHash). */
-  contentHash: string;
-  text: string;
-}
-
-export interface StoredMessage {
-  id: string;
-  conversationId: string;
-  role: StoredMessageRole;
-  content: string;
-  /** The chunks the answer was given (or the question was asked) with. */
-  chunkRefs: ChunkRef[];
-  /** The same chunks with their text at the time, in the same order; empty for messages stored before citations kept their text. */
-  citedChunks: CitedChunk[];
-  provider: string | null;
-  model: string | null;
-  createdAt: string;
-  /** True while an answer streams, and after a stream that was cut off. */
-  incomplete: boolean;
-}
-
-export interface ConversationWithMessages extends Conversation {
-  messages: StoredMessage[];
-}
-
-export interface NewConversation {
-  title: string;
-  provider?: string | null;
-  model?: string | null;
-}
-
-export interface NewMessage {
-  role: StoredMessageRole;
-  content: string;
-  chunkRefs?: ChunkRef[];
-  /** Replaces chunkRefs when given: the refs with their text at the time. */
-  citedChunks?: CitedChunk[];
-  provider?: string | null;
-  model?: string | null;
-  incomplete?: boolean;
-}
-
-export interface MessageChanges {
-  content?: string;
-  chunkRefs?: ChunkRef[];
-  citedChunks?: CitedChunk[];
-  incomplete?: boolean;
-  provider?: string | null;
-  model?: string | null;
-}
-
-export interface ChatStore {
-  readonly path: string;
-  createConversation(conversation: NewConversation): Conversation;
-  /** Newest activity first. */
-  listConversations(): ConversationSummary[];
-  /** The conversation with its messages in order, or null. */
-  getConversation(id: string): ConversationWithMessages | null;
-  /** Appends a message; null when the conversation does not exist. */
-  addMessage(conversationId: string, message: NewMessage): StoredMessage | null;
-  /** Changes a message (the streamed answer completing, or marked incomplete); null when absent. */
-  updateMessage(id: string, changes: MessageChanges): StoredMessage | null;
-  renameConversation(id: string, title: string): boolean;
-  deleteConversation(id: string): boolean;
-  close(): void;
-}
+import { removeSqliteStoreFiles } from "./store-files.js";
 
 export interface OpenChatStoreOptions {
   /** Path of chunkpad_chat.db (or ":memory:"); parent folders are created. */
@@ -118,18 +35,41 @@ interface MessageRow {
   incomplete: number;
 }
 
+/** The contract's ChatStore with synchronous methods (better-sqlite3 is synchronous). */
+type ChatEngine = { [K in Exclude<keyof ChatStore, "destroy">]: ChatStore[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : ChatStore[K] };
+
 export function openChatStore({ path, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, now = () => new Date(), newId = randomUUID }: OpenChatStoreOptions): ChatStore {
   const db = openDatabase({ path, busyTimeoutMs });
   try {
     runMigrations(db, CHAT_MIGRATIONS, "chat");
-    return withDatabaseErrors(createChatStore(db, path, now, newId), path);
+    return toAsync(withDatabaseErrors(createChatStore(db, path, now, newId), path));
   } catch (error) {
     db.close();
     throw toChunkpadError(error, path);
   }
 }
 
-function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newId: () => string): ChatStore {
+/** The async contract over the synchronous engine: a microtask per call (as the main store). */
+function toAsync(engine: ChatEngine): ChatStore {
+  return {
+    path: engine.path,
+    createConversation: async (conversation) => engine.createConversation(conversation),
+    listConversations: async () => engine.listConversations(),
+    getConversation: async (id) => engine.getConversation(id),
+    addMessage: async (conversationId, message) => engine.addMessage(conversationId, message),
+    updateMessage: async (id, changes) => engine.updateMessage(id, changes),
+    renameConversation: async (id, title) => engine.renameConversation(id, title),
+    deleteConversation: async (id) => engine.deleteConversation(id),
+    importConversation: async (conversation) => engine.importConversation(conversation),
+    close: async () => engine.close(),
+    destroy: async () => {
+      engine.close();
+      await removeSqliteStoreFiles(engine.path);
+    },
+  };
+}
+
+function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newId: () => string): ChatEngine {
   const conversationById = db.prepare<[string], ConversationRow>("SELECT * FROM conversations WHERE id = ?");
   const messageById = db.prepare<[string], MessageRow>("SELECT * FROM messages WHERE id = ?");
   const messagesOf = db.prepare<[string], MessageRow>("SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq");
@@ -195,6 +135,25 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
         );
         touch.run(now().toISOString(), row.conversation_id);
         return toMessage(next);
+      });
+    },
+
+    importConversation(conversation) {
+      return writeTransaction(db, () => {
+        if (conversationById.get(conversation.id)) return false;
+        db.prepare("INSERT INTO conversations (id, title, created_at, updated_at, provider, model) VALUES (?, ?, ?, ?, ?, ?)").run(
+          conversation.id, conversation.title, conversation.createdAt, conversation.updatedAt, conversation.provider, conversation.model,
+        );
+        const insert = db.prepare(`
+          INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+        for (const message of conversation.messages) {
+          insert.run(
+            message.id, conversation.id, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks.length > 0 ? message.citedChunks : undefined),
+            message.provider, message.model, message.createdAt, message.incomplete ? 1 : 0,
+          );
+        }
+        return true;
       });
     },
 

@@ -76,7 +76,6 @@ export function chunkRowFromValues(values: readonly unknown[]): ChunkRow {
 
 export function toChunkRecord(row: ChunkRow): ChunkRecord {
   const record: ChunkRecord = {
-    id: String(row.id),
     ref: row.ref,
     documentId: row.document_id,
     folderId: row.folder_id,

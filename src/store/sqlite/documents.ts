@@ -5,7 +5,7 @@ import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
 import { CHUNK_META_COLUMN_NAMES, metaColumns, type ChunkMetaColumns } from "./chunk-rows.js";
 import { chunkRef, embedTextHash, sha256Hex } from "../../core/chunk-ref.js";
-import { carryReviewDecisions } from "./review-carry.js";
+import { carryReviewDecisions } from "../review-carry.js";
 import { folderNotIndexed } from "./sources.js";
 import type { SyncDocumentInput, SyncDocumentResult } from "../contract.js";
 

@@ -82,20 +82,20 @@ describe("deleting leaves no text behind in the database files", () => {
     expect(occurrences(file, SECRET_WORD)).toEqual(none(file));
   });
 
-  it("removes a deleted conversation's messages from the chat database", () => {
+  it("removes a deleted conversation's messages from the chat database", async () => {
     const file = path.join(temporaryDirectory(), "data", "chunkpad_chat.db");
     const chat = openChatStore({ path: file });
-    cleanups.push(() => chat.close());
-    const secret = chat.createConversation({ title: `About the ${SECRET_WORD}` });
-    const kept = chat.createConversation({ title: "Pelicans" });
+    cleanups.push(() => void chat.close());
+    const secret = await chat.createConversation({ title: `About the ${SECRET_WORD}` });
+    const kept = await chat.createConversation({ title: "Pelicans" });
     for (let turn = 0; turn < 50; turn += 1) {
-      chat.addMessage(secret.id, { role: "user", content: `Where does the ${SECRET_WORD} sleep? (${turn})` });
-      chat.addMessage(secret.id, { role: "assistant", content: `The ${SECRET_WORD} sleeps in the lighthouse [C1]. `.repeat(20) });
-      chat.addMessage(kept.id, { role: "user", content: `Where do pelicans fish? (${turn})` });
+      await chat.addMessage(secret.id, { role: "user", content: `Where does the ${SECRET_WORD} sleep? (${turn})` });
+      await chat.addMessage(secret.id, { role: "assistant", content: `The ${SECRET_WORD} sleeps in the lighthouse [C1]. `.repeat(20) });
+      await chat.addMessage(kept.id, { role: "user", content: `Where do pelicans fish? (${turn})` });
     }
-    expect(chat.deleteConversation(secret.id)).toBe(true);
+    expect(await chat.deleteConversation(secret.id)).toBe(true);
     expect(occurrences(file, SECRET_WORD)).toEqual(none(file));
-    expect(chat.getConversation(kept.id)?.messages).toHaveLength(50);
+    expect((await chat.getConversation(kept.id))?.messages).toHaveLength(50);
   });
 
   it("removes a re-chunked document's old words from the database file", () => {
@@ -107,7 +107,7 @@ describe("deleting leaves no text behind in the database files", () => {
 });
 
 describe("database file permissions", () => {
-  it("creates the data folder 0700 and the database, WAL and shm 0600 whatever the umask, and tightens older loose ones", () => {
+  it("creates the data folder 0700 and the database, WAL and shm 0600 whatever the umask, and tightens older loose ones", async () => {
     if (process.platform === "win32") return;
     const root = temporaryDirectory();
     const previous = process.umask(0o022);
@@ -122,11 +122,11 @@ describe("database file permissions", () => {
       // As an older Chunkpad left them: a 0755 folder and 0644 files.
       const older = path.join(root, "older", "chunkpad_chat.db");
       const first = openChatStore({ path: older });
-      first.createConversation({ title: "x" });
+      await first.createConversation({ title: "x" });
       fs.chmodSync(path.dirname(older), 0o755);
       for (const suffix of ["", "-wal", "-shm"]) fs.chmodSync(`${older}${suffix}`, 0o644);
       const second = openChatStore({ path: older });
-      cleanups.push(() => second.close(), () => first.close());
+      cleanups.push(() => void second.close(), () => void first.close());
       expect([mode(path.dirname(older)), mode(older), mode(`${older}-wal`), mode(`${older}-shm`)]).toEqual(["700", "600", "600", "600"]);
     } finally {
       process.umask(previous);

@@ -1,10 +1,19 @@
+import path from "node:path";
+import { ChunkpadError } from "../../core/errors.js";
 import type { KeywordHit, KeywordQuery, MainStore, VectorHit } from "../contract.js";
+import { createFolderLocks, type FolderLocks } from "../file-locks.js";
+import { removeSqliteStoreFiles } from "./store-files.js";
 import { formatKeywordTerm, quoteWords } from "../../core/keyword-query.js";
 import { toConstraintExpressions, toMatchExpression } from "./fts-query.js";
 import type { FtsHit } from "./keyword.js";
 import { openSqliteMainStore, type OpenSqliteMainStoreOptions, type SqliteMainStore } from "./main-store.js";
 
-export type OpenMainStoreOptions = OpenSqliteMainStoreOptions;
+export interface OpenMainStoreOptions extends OpenSqliteMainStoreOptions {
+  /** Where folder lock files go (default: `locks/` beside the database). */
+  lockDirectory?: string;
+  /** What this process is (the CLI, a server…), shown to whoever waits for a folder. */
+  command?: string;
+}
 
 /**
  * The main store on SQLite (better-sqlite3 + FTS5 + sqlite-vec, one file): the backend-neutral,
@@ -13,8 +22,10 @@ export type OpenMainStoreOptions = OpenSqliteMainStoreOptions;
  * (docs/decisions/020-store-contract.md). Neutral queries are compiled to FTS5 here, and FTS5's
  * bm25 (lower is better) and sqlite-vec's cosine distance become higher-is-better scores.
  */
-export function openMainStore(options: OpenMainStoreOptions): MainStore {
-  return toContract(openSqliteMainStore(options));
+export function openMainStore({ lockDirectory, command, ...options }: OpenMainStoreOptions): MainStore {
+  // The processes sharing a SQLite file share its machine: a lock file per folder serves them all.
+  const locks = createFolderLocks({ directory: lockDirectory ?? path.join(path.dirname(path.resolve(options.path)), "locks"), command: command ?? "chunkpad" });
+  return toContract(openSqliteMainStore(options), locks);
 }
 
 /**
@@ -47,7 +58,7 @@ function toKeywordHit({ chunk, bm25, hasVector }: FtsHit): KeywordHit {
 }
 
 /** The contract over an engine opened directly (benchmarks that also drive the engine). */
-export function toContract(engine: SqliteMainStore): MainStore {
+export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainStore {
   const call =
     <Arguments extends unknown[], Result>(method: (...args: Arguments) => Result) =>
     async (...args: Arguments): Promise<Result> =>
@@ -140,6 +151,15 @@ export function toContract(engine: SqliteMainStore): MainStore {
     deleteMeta: call(engine.deleteMeta),
     integrityCheck: call(engine.integrityCheck),
     rebuildKeywordIndex: call(engine.rebuildKeywordIndex),
+    async lease(folders, options) {
+      if (locks === undefined) throw new ChunkpadError("INTERNAL", "This store was opened without folder locks.");
+      const release = await locks.acquire(folders, options);
+      return async () => release();
+    },
     close: call(engine.close),
+    async destroy() {
+      engine.close();
+      await removeSqliteStoreFiles(engine.path);
+    },
   };
 }

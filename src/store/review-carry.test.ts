@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { carryReviewDecisions, shingles } from "./review-carry.js";
-import { sha256Hex } from "../../core/chunk-ref.js";
+import { sha256Hex } from "../core/chunk-ref.js";
 
 const chunk = (content: string, included = true) => ({ content, contentHash: sha256Hex(content), included });
 const fresh = (content: string) => ({ content, contentHash: sha256Hex(content) });

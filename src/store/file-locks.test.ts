@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isChunkpadError } from "../core/errors.js";
-import { createFolderLocks, folderLockKey, type LockHolder } from "./folder-lock.js";
+import { createFolderLocks, folderLockKey, type LockHolder } from "./file-locks.js";
 
 let root: string;
 let deadPid: number;

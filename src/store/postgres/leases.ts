@@ -1,0 +1,90 @@
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { ChunkpadError } from "../../core/errors.js";
+import type { LeaseHolder, LeaseOptions } from "../contract.js";
+import { folderLockKey } from "../file-locks.js";
+
+/**
+ * Folder leases on PostgreSQL: a session advisory lock per folder on a connection held for the
+ * lease, so every server sharing the database sees it, and a server that dies loses its leases
+ * with its connection (nothing stale to clean up). Who holds it is written beside, for waiters.
+ */
+
+const POLL_MS = 200;
+
+/** The advisory lock key of a folder: its lock key (a hash of the real path) as a positive int8. */
+function advisoryKey(folder: string): string {
+  return BigInt(`0x${folderLockKey(folder).slice(0, 15)}`).toString();
+}
+
+/**
+ * `connect` opens a connection of the lease's own, outside the query pool: a lease lasts a whole
+ * job, and the job's queries must not wait for the connection that holds its lease.
+ */
+export function createLeases(connect: () => Promise<pg.Client>, command: string): (folders: readonly string[], options?: LeaseOptions) => Promise<() => Promise<void>> {
+  return async (folders, options = {}) => {
+    const ordered = [...new Set(folders.map((folder) => path.resolve(folder)))].map((folder) => ({ folder, key: advisoryKey(folder) })).sort((a, b) => a.key.localeCompare(b.key));
+    if (ordered.length === 0) return async () => undefined;
+    const client = await connect();
+    client.on("error", () => undefined);
+    const taken: string[] = [];
+    const token = randomUUID();
+    const release = async () => {
+      try {
+        for (const key of taken.splice(0).reverse()) {
+          await client.query("DELETE FROM folder_leases WHERE key = $1 AND holder->>'token' = $2", [key, token]);
+          await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
+        }
+      } finally {
+        // Closing the session also ends every advisory lock it held.
+        await client.end().catch(() => undefined);
+      }
+    };
+    try {
+      for (const { folder, key } of ordered) {
+        const holder: LeaseHolder = { pid: process.pid, hostname: os.hostname(), command: options.purpose === undefined ? command : `${command} ${options.purpose}`, folder, startedAt: new Date().toISOString(), token };
+        let announced = false;
+        for (;;) {
+          if (options.signal?.aborted) throw new ChunkpadError("CANCELLED", "Stopped while waiting for another Chunkpad to finish with the folder.");
+          const locked = (await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS locked", [key])).rows[0]?.locked === true;
+          if (locked) {
+            taken.push(key);
+            await client.query("INSERT INTO folder_leases (key, holder) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET holder = excluded.holder", [key, JSON.stringify(holder)]);
+            break;
+          }
+          const current = (await client.query<{ holder: LeaseHolder }>("SELECT holder FROM folder_leases WHERE key = $1", [key])).rows[0]?.holder;
+          if (options.wait === false) throw busyError(folder, current);
+          if (!announced && current !== undefined) options.onWaiting?.(current);
+          announced = true;
+          await delay(POLL_MS, options.signal);
+        }
+      }
+    } catch (error) {
+      await release();
+      throw error;
+    }
+    return release;
+  };
+}
+
+function busyError(folder: string, holder: LeaseHolder | undefined): ChunkpadError {
+  const who = holder === undefined ? "another Chunkpad" : `another Chunkpad (pid ${holder.pid} on ${holder.hostname}, ${holder.command}, since ${holder.startedAt})`;
+  return new ChunkpadError("FOLDER_BUSY", `${who} is working on ${folder}. Run this again when it has finished, or without --no-wait to wait for it.`, {
+    isRetryable: true,
+    details: { folder, ...(holder === undefined ? {} : { pid: holder.pid, hostname: holder.hostname, command: holder.command, startedAt: holder.startedAt }) },
+  });
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
