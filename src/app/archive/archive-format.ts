@@ -73,7 +73,7 @@ const archivedFolderSchema = z.object({
   /** Entry prefix inside the zip ("folders/0/"). */
   prefix: z.string().regex(/^folders\/\d{1,6}\/$/, 'a prefix like "folders/0/"'),
   /** Where it was exported from: shown to the user, never used as a place to write. */
-  rootPath: z.string().max(4096),
+  rootPath: z.string().max(4096).refine((text) => ![...text].some((character) => character.charCodeAt(0) < 0x20), "no control characters in a path"),
   chunking: z.object({ chunkSizeTokens: z.number().int().min(32).max(8192), chunkOverlapTokens: z.number().int().min(0).max(4096) }),
   newChunksIncluded: z.boolean(),
   documents: z.array(archivedDocumentSchema),
