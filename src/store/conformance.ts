@@ -3,6 +3,7 @@ import { embedTextHash } from "../core/chunk-ref.js";
 import type { KeywordQuery } from "../core/keyword-query.js";
 import type { MainStore } from "./contract.js";
 import { lifetimeCases } from "./conformance-lifetime.js";
+import { runScoreCases } from "./conformance-scores.js";
 
 /**
  * The behaviour every main-store backend must have, as one suite any backend runs against its
@@ -240,16 +241,6 @@ export function runStoreSuite({ name, open, reopen, leases, vectors: storesVecto
         expect(await paths({ terms: [{ word: "서울", prefix: true }], match: "all", phrases: [], exclude: [] })).toEqual(["ko.md"]);
       });
 
-      it("scores given chunks for a query with the numbers a search gives them, leaving out chunks it does not match", async () => {
-        const { store, ref } = await seeded();
-        const query: KeywordQuery = { ...words("river", "fox"), match: "any" };
-        const searched = await store.keywordSearch(query, { limit: 10 });
-        const scores = await store.keywordScores(query, [ref(1), ref(2), ref(3), ref(4)]);
-        expect([...scores.keys()].sort()).toEqual(searched.map((hit) => hit.chunk.ref).sort());
-        for (const hit of searched) expect(scores.get(hit.chunk.ref)).toBeCloseTo(hit.score, 9);
-        expect((await store.keywordScores(words("river", "fox"), [ref(3), ref(4)])).size).toBe(1);
-      });
-
       it("finds the title's words too", async () => {
         const { store } = await seeded();
         expect((await store.keywordSearch(words("ferns"), { limit: 10 })).map((hit) => hit.chunk.relativePath)).toEqual(["plants.md"]);
@@ -291,18 +282,6 @@ export function runStoreSuite({ name, open, reopen, leases, vectors: storesVecto
         expect(noFox.map((hit) => hit.chunk.ref)).toEqual([ref(3)]);
       });
 
-      vectorCase("scores given chunks against a query vector as a vector search would, leaving out chunks without a vector", async () => {
-        const { store, ref } = await seeded();
-        expect(store.vectorAvailable).toBe(true);
-        await store.ensureVectorTable(2);
-        await embed(store, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0.6, 0.8) });
-        const scores = await store.vectorScores(vector(1, 0), [ref(1), ref(2), ref(3), "nowhere:x.md#1"]);
-        expect([...scores.keys()].sort()).toEqual([ref(1), ref(2)].sort());
-        expect(scores.get(ref(2))).toBeCloseTo(0.6, 5);
-        const searched = await store.vectorSearch(vector(1, 0), { k: 2 });
-        for (const hit of searched) expect(scores.get(hit.chunk.ref)).toBeCloseTo(hit.score, 9);
-      });
-
       vectorCase("marks a vector stale when its chunk's text changes, and reports the embed state", async () => {
         const { store, add, ref } = await seeded();
         expect(store.vectorAvailable).toBe(true);
@@ -336,6 +315,9 @@ export function runStoreSuite({ name, open, reopen, leases, vectors: storesVecto
         expect(await store.hasVectors()).toBe(false);
       });
     });
+
+    // Scores of given chunks, for hybrid search's union (conformance-scores.ts).
+    describe("scores of given chunks", () => runScoreCases({ seeded, embed, words, vector, vectorCase }));
 
     describe("deletes", () => {
       it("deletes a document with its chunks, vectors and review state", async () => {
