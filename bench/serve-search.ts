@@ -147,8 +147,9 @@ async function throughServe() {
   void ready.then(() => (isReady = true));
   while (!isReady && early.length < 2_000) early.push(await request(queryAt(early.length), "keyword"));
   await ready;
-  const first: Record<string, number> = {};
-  for (const [index, mode] of modes.entries()) first[mode] = await request(queryAt(1_000 + index), mode);
+  // The first requests of each mode once ready (one is a single sample on a loaded machine: five, interleaved).
+  const first: Record<string, number[]> = { keyword: [], vector: [], hybrid: [] };
+  for (let round = 0; round < 5; round++) for (const mode of modes) first[mode]?.push(await request(queryAt(1_000 + round * 3 + modes.indexOf(mode)), mode));
   const steady: Record<string, Timed> = {};
   for (const mode of modes) {
     const times: number[] = [];
@@ -156,10 +157,13 @@ async function throughServe() {
     for (let index = 0; index < QUERIES; index++) times.push(await request(queryAt(index), mode));
     steady[mode] = timed(times, processCpuMs(child.pid as number) - cpu);
   }
+  // One-off CLI searches while the server runs: the query is embedded by the server's loaded model.
+  const daemon: Record<string, number> = {};
+  for (const mode of modes) daemon[mode] = percentile(Array.from({ length: ONE_OFF_RUNS }, (_, index) => cli(["search", queryAt(index), "--mode", mode, "--json"]).cpuMs), 0.5);
   const peak = peakRssMb(child.pid as number);
   child.kill("SIGTERM");
   await new Promise((resolve) => child.on("close", resolve));
-  return { readySeconds: (readyAt - startedAt) / 1000, early: timed(early), earlyCount: early.length, first, steady, peak, log };
+  return { readySeconds: (readyAt - startedAt) / 1000, early: timed(early), earlyCount: early.length, first, steady, daemon, peak, log };
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -197,8 +201,18 @@ async function main(): Promise<void> {
   console.log(`  vector through serve / in process (p50): ${vectorRatio.toFixed(2)}×   target ≤ 1.5×: ${verdict(vectorRatio <= 1.5)}`);
   console.log(`\nchunkpad serve from start: search ready after ${served.readySeconds.toFixed(1)} s; ${served.earlyCount} keyword requests before that: p50 ${ms(served.early.p50)}, p95 ${ms(served.early.p95)}   target p50 ≤ 5 ms from the first minute: ${verdict(served.early.p50 <= 5)}`);
   for (const mode of modes) {
-    const ratio = (served.first[mode] ?? 0) / (served.steady[mode]?.p50 ?? 1);
-    console.log(`  first ${mode} request once ready ${ms(served.first[mode] ?? 0)} = ${ratio.toFixed(1)}× steady p50   target ≤ 2×: ${verdict(ratio <= 2)}`);
+    const times = served.first[mode] ?? [];
+    const ratio = (times[0] ?? 0) / (served.steady[mode]?.p50 ?? 1);
+    const medianRatio = percentile(times, 0.5) / (served.steady[mode]?.p50 ?? 1);
+    console.log(
+      `  first ${mode} request once ready ${ms(times[0] ?? 0)} = ${ratio.toFixed(1)}× steady p50 (first five: median ${ms(percentile(times, 0.5))} = ${medianRatio.toFixed(1)}×)   target ≤ 2×: ${verdict(ratio <= 2)}`,
+    );
+  }
+  console.log(`\none-off CLI search with serve running (its model embeds the query), median CPU of ${ONE_OFF_RUNS} runs`);
+  for (const mode of modes) console.log(`  ${mode.padEnd(8)} ${ms(served.daemon[mode] ?? 0).padStart(10)}`);
+  for (const mode of ["vector", "hybrid"]) {
+    const ratio = (served.daemon[mode] ?? 0) / (served.daemon.keyword ?? 1);
+    console.log(`  ${mode} / keyword CPU ${ratio.toFixed(2)}×   target ≤ 1.5×: ${verdict(ratio <= 1.5)}`);
   }
   console.log(`  serve peak RSS ${served.peak.toFixed(0)} MB`);
   console.log(`  log: ${served.log.split("\n").filter((line) => line.startsWith("Search")).join(" ")}`);

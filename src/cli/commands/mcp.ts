@@ -22,6 +22,8 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
       });
       await server.connect(transport);
       context.io.stderr.write(`chunkpad mcp: serving ${chunkpad.paths.databasePath} on stdio${withAsk ? "" : " (ask is off: no LLM provider is set up)"}\n`);
+      // An agent's first searches should not pay for reading the keyword index or loading the model.
+      void chunkpad.warmSearch().catch(() => undefined);
       await closed;
     });
 }
