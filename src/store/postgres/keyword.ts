@@ -18,7 +18,7 @@ const MIN_IDF = 1e-6;
 const RARE_WORD_ROWS = 1_000;
 const PREFIX_WORTH_CHARS = 5;
 
-type KeywordMethods = Pick<MainStore, "keywordSearch" | "planKeywordQuery" | "countKeywordMatches">;
+type KeywordMethods = Pick<MainStore, "keywordSearch" | "planKeywordQuery" | "countKeywordMatches" | "keywordScores">;
 
 /** The scope as SQL parameters; null when an empty list makes it match nothing. */
 function scopeOf(scope: SearchScope): { folders: string[] | null; documents: string[] | null } | null {
@@ -42,57 +42,67 @@ export function createKeywordMethods(pool: pg.Pool): KeywordMethods {
     return { ...query, terms };
   }
 
+  /** Ranked matches; with `refs`, only those chunks (their scores for keywordScores). */
+  async function search(query: KeywordQuery, options: { limit: number } & SearchScope, refs: readonly string[] | null): Promise<KeywordHit[]> {
+    const planned = await plan(query);
+    const tsquery = toTsquery(planned);
+    const scope = scopeOf(options);
+    if (tsquery === null || scope === null || options.limit <= 0) return [];
+    const seen = new Set<string>();
+    const ranked = rankedWords(planned).filter((word) => {
+      const key = `${word.prefix ? "*" : ""}${word.word}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    // Each word's postings are read by the index on (term, chunk_id): exact words by equality,
+    // prefixes as the range [word, word + U+10FFFF) in the C collation's byte order.
+    const rows = (await pool.query<ChunkRow & { score: number; has_vector: boolean }>(
+      `WITH stats AS (SELECT GREATEST(rows, 1)::float8 AS n, CASE WHEN rows > 0 THEN tokens::float8 / rows ELSE 1 END AS avgdl FROM keyword_stats),
+       q AS (SELECT word, prefix, idx, word || U&'\\+10FFFF' AS upper FROM unnest($2::text[], $3::bool[]) WITH ORDINALITY AS q(word, prefix, idx)),
+       df AS (
+         SELECT q.idx, COALESCE((SELECT t.rows FROM term_stats t WHERE t.term = q.word), 0)::float8 AS rows FROM q WHERE NOT q.prefix
+         UNION ALL
+         SELECT q.idx, COALESCE((SELECT SUM(t.rows) FROM term_stats t WHERE t.term >= q.word AND t.term < q.upper), 0)::float8 FROM q WHERE q.prefix
+       ),
+       idf AS (SELECT df.idx, GREATEST(ln((s.n - LEAST(df.rows, s.n) + 0.5) / (LEAST(df.rows, s.n) + 0.5)), ${MIN_IDF}) AS value FROM df CROSS JOIN stats s),
+       matched AS (
+         SELECT c.id, c.token_count FROM chunks c
+         WHERE c.search @@ $1::tsquery AND c.included
+           AND ($4::text[] IS NULL OR c.folder_id = ANY($4)) AND ($5::text[] IS NULL OR c.document_id = ANY($5))
+           AND ($7::text[] IS NULL OR c.ref = ANY($7))
+       ),
+       hits AS (
+         SELECT q.idx, t.chunk_id, t.frequency::float8 AS f FROM q JOIN chunk_terms t ON t.term = q.word WHERE NOT q.prefix
+         UNION ALL
+         SELECT q.idx, t.chunk_id, SUM(t.frequency)::float8 FROM q JOIN chunk_terms t ON t.term >= q.word AND t.term < q.upper WHERE q.prefix GROUP BY q.idx, t.chunk_id
+       ),
+       scored AS (
+         SELECT m.id, GREATEST(COALESCE(SUM(i.value * (h.f * ${K1 + 1}) / (h.f + ${K1} * (1 - ${B} + ${B} * m.token_count / s.avgdl))), 0), 1e-9) AS score
+         FROM matched m CROSS JOIN stats s
+         LEFT JOIN hits h ON h.chunk_id = m.id
+         LEFT JOIN idf i ON i.idx = h.idx
+         GROUP BY m.id
+         ORDER BY score DESC, m.id
+         LIMIT $6
+       )
+       SELECT ${CHUNK_COLUMNS}, s.score, EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id) AS has_vector
+       FROM scored s JOIN chunks c ON c.id = s.id JOIN documents d ON d.id = c.document_id
+       ORDER BY s.score DESC, c.id`,
+      [tsquery, ranked.map((word) => word.word), ranked.map((word) => word.prefix), scope.folders, scope.documents, options.limit, refs === null ? null : [...refs]],
+    )).rows;
+    return rows.map((row) => ({ chunk: toChunkRecord(row), score: Number(row.score), hasVector: row.has_vector }));
+  }
+
   return {
     planKeywordQuery: plan,
 
-    async keywordSearch(query, options): Promise<KeywordHit[]> {
-      const planned = await plan(query);
-      const tsquery = toTsquery(planned);
-      const scope = scopeOf(options);
-      if (tsquery === null || scope === null || options.limit <= 0) return [];
-      const seen = new Set<string>();
-      const ranked = rankedWords(planned).filter((word) => {
-        const key = `${word.prefix ? "*" : ""}${word.word}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
-      // Each word's postings are read by the index on (term, chunk_id): exact words by equality,
-      // prefixes as the range [word, word + U+10FFFF) in the C collation's byte order.
-      const rows = (await pool.query<ChunkRow & { score: number; has_vector: boolean }>(
-        `WITH stats AS (SELECT GREATEST(rows, 1)::float8 AS n, CASE WHEN rows > 0 THEN tokens::float8 / rows ELSE 1 END AS avgdl FROM keyword_stats),
-         q AS (SELECT word, prefix, idx, word || U&'\\+10FFFF' AS upper FROM unnest($2::text[], $3::bool[]) WITH ORDINALITY AS q(word, prefix, idx)),
-         df AS (
-           SELECT q.idx, COALESCE((SELECT t.rows FROM term_stats t WHERE t.term = q.word), 0)::float8 AS rows FROM q WHERE NOT q.prefix
-           UNION ALL
-           SELECT q.idx, COALESCE((SELECT SUM(t.rows) FROM term_stats t WHERE t.term >= q.word AND t.term < q.upper), 0)::float8 FROM q WHERE q.prefix
-         ),
-         idf AS (SELECT df.idx, GREATEST(ln((s.n - LEAST(df.rows, s.n) + 0.5) / (LEAST(df.rows, s.n) + 0.5)), ${MIN_IDF}) AS value FROM df CROSS JOIN stats s),
-         matched AS (
-           SELECT c.id, c.token_count FROM chunks c
-           WHERE c.search @@ $1::tsquery AND c.included
-             AND ($4::text[] IS NULL OR c.folder_id = ANY($4)) AND ($5::text[] IS NULL OR c.document_id = ANY($5))
-         ),
-         hits AS (
-           SELECT q.idx, t.chunk_id, t.frequency::float8 AS f FROM q JOIN chunk_terms t ON t.term = q.word WHERE NOT q.prefix
-           UNION ALL
-           SELECT q.idx, t.chunk_id, SUM(t.frequency)::float8 FROM q JOIN chunk_terms t ON t.term >= q.word AND t.term < q.upper WHERE q.prefix GROUP BY q.idx, t.chunk_id
-         ),
-         scored AS (
-           SELECT m.id, GREATEST(COALESCE(SUM(i.value * (h.f * ${K1 + 1}) / (h.f + ${K1} * (1 - ${B} + ${B} * m.token_count / s.avgdl))), 0), 1e-9) AS score
-           FROM matched m CROSS JOIN stats s
-           LEFT JOIN hits h ON h.chunk_id = m.id
-           LEFT JOIN idf i ON i.idx = h.idx
-           GROUP BY m.id
-           ORDER BY score DESC, m.id
-           LIMIT $6
-         )
-         SELECT ${CHUNK_COLUMNS}, s.score, EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id) AS has_vector
-         FROM scored s JOIN chunks c ON c.id = s.id JOIN documents d ON d.id = c.document_id
-         ORDER BY s.score DESC, c.id`,
-        [tsquery, ranked.map((word) => word.word), ranked.map((word) => word.prefix), scope.folders, scope.documents, options.limit],
-      )).rows;
-      return rows.map((row) => ({ chunk: toChunkRecord(row), score: Number(row.score), hasVector: row.has_vector }));
+    keywordSearch: (query, options) => search(query, options, null),
+
+    async keywordScores(query, refs) {
+      if (refs.length === 0) return new Map();
+      const hits = await search(query, { limit: refs.length }, refs);
+      return new Map(hits.map((hit) => [hit.chunk.ref, hit.score]));
     },
 
     async countKeywordMatches(query, scopeOptions = {}) {

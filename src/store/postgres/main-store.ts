@@ -60,6 +60,10 @@ export async function openPostgresStore({ url, poolSize, command = "chunkpad", n
     ...createDocumentMethods(pool, { now, changed }),
     ...createKeywordMethods(pool),
     ...createVectorMethods(pool, () => support),
+    // Nothing is kept in this process: every read goes to the database.
+    async searchIndexStatus() {
+      return { keyword: null };
+    },
     async integrityCheck() {
       const problems = await checkKeywordIndex(pool);
       return { ok: problems.length === 0, problems };

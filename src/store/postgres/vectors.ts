@@ -14,7 +14,7 @@ import { constraintsTsquery } from "./text-index.js";
 
 type VectorMethods = Pick<
   MainStore,
-  "ensureVectorTable" | "vectorDimensions" | "upsertVectors" | "deleteVectors" | "vectorSearch" | "embedCoverage" | "embedState" | "dropAllVectors" | "vectorCount" | "listVectors"
+  "ensureVectorTable" | "vectorDimensions" | "upsertVectors" | "deleteVectors" | "vectorSearch" | "embedCoverage" | "embedState" | "dropAllVectors" | "vectorCount" | "listVectors" | "vectorScores" | "hasVectors"
 >;
 
 export interface VectorSupport {
@@ -195,6 +195,23 @@ export function createVectorMethods(pool: pg.Pool, support: () => VectorSupport)
         // The next embed may bring vectors of another size.
         await client.query("ALTER TABLE vectors DROP COLUMN IF EXISTS embedding");
       });
+    },
+
+    async vectorScores(embedding, refs) {
+      if (refs.length === 0 || !support().available) return new Map();
+      const stored = await dimensionsOf(pool);
+      if (stored === null) return new Map();
+      if (stored !== embedding.length) throw mismatch(stored, embedding.length);
+      const rows = (await pool.query<{ ref: string; distance: number }>(
+        `SELECT c.ref, v.embedding <=> $1::vector AS distance FROM vectors v JOIN chunks c ON c.id = v.chunk_id
+         WHERE v.embedding IS NOT NULL AND c.ref = ANY($2::text[])`,
+        [toVectorText(embedding), [...refs]],
+      )).rows;
+      return new Map(rows.map((row) => [row.ref, 1 - Number(row.distance)]));
+    },
+
+    async hasVectors() {
+      return Boolean((await pool.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM vectors) AS any")).rows[0]?.any);
     },
 
     async vectorCount() {
