@@ -181,7 +181,9 @@ describe("keyword index in memory, read in the background", () => {
     try {
       const folderId = writer.upsertFolder("/a", "/a/_chunks").id;
       // 400 distinct words: one word per slice is 400 turns of the event loop.
-      const words = Array.from({ length: 400 }, (_, index) => `word${index.toString(36)}q`);
+      // Letters only: the index splits letters from digits (IL6 → il 6), so digits would make fewer words.
+      const letters = (n: number) => String.fromCharCode(97 + (n % 26)) + String.fromCharCode(97 + Math.floor(n / 26));
+      const words = Array.from({ length: 400 }, (_, index) => `word${letters(index)}q`);
       for (let document = 0; document < 40; document++) {
         const chunks = Array.from({ length: 5 }, (_, chunk) => ({ content: words.slice((document * 10 + chunk * 2) % 390, ((document * 10 + chunk * 2) % 390) + 10).join(" "), meta: {} }));
         writer.syncDocument({ folderId, relativePath: `d${document}.md`, title: `Document ${document}`, documentType: "md", fileSize: 1, pageCount: null, chunks });
