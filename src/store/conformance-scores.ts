@@ -36,6 +36,7 @@ export function runScoreCases({ seeded, embed, words, vector, vectorCase }: Scor
     expect([...scores.keys()].sort()).toEqual([ref(1), ref(2)].sort());
     expect(scores.get(ref(2))).toBeCloseTo(0.6, 5);
     const searched = await store.vectorSearch(vector(1, 0), { k: 2 });
-    for (const hit of searched) expect(scores.get(hit.chunk.ref)).toBeCloseTo(hit.score, 9);
+    // An approximate index may keep vectors at lower precision (f16): the same number to 3 digits.
+    for (const hit of searched) expect(scores.get(hit.chunk.ref)).toBeCloseTo(hit.score, 3);
   });
 }
