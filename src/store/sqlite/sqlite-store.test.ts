@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { runStoreSuite } from "../conformance.js";
 import { openMainStore } from "./sqlite-store.js";
 
@@ -15,3 +15,18 @@ runStoreSuite({ name: "SQLite without sqlite-vec", vectors: false, open: () => o
 runStoreSuite({ name: "SQLite with the keyword index in memory (serve, mcp)", open: () => openMainStore({ path: path.join(directory, `store-${(count += 1)}.db`), keywordIndexInMemory: true }), reopen: async (store) => openMainStore({ path: store.path, keywordIndexInMemory: true }) });
 // Vector search through the approximate index (HNSW) from the first vector, as a large collection searches.
 runStoreSuite({ name: "SQLite through the approximate vector index", open: () => openMainStore({ path: path.join(directory, `store-${(count += 1)}.db`), annThreshold: 1 }), reopen: async (store) => openMainStore({ path: store.path, annThreshold: 1 }) });
+
+it("rebuilds the keyword index once when Node's ICU (which cuts CJK text into words) is another than the one that built it", async () => {
+  const file = path.join(directory, `store-${(count += 1)}.db`);
+  const first = openMainStore({ path: file, icuVersion: "70.1" });
+  const folder = await first.upsertFolder("/zh", "/zh/_chunks");
+  await first.syncDocument({ folderId: folder.id, relativePath: "zh.md", title: "zh", documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content: "我们明天在北京开会。", meta: {} }] });
+  expect(await first.getMeta("keyword.icu")).toBe("70.1");
+  await first.close();
+  const second = openMainStore({ path: file, icuVersion: "78.2" });
+  expect(await second.getMeta("keyword.icu")).toBe("78.2");
+  expect(await second.integrityCheck()).toEqual({ ok: true, problems: [] });
+  const hits = await second.keywordSearch({ terms: [{ word: "北京", prefix: false }], match: "all", phrases: [], exclude: [] }, { limit: 5 });
+  expect(hits.map((hit) => hit.chunk.relativePath)).toEqual(["zh.md"]);
+  await second.close();
+});

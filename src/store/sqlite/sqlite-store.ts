@@ -13,6 +13,8 @@ export interface OpenMainStoreOptions extends OpenSqliteMainStoreOptions {
   lockDirectory?: string;
   /** What this process is (the CLI, a server…), shown to whoever waits for a folder. */
   command?: string;
+  /** Node's ICU version (tests give another to see the index rebuilt). */
+  icuVersion?: string;
 }
 
 /**
@@ -25,7 +27,23 @@ export interface OpenMainStoreOptions extends OpenSqliteMainStoreOptions {
 export function openMainStore({ lockDirectory, command, ...options }: OpenMainStoreOptions): MainStore {
   // The processes sharing a SQLite file share its machine: a lock file per folder serves them all.
   const locks = createFolderLocks({ directory: lockDirectory ?? path.join(path.dirname(path.resolve(options.path)), "locks"), command: command ?? "chunkpad" });
-  return toContract(openSqliteMainStore(options), locks);
+  const engine = openSqliteMainStore(options);
+  rebuildAfterIcuChange(engine, options.icuVersion ?? process.versions.icu ?? "none");
+  return toContract(engine, locks);
+}
+
+/**
+ * search_text() cuts CJK text into words with Intl.Segmenter, whose dictionary is Node's ICU: a
+ * new ICU can cut the same text differently, and the index would no longer match its queries.
+ * The ICU version that made the index is recorded; another one rebuilds the index once.
+ */
+const KEYWORD_ICU_KEY = "keyword.icu";
+
+function rebuildAfterIcuChange(engine: SqliteMainStore, icu: string): void {
+  const recorded = engine.getMeta(KEYWORD_ICU_KEY);
+  if (recorded === icu) return;
+  if (recorded !== null) engine.rebuildKeywordIndex();
+  engine.setMeta(KEYWORD_ICU_KEY, icu);
 }
 
 /**
