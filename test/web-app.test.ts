@@ -45,6 +45,27 @@ describe("the web app", () => {
     });
     return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
   };
+  /** Opens the app as a user does: the address `chunkpad serve` printed. */
+  const openApp = async (target: Page = page) => {
+    await target.goto(info.url);
+  };
+  /** A view, through the sidebar. */
+  const goTo = async (view: "Documents" | "Search" | "Chat" | "Settings") => {
+    await page.getByRole("navigation", { name: "Views" }).getByRole("button", { name: view, exact: true }).click();
+  };
+  /** A section of Settings. */
+  const settingsSection = async (section: string) => {
+    await goTo("Settings");
+    await page.getByRole("navigation", { name: "Settings sections" }).getByRole("button", { name: section, exact: true }).click();
+  };
+  const inspector = () => page.getByRole("complementary", { name: "Inspector" });
+  const searchFor = async (text: string, mode?: "Best" | "Keyword" | "Meaning" | "Hybrid") => {
+    const form = page.getByRole("search");
+    await form.getByLabel("Search your documents").fill(text);
+    if (mode) await form.getByRole("radio", { name: mode }).click();
+    await form.getByRole("button", { name: "Search", exact: true }).click();
+  };
+  const folderButton = () => page.getByRole("list", { name: "Added folders" }).getByRole("button").first();
   const shoot = async (name: string) => {
     if (SCREENSHOTS === null) return;
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -74,7 +95,7 @@ describe("the web app", () => {
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
     // bypassCSP lets the test inject axe-core; the CSP itself is checked in the last test.
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-    await page.goto(info.url);
+    await openApp();
   });
   afterAll(async () => {
     await browser?.close();
@@ -95,7 +116,7 @@ describe("the web app", () => {
     await expect.poll(() => page.getByLabel("Folder to add").inputValue()).toBe(fs.realpathSync(folder));
     await page.getByRole("button", { name: "Add folder" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 30_000 }).toBe(1);
-    await expect.poll(() => page.getByRole("option").first().textContent()).toContain(fs.realpathSync(folder));
+    await expect.poll(() => folderButton().getAttribute("title")).toBe(fs.realpathSync(folder));
   });
 
   it("shows the chunk-file tree with badges, says why a file failed, and excludes a chunk from search", async () => {
@@ -168,7 +189,7 @@ describe("the web app", () => {
     await expect.poll(() => page.getByRole("treeitem", { name: /^swan\.md/ }).count(), { timeout: 15_000 }).toBe(1);
     expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("Something else.") });
-    await expect.poll(() => page.getByRole("status").filter({ hasText: "already exists" }).count()).toBe(1);
+    await expect.poll(() => page.getByRole("alert").filter({ hasText: "already exists" }).count()).toBe(1);
     expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
     const folders = (await (await fetch(`${info.url}/api/folders`)).json()) as { folders: Array<{ id: string }> };
     const escape = await fetch(`${info.url}/api/folders/${folders.folders[0]?.id}/files?name=${encodeURIComponent("../escaped.md")}`, { method: "POST", headers: { "x-chunkpad-token": info.token }, body: "x" });
@@ -183,7 +204,7 @@ describe("the web app", () => {
     await dialog.getByRole("button", { name: "Download if needed and embed" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 30_000 }).toBe(1);
     expect(hub.requests.some((request) => request.path.endsWith("onnx/model.onnx"))).toBe(true);
-    await expect.poll(() => page.getByRole("option").first().textContent()).toMatch(/(\d+) of \1 embedded/);
+    await expect.poll(() => folderButton().textContent()).toMatch(/(\d+)\/\1/);
     const search = (await (await fetch(`${info.url}/api/search?q=birds%20near%20water&mode=vector`)).json()) as { mode: string; results: unknown[] };
     expect(search.mode).toBe("vector");
     expect(search.results.length).toBeGreaterThan(0);
@@ -199,6 +220,7 @@ describe("the web app", () => {
   });
 
   it("excludes and includes a whole folder", async () => {
+    await page.getByRole("button", { name: "Close the file" }).click();
     await page.getByRole("button", { name: "Exclude all chunks of this folder" }).click();
     const emptied = async () => ((await (await fetch(`${info.url}/api/search?q=river&mode=keyword`)).json()) as { results: unknown[] }).results.length;
     await expect.poll(emptied).toBe(0);
@@ -207,6 +229,7 @@ describe("the web app", () => {
   });
 
   it("edits a chunk in the editor: the chunk file changes and search finds the new text", async () => {
+    await page.getByRole("tree", { name: "Chunk files" }).getByRole("treeitem", { name: /^notes\.md/ }).click();
     await page.getByRole("button", { name: "Edit chunk 1" }).first().click();
     const editor = page.getByLabel("Text of chunk 1");
     await editor.fill("# Field notes\n\nA kingfisher dives into the river at dawn.");
@@ -233,7 +256,7 @@ describe("the web app", () => {
   });
 
   it("marks a conflict in the tree when a hand-edited file's source changes, and settles it in the app", async () => {
-    await page.getByRole("tab", { name: "Documents" }).click();
+    await goTo("Documents");
     const tree = page.getByRole("tree", { name: "Chunk files" });
     // notes.md's chunk file was edited in the editor above; now its source changes too.
     const source = path.join(folder, "notes.md");
@@ -253,12 +276,11 @@ describe("the web app", () => {
   });
 
   it("searches and opens a result's chunk in the side panel; Escape closes it", async () => {
-    await page.getByRole("tab", { name: "Search" }).click();
-    await page.getByLabel("Search your documents").fill("aardvark campaign");
-    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await goTo("Search");
+    await searchFor("aardvark campaign");
     const result = page.getByRole("button", { name: /report\.txt/ });
     await result.click();
-    const panel = page.getByRole("complementary", { name: "Cited chunk" });
+    const panel = inspector();
     await expect.poll(() => panel.textContent()).toMatch(/aardvark (and otter )?campaign/);
     expect(await axeProblems()).toEqual([]);
     await page.keyboard.press("Escape");
@@ -266,62 +288,59 @@ describe("the web app", () => {
   });
 
   it("searches within one document", async () => {
-    await page.getByRole("tab", { name: "Search" }).click();
-    await page.getByLabel("Search your documents").fill("river");
-    await page.getByLabel("Mode").selectOption("keyword");
+    await goTo("Search");
     await page.getByLabel("Only in document").fill("tomatoes.md");
-    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await searchFor("river", "Keyword");
+    await page.getByRole("checkbox", { name: "Explain" }).check();
     const results = page.getByRole("region", { name: "Search results" }).getByRole("listitem");
     // The results of the search before stay until the new ones arrive: wait for the new ones.
     await expect.poll(async () => (await results.allTextContents()).map((text) => text.includes("garden/tomatoes.md"))).toEqual([true]);
     // The explain view: the keyword expression that ran, and each stage's numbers per result.
-    expect(await page.getByRole("region", { name: "Search results" }).textContent()).toMatch(/keyword query: "river".*keyword bm25 -?[\d.e+-]+ \(rank 1\)/s);
-    await page.getByLabel("Only in document").fill("");
-    await page.getByLabel("Mode").selectOption("auto");
+    expect(await page.getByRole("region", { name: "Search results" }).textContent()).toMatch(/keyword query: "river".*Keyword bm25\s*-?[\d.e+-]+ \(rank 1\)/s);
+    await page.getByRole("checkbox", { name: "Explain" }).uncheck();
+    await page.getByRole("button", { name: "Search every document" }).click();
   });
 
   it("shows a PDF result's page, drawn by pdf.js, with the chunk's text highlighted", async () => {
-    await page.getByLabel("Search your documents").fill("trace-based compilation");
-    await page.getByLabel("Mode").selectOption("keyword");
-    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await searchFor("trace-based compilation", "Keyword");
     await page.getByRole("button", { name: /paper\.pdf/ }).first().click();
     const pdfPage = page.getByRole("img", { name: /^Page \d+ of paper\.pdf, the cited text highlighted$/ });
     await expect.poll(() => pdfPage.getAttribute("data-highlighted"), { timeout: 15_000 }).not.toBe("0");
     expect(Number(await pdfPage.getAttribute("data-highlighted"))).toBeGreaterThan(0);
     await pdfPage.scrollIntoViewIfNeeded();
     await shoot("pdf-citation-light");
-    await page.getByRole("button", { name: "Close the chunk panel" }).click();
+    await page.getByRole("button", { name: "Close the inspector" }).click();
   });
 
   it("streams an answer, and its citation opens the cited chunk", async () => {
     openai.script({ reply: "text", deltas: ["The kingfisher dives ", "at dawn [C1]."] });
-    await page.getByRole("tab", { name: "Chat" }).click();
+    await goTo("Chat");
     const box = page.getByLabel("Question");
     // notes.md's first chunk was edited in the editor test above: the answer comes from the new text.
     await box.fill("When does the kingfisher dive into the river?");
     await box.press("Enter");
     await expect.poll(() => page.locator(".answer").first().textContent()).toContain("The kingfisher dives at dawn");
     await page.getByRole("button", { name: "Open citation C1" }).click();
-    await expect.poll(() => page.getByRole("complementary", { name: "Cited chunk" }).textContent()).toContain("kingfisher");
+    await expect.poll(() => inspector().textContent()).toContain("kingfisher");
     await shoot("chat-light");
     expect(await axeProblems()).toEqual([]);
-    await page.getByRole("button", { name: "Close the chunk panel" }).click();
+    await page.getByRole("button", { name: "Close the inspector" }).click();
   });
 
   it("regenerates from the chunks left switched on, without searching again", async () => {
-    const chips = page.getByRole("checkbox", { name: /^Use C\d+ for the answer$/ });
+    const chips = page.getByRole("checkbox", { name: /^Use source \d+ for the answer$/ });
     const count = await chips.count();
     expect(count).toBeGreaterThan(0);
     // Every chunk off: the answer is "I don't know" without asking the model.
     const requests = openai.requests.length;
     for (let index = 0; index < count; index++) await chips.nth(index).uncheck();
-    await page.getByRole("button", { name: "Regenerate with the chunks switched on" }).click();
+    await page.getByRole("button", { name: "Regenerate with the sources switched on" }).click();
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("switched off");
     expect(openai.requests.length).toBe(requests);
     // The first chunk back on: the model answers again from it alone.
     openai.script({ reply: "text", deltas: ["Again: it dives at dawn [C1]."] });
     await chips.first().check();
-    await page.getByRole("button", { name: "Regenerate with the chunks switched on" }).click();
+    await page.getByRole("button", { name: "Regenerate with the sources switched on" }).click();
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
     expect(openai.requests.length).toBe(requests + 1);
   });
@@ -334,7 +353,7 @@ describe("the web app", () => {
     await box.fill("When does the kingfisher dive into the river?");
     await box.press("Enter");
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Pinned");
-    expect(await page.getByRole("list", { name: "Chunks found" }).last().getByRole("listitem").first().textContent()).toContain("report.txt");
+    expect(await page.getByRole("list", { name: "Sources" }).last().getByRole("listitem").first().textContent()).toContain("report.txt");
     await page.getByLabel("Pin a document (its chunks come first)").fill("");
   });
 
@@ -371,7 +390,7 @@ describe("the web app", () => {
   });
 
   it("lists the conversation just held, and starts a new one", async () => {
-    const list = page.getByRole("navigation", { name: "Conversations" });
+    const list = page.getByRole("region", { name: "Conversations" });
     await expect.poll(() => list.textContent()).toContain("When does the kingfisher dive into the river?");
     await page.getByRole("button", { name: "New conversation" }).click();
     await expect.poll(() => page.locator(".answer").count()).toBe(0);
@@ -381,10 +400,10 @@ describe("the web app", () => {
   });
 
   it("changes a setting in the config file", async () => {
-    await page.getByRole("tab", { name: "Settings" }).click();
-    await page.getByLabel(/^search\.perDocument/).fill("2");
-    await page.getByRole("button", { name: "Save search.perDocument" }).click();
-    await expect.poll(() => page.getByRole("status").filter({ hasText: "search.perDocument is now 2" }).count()).toBe(1);
+    await settingsSection("Search");
+    await page.getByLabel("Chunks per document").fill("2");
+    await page.getByRole("button", { name: "Save Chunks per document" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Chunks per document is now 2" }).count()).toBe(1);
     const settings = (await (await fetch(`${info.url}/api/settings`)).json()) as { settings: Array<{ key: string; value: unknown; source: string }> };
     expect(settings.settings.find((row) => row.key === "search.perDocument")).toMatchObject({ value: 2, source: "config" });
     const bad = await fetch(`${info.url}/api/settings/search.perDocument`, { method: "PUT", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ value: "many" }) });
@@ -393,7 +412,7 @@ describe("the web app", () => {
   });
 
   it("stores an API key without ever showing it again", async () => {
-    await page.getByRole("tab", { name: "Settings" }).click();
+    await goTo("Settings");
     await expect.poll(() => page.getByRole("region", { name: "Answer providers" }).textContent()).toContain("openai");
     await expect.poll(() => page.getByLabel("Models installed in ollama").textContent()).toContain("llama3.2:latest");
     const secret = "sk-ant-web-test-0123456789";
@@ -413,9 +432,9 @@ describe("the web app", () => {
     expect(cached.length).toBeGreaterThan(0);
     for (const entry of cached) fs.rmSync(path.join(home, entry));
     const requestsBefore = hub.requests.length;
-    await page.getByRole("tab", { name: "Settings" }).click();
-    await page.reload();
-    await page.getByRole("tab", { name: "Settings" }).click();
+    await goTo("Settings");
+    await openApp();
+    await goTo("Settings");
     await page.getByRole("button", { name: "Download the local model…" }).click();
     const dialog = page.getByRole("dialog", { name: "Download the local model?" });
     expect(await dialog.textContent()).toMatch(/about \d+ MB/);
@@ -429,18 +448,18 @@ describe("the web app", () => {
   });
 
   it("switches to the dark and high-contrast themes without accessibility problems", async () => {
-    await page.getByRole("tab", { name: "Settings" }).click();
+    await settingsSection("Appearance");
     for (const theme of ["dark", "contrast"]) {
       await page.getByLabel("Theme").selectOption(theme);
       await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
       expect(await axeProblems()).toEqual([]);
     }
     await page.getByLabel("Theme").selectOption("dark");
-    await page.getByRole("tab", { name: "Chat" }).click();
+    await goTo("Chat");
     await shoot("chat-dark");
-    await page.getByRole("tab", { name: "Documents" }).click();
+    await goTo("Documents");
     await shoot("documents-dark");
-    await page.getByRole("tab", { name: "Settings" }).click();
+    await settingsSection("Appearance");
     await page.getByLabel("Theme").selectOption("system");
   });
 
@@ -467,7 +486,7 @@ describe("the web app", () => {
   });
 
   it("clears all data from Settings after a typed confirmation; the documents stay", async () => {
-    await page.getByRole("tab", { name: "Settings" }).click();
+    await settingsSection("Data");
     await page.getByRole("button", { name: "Clear all data…" }).click();
     const dialog = page.getByRole("dialog", { name: "Clear all data?" });
     expect(await axeProblems()).toEqual([]);
@@ -478,7 +497,7 @@ describe("the web app", () => {
     await expect.poll(() => page.getByRole("status").filter({ hasText: /^Deleted \d+ items/ }).count()).toBe(1);
     // The app opens a fresh, empty database at once: nothing of the old one is searchable.
     expect(((await (await fetch(`${info.url}/api/search?q=aardvark&mode=keyword`)).json()) as { results: unknown[] }).results).toEqual([]);
-    await page.getByRole("tab", { name: "Documents" }).click();
+    await goTo("Documents");
     await expect.poll(() => page.getByText("No folder yet").count()).toBe(1);
     expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toContain("aardvark");
   });
