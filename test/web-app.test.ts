@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { layoutProblems } from "./helpers/layout.js";
 import { makeTempDir, REPO_ROOT, runCli, SHARED, touchLater, writeSampleDocuments } from "./helpers/cli.js";
 import { startServe, type RunningServer } from "./helpers/serve.js";
 import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
@@ -35,6 +36,8 @@ describe("the web app", () => {
   let info: RunningServer["info"];
   let browser: Browser;
   let page: Page;
+  /** Errors the page logged (a failed request the app reports in words is not one of them). */
+  const consoleErrors: string[] = [];
 
   /** Serious and critical accessibility problems axe-core finds on the page as it is now. */
   const axeProblems = async () => {
@@ -95,6 +98,10 @@ describe("the web app", () => {
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
     // bypassCSP lets the test inject axe-core; the CSP itself is checked in the last test.
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) consoleErrors.push(message.text());
+    });
+    page.on("pageerror", (error) => consoleErrors.push(error.message));
     await openApp();
   });
   afterAll(async () => {
@@ -198,6 +205,11 @@ describe("the web app", () => {
   });
 
   it("embeds after consent, downloading the model from the hub, and then searches by meaning", async () => {
+    // One chunk of paper.pdf switched off before embedding: the file is then fully embedded, not "1 new".
+    const tree = page.getByRole("tree", { name: "Chunk files" });
+    await tree.getByRole("treeitem", { name: /^paper\.pdf/ }).click();
+    await page.getByRole("checkbox", { name: "Include chunk 2", exact: true }).uncheck();
+    await expect.poll(() => tree.getByRole("treeitem", { name: /^paper\.pdf/ }).textContent()).toMatch(/1 excluded/);
     await page.getByRole("button", { name: "Embed selected" }).click();
     const dialog = page.getByRole("dialog", { name: "Embed the included chunks" });
     expect(await axeProblems()).toEqual([]);
@@ -205,6 +217,13 @@ describe("the web app", () => {
     await expect.poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 30_000 }).toBe(1);
     expect(hub.requests.some((request) => request.path.endsWith("onnx/model.onnx"))).toBe(true);
     await expect.poll(() => folderButton().textContent()).toMatch(/(\d+)\/\1/);
+    const paper = tree.getByRole("treeitem", { name: /^paper\.pdf/ });
+    await expect.poll(() => paper.textContent()).toMatch(/1 excluded.*embedded/);
+    expect(await paper.textContent()).not.toMatch(/new/);
+    // Switched on again, that chunk is new: it has no vector yet.
+    await page.getByRole("checkbox", { name: "Include chunk 2", exact: true }).check();
+    await expect.poll(() => paper.textContent()).toMatch(/1 new/);
+    await tree.getByRole("treeitem", { name: /^notes\.md/ }).click();
     const search = (await (await fetch(`${info.url}/api/search?q=birds%20near%20water&mode=vector`)).json()) as { mode: string; results: unknown[] };
     expect(search.mode).toBe("vector");
     expect(search.results.length).toBeGreaterThan(0);
@@ -343,6 +362,58 @@ describe("the web app", () => {
     await page.getByRole("button", { name: "Regenerate with the sources switched on" }).click();
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
     expect(openai.requests.length).toBe(requests + 1);
+    // Source #1 off and #2 on: the answer is given only #2, which it calls [C1]. Its citation
+    // opens #2, never the chunk the user switched off.
+    expect(count).toBeGreaterThan(1);
+    openai.script({ reply: "text", deltas: ["Again: it dives at dawn, says [C1]."] });
+    await chips.first().uncheck();
+    await chips.nth(1).check();
+    await page.getByRole("button", { name: "Regenerate with the sources switched on" }).click();
+    await expect.poll(() => page.locator(".answer").last().textContent()).toContain("says C1");
+    const sources = page.getByRole("list", { name: "Sources" }).last();
+    await sources.getByRole("button", { name: /^#2 / }).click();
+    const secondSource = await inspector().locator(".metadata").textContent();
+    await sources.getByRole("button", { name: /^#1 / }).click();
+    const firstSource = await inspector().locator(".metadata").textContent();
+    expect(firstSource).not.toBe(secondSource);
+    await page.locator(".answer").last().getByRole("button", { name: "Open citation C1" }).click();
+    await expect.poll(() => inspector().locator(".metadata").textContent()).toBe(secondSource);
+    await page.getByRole("button", { name: "Close the inspector" }).click();
+    // The conversation list counts the answers as they come (two asks, three regenerations here).
+    const conversationId = await page.evaluate(() => document.querySelector(".conversation-row[aria-current=true]")?.textContent ?? "");
+    const stored = ((await (await fetch(`${info.url}/api/conversations`)).json()) as { conversations: Array<{ title: string; messageCount: number }> }).conversations[0];
+    expect(conversationId).toContain(`${stored?.messageCount} messages`);
+  });
+
+  it("renders Markdown answers and flags a citation the answer was never given", async () => {
+    openai.script({ reply: "text", deltas: ["Two facts:\n\n- it dives at dawn [C1]\n- it nests in banks [C42]\n\n| bird | time |\n|---|---|\n| kingfisher | dawn |\n"] });
+    await page.getByRole("button", { name: "New conversation" }).click();
+    const box = page.getByLabel("Question");
+    await box.fill("When does the kingfisher dive into the river?");
+    await box.press("Enter");
+    const answer = page.locator(".answer").last();
+    await expect.poll(() => answer.getByRole("table").count()).toBe(1);
+    expect(await answer.getByRole("listitem").count()).toBe(2);
+    await expect.poll(() => answer.getByRole("button", { name: "Open citation C1" }).count()).toBe(1);
+    // [C42] is not a source: flagged in the text and said under the answer, never a link.
+    expect(await answer.getByRole("button", { name: /C42/ }).count()).toBe(0);
+    expect(await answer.locator("mark.citation-invalid").textContent()).toBe("C42");
+    await expect.poll(() => page.getByRole("note").filter({ hasText: "cites C42, which is not among its sources" }).count()).toBe(1);
+    expect(await axeProblems()).toEqual([]);
+  });
+
+  it("stops an answer while it streams, keeping what arrived", async () => {
+    openai.script({ reply: "text", deltas: ["The kingfisher ", "dives ", "at ", "dawn ", "and never stops."], delayMs: 700 });
+    await page.getByRole("button", { name: "New conversation" }).click();
+    const box = page.getByLabel("Question");
+    await box.fill("When does the kingfisher dive into the river?");
+    await box.press("Enter");
+    const answer = page.locator(".answer").last();
+    await expect.poll(() => answer.textContent()).toContain("The kingfisher");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await expect.poll(() => answer.textContent()).toContain("stopped");
+    expect(await answer.textContent()).not.toContain("never stops");
+    await expect.poll(() => page.getByRole("button", { name: "Ask" }).count()).toBe(1);
   });
 
   it("puts a pinned document's chunks first in the chunks bar", async () => {
@@ -397,11 +468,52 @@ describe("the web app", () => {
     // Newest first: the regenerated conversation is the oldest one about the kingfisher.
     await list.getByRole("button", { name: /kingfisher/ }).last().click();
     await expect.poll(() => page.locator(".answer").last().textContent()).toContain("Again: it dives at dawn");
+    // Reopened, it shows what was shown live: the sources with the ones switched off, and a
+    // citation that opens the chunk the answer was given.
+    const sources = page.getByRole("list", { name: "Sources" }).last();
+    await expect.poll(() => sources.getByRole("listitem").count()).toBeGreaterThan(1);
+    expect(await sources.getByRole("checkbox", { name: "Use source 1 for the answer" }).isChecked()).toBe(false);
+    expect(await sources.getByRole("checkbox", { name: "Use source 2 for the answer" }).isChecked()).toBe(true);
+    await sources.getByRole("button", { name: /^#2 / }).click();
+    const secondSource = await inspector().locator(".metadata").textContent();
+    await page.locator(".answer").last().getByRole("button", { name: "Open citation C1" }).click();
+    await expect.poll(() => inspector().locator(".metadata").textContent()).toBe(secondSource);
+    await page.getByRole("button", { name: "Close the inspector" }).click();
+  });
+
+  it("runs every action from the command palette, and works from the keyboard alone", async () => {
+    await page.keyboard.press("Control+k");
+    const palette = page.getByRole("dialog", { name: "Command palette" });
+    await expect.poll(() => palette.count()).toBe(1);
+    expect(await axeProblems()).toEqual([]);
+    await page.keyboard.type("settings");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("heading", { name: "Settings", level: 2 }).count()).toBe(1);
+    expect(await palette.count()).toBe(0);
+    // Alt+number moves between views; ? lists the shortcuts; / goes to search.
+    await page.keyboard.press("Alt+3");
+    await expect.poll(() => page.getByRole("textbox", { name: "Question" }).count()).toBe(1);
+    await page.locator("body").click({ position: { x: 2, y: 2 } });
+    await page.keyboard.press("?");
+    const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+    await expect.poll(() => help.textContent()).toMatch(/Command palette/);
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("/");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("search-query");
+    // A search typed and run without the mouse; the first result opens with Tab and Enter.
+    await page.keyboard.type("aardvark");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("region", { name: "Search results" }).getByRole("listitem").count()).toBeGreaterThan(0);
+    await page.getByRole("region", { name: "Search results" }).getByRole("button").first().focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => inspector().textContent()).toContain("aardvark");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => inspector().count()).toBe(0);
   });
 
   it("changes a setting in the config file", async () => {
     await settingsSection("Search");
-    await page.getByLabel("Chunks per document").fill("2");
+    await page.getByRole("textbox", { name: "Chunks per document" }).fill("2");
     await page.getByRole("button", { name: "Save Chunks per document" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Chunks per document is now 2" }).count()).toBe(1);
     const settings = (await (await fetch(`${info.url}/api/settings`)).json()) as { settings: Array<{ key: string; value: unknown; source: string }> };
@@ -483,6 +595,54 @@ describe("the web app", () => {
     // Folder names are the user's: the picker needs the token even to read.
     expect((await fetch(`${info.url}/api/browse`)).status).toBe(403);
     expect((await fetch(`${info.url}/api/browse`, { headers: { "x-chunkpad-token": info.token } })).status).toBe(200);
+  });
+
+  it("lays out every view at 390, 1024 and 1440 px without overflow, clipping, overlap or misgrouping; axe finds nothing in any theme", async () => {
+    const show = async (view: "Documents" | "Search" | "Chat" | "Settings") => {
+      const drawer = page.getByRole("button", { name: "Open the sidebar" });
+      if (await drawer.count()) await drawer.click();
+      await goTo(view);
+      if (view === "Documents") await page.getByRole("tree", { name: "Chunk files" }).getByRole("treeitem", { name: /^report\.txt/ }).waitFor();
+      if (view === "Search") await page.getByRole("region", { name: "Search results" }).getByRole("listitem").first().waitFor();
+      if (view === "Chat") await page.locator(".answer").first().waitFor();
+    };
+    // The states the screenshots show: a file open, results for a query, a conversation with a table.
+    await goTo("Documents");
+    if ((await page.getByRole("button", { name: "Close the file" }).count()) === 0) await page.getByRole("tree", { name: "Chunk files" }).getByRole("treeitem", { name: /^notes\.md/ }).click();
+    await goTo("Search");
+    await searchFor("river birds", "Keyword");
+    await goTo("Chat");
+    await page.getByRole("region", { name: "Conversations" }).getByRole("button", { name: /kingfisher/ }).nth(2).click();
+    const problems: string[] = [];
+    for (const width of [1440, 1024, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      for (const theme of width === 1440 ? ["light", "dark", "contrast"] : ["light", "dark"]) {
+        await page.evaluate((chosen) => (document.documentElement.dataset.theme = chosen), theme);
+        for (const view of ["Documents", "Search", "Chat", "Settings"] as const) {
+          await show(view);
+          problems.push(...(await layoutProblems(page)).map((problem) => `${view} ${width}px ${theme}: ${problem}`));
+          if (width === 1440) problems.push(...(await axeProblems()).map((problem) => `${view} ${theme}: axe ${problem.id} ${JSON.stringify(problem.html)}`));
+          if (theme !== "contrast") await shoot(`${view.toLowerCase()}-${width}-${theme}`);
+        }
+      }
+    }
+    // Three panes at full width: the search result's PDF page in the inspector beside the results.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.evaluate(() => (document.documentElement.dataset.theme = "light"));
+    await show("Search");
+    await searchFor("trace-based compilation", "Keyword");
+    await page.getByRole("button", { name: /paper\.pdf/ }).first().click();
+    await expect.poll(() => page.getByRole("img", { name: /^Page \d+ of paper\.pdf/ }).getAttribute("data-highlighted"), { timeout: 15_000 }).not.toBe("0");
+    problems.push(...(await layoutProblems(page)).map((problem) => `Search with inspector: ${problem}`));
+    await shoot("search-inspector-1440-light");
+    await page.getByRole("button", { name: "Close the inspector" }).click();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.evaluate(() => (document.documentElement.dataset.theme = localStorage.getItem("chunkpad-theme") ?? "system"));
+    expect(problems).toEqual([]);
+  });
+
+  it("logs no error to the console along the way", () => {
+    expect(consoleErrors).toEqual([]);
   });
 
   it("clears all data from Settings after a typed confirmation; the documents stay", async () => {

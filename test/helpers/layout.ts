@@ -30,13 +30,13 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       return false;
     };
     if (document.documentElement.scrollWidth > width + 1) problems.push(`overflow: the page is ${document.documentElement.scrollWidth - width}px wider than the window`);
-    const all = [...document.querySelectorAll("body *")].filter(visible);
+    const all = Array.from(document.querySelectorAll("body *")).filter(visible);
     for (const element of all) {
       const box = element.getBoundingClientRect();
       if (box.right > width + 1 && !inScroller(element) && getComputedStyle(element).position !== "fixed") problems.push(`overflow: ${name(element)} ends ${Math.round(box.right - width)}px right of the window`);
     }
     // Text cut off by its box: controls, pills, headings, labels.
-    for (const element of document.querySelectorAll<HTMLElement>("button, a, .pill, h1, h2, h3, h4, label, .tree-name, .result-name, .source-name, .folder-row-name, .conversation-title, .toolbar-subtitle")) {
+    for (const element of Array.from(document.querySelectorAll<HTMLElement>("button, a, .pill, h1, h2, h3, h4, label, .tree-name, .result-name, .source-name, .folder-row-name, .conversation-title, .toolbar-subtitle"))) {
       if (!visible(element) || element.children.length > 0 && element.matches(".pill") === false && element.textContent?.trim() === "") continue;
       const style = getComputedStyle(element);
       const clipsX = element.scrollWidth > element.clientWidth + 1 && style.overflowX !== "visible";
@@ -45,11 +45,11 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       if (clipsY) problems.push(`clipped: ${name(element)} is cut at the bottom`);
     }
     // Badge text vertically centred (within 1.5 px).
-    for (const pill of document.querySelectorAll<HTMLElement>(".pill, .citation, kbd")) {
+    for (const pill of Array.from(document.querySelectorAll<HTMLElement>(".pill, .citation, kbd"))) {
       if (!visible(pill)) continue;
       const range = document.createRange();
       range.selectNodeContents(pill);
-      const text = [...range.getClientRects()].filter((rect) => rect.height > 0);
+      const text = Array.from(range.getClientRects()).filter((rect) => rect.height > 0);
       if (text.length === 0) continue;
       const box = pill.getBoundingClientRect();
       const textMiddle = (Math.min(...text.map((rect) => rect.top)) + Math.max(...text.map((rect) => rect.bottom))) / 2;
@@ -71,8 +71,8 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       }
     }
     // Stacked blocks (cards, notices, a view's sections) keep a gap: nothing touches the card below.
-    for (const container of document.querySelectorAll(".view-body, .overview, .results, .chunk-list, .settings-body, .provider-grid, .chat-log")) {
-      const children = [...container.children].filter(visible);
+    for (const container of Array.from(document.querySelectorAll(".view-body, .overview, .results, .chunk-list, .settings-body, .provider-grid, .chat-log"))) {
+      const children = Array.from(container.children).filter(visible);
       for (let i = 1; i < children.length; i++) {
         const above = (children[i - 1] as Element).getBoundingClientRect();
         const below = (children[i] as Element).getBoundingClientRect();
@@ -81,8 +81,8 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     }
     // An item's title sits closer to its own text than to the item before it.
     for (const [listSelector, titleSelector, bodySelector] of [[".results", ".result-open", ".snippet"], [".chunk-list", ".chunk-card-header", ".chunk-text"]] as const) {
-      for (const list of document.querySelectorAll(listSelector)) {
-        const items = [...list.children].filter(visible);
+      for (const list of Array.from(document.querySelectorAll(listSelector))) {
+        const items = Array.from(list.children).filter(visible);
         for (let i = 1; i < items.length; i++) {
           const title = (items[i] as Element).querySelector(titleSelector);
           const own = (items[i] as Element).querySelector(bodySelector);
