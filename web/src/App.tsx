@@ -91,15 +91,30 @@ export function App() {
       }}
     />
   );
+  // A view keeps its state (the search, the draft question) while another is shown, as in a desktop app.
+  const [visited, setVisited] = useState<ReadonlySet<View>>(() => new Set([view]));
+  if (!visited.has(view)) setVisited(new Set([...visited, view]));
   const main = (
     <main className="main" id="main">
-      {view === "documents" && <DocumentsView folders={folders.data ?? null} folder={folder} file={file} onFile={setFile} addFolderOpen={addFolderOpen} onAddFolderOpen={setAddFolderOpen} onOpenChunk={openChunk} />}
-      {view === "search" && <SearchView folders={folders.data ?? []} onOpen={openChunk} />}
-      {view === "chat" && <ChatView chat={chat} hasFolders={(folders.data?.length ?? 0) > 0} onOpen={openChunk} onSettings={() => go("settings")} />}
-      {view === "settings" && (
-        <Suspense fallback={<Skeleton lines={6} label="Loading the settings" />}>
-          <SettingsView theme={theme} onTheme={setTheme} onFolderRemoved={() => setFolderId(null)} />
-        </Suspense>
+      <div className="view-slot" hidden={view !== "documents"}>
+        <DocumentsView folders={folders.data ?? null} folder={folder} file={file} onFile={setFile} addFolderOpen={addFolderOpen} onAddFolderOpen={setAddFolderOpen} onOpenChunk={openChunk} />
+      </div>
+      {visited.has("search") && (
+        <div className="view-slot" hidden={view !== "search"}>
+          <SearchView folders={folders.data ?? []} onOpen={openChunk} />
+        </div>
+      )}
+      {visited.has("chat") && (
+        <div className="view-slot" hidden={view !== "chat"}>
+          <ChatView chat={chat} hasFolders={(folders.data?.length ?? 0) > 0} onOpen={openChunk} onSettings={() => go("settings")} />
+        </div>
+      )}
+      {visited.has("settings") && (
+        <div className="view-slot" hidden={view !== "settings"}>
+          <Suspense fallback={<Skeleton lines={6} label="Loading the settings" />}>
+            <SettingsView theme={theme} onTheme={setTheme} onFolderRemoved={() => setFolderId(null)} />
+          </Suspense>
+        </div>
       )}
     </main>
   );

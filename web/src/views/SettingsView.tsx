@@ -53,7 +53,7 @@ export function SettingsView({ theme, onTheme, onFolderRemoved }: { theme: Theme
           {section === "answers" && <ProvidersPanel onMessage={(text, tone) => (tone === "bad" ? failed(text) : saved(text))} />}
           {section === "embeddings" && <EmbeddingStatus />}
           {section === "appearance" && (
-            <Card label="Theme">
+            <Card label="Colours">
               <div className="setting">
                 <div className="setting-text">
                   <label htmlFor="theme" className="field-label">
