@@ -1,12 +1,13 @@
 // The public API: what the faces (CLI, HTTP server, MCP server) and library users may import.
 export * from "./core/errors.js";
-export { SESSION_TOKEN_HEADER } from "./core/network.js";
+export { serverProof, SESSION_TOKEN_HEADER } from "./core/network.js";
 export { redactSecrets, secretsInEnvironment } from "./core/redact.js";
 export * from "./app/wire.js";
 export type * from "./core/types.js";
 export { DEFAULT_CHUNKING, DEFAULT_PARSE_LIMITS } from "./core/types.js";
 export { describePageRuns } from "./core/page-runs.js";
 export { openChunkpad, type Chunkpad, type OpenChunkpadOptions, type AddFolderOptions, type ModelHost } from "./app/chunkpad.js";
+export { ensureNoLiveServer, findLiveServer, launchUrl, registerServer, unregisterServer, type ServerInfo } from "./app/daemon/server-registry.js";
 export { createFolderLocks, folderLockKey, type FolderLocks, type FolderLockOptions, type LockHolder } from "./app/folder-lock.js";
 export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFileConflict, ConflictChoice } from "./app/process/process-folder.js";
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/review/chunk-tree.js";

@@ -24,7 +24,7 @@ describe("the warm daemon (chunkpad serve keeps the model loaded for CLI verbs)"
   let server: RunningServer;
   let info: RunningServer["info"];
   const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, { home, ...(env ? { env } : {}) });
-  const serverStatus = async () => (await (await fetch(`${info.url}/api/status`)).json()) as ServerStatus;
+  const serverStatus = async () => (await (await server.api("/api/status")).json()) as ServerStatus;
   const inProcess = { CHUNKPAD_SERVER: "off" };
 
   const startServer = async () => {
@@ -85,8 +85,8 @@ describe("the warm daemon (chunkpad serve keeps the model loaded for CLI verbs)"
 
   it("embeds only for clients with the session token", async () => {
     const refused = await fetch(`${info.url}/api/embed`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ texts: ["x"], kind: "query" }) });
-    expect(refused.status).toBe(403);
-    const bad = await fetch(`${info.url}/api/embed`, { method: "POST", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ texts: "x", kind: "query" }) });
+    expect(refused.status).toBe(401);
+    const bad = await server.api(`/api/embed`, { method: "POST", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ texts: "x", kind: "query" }) });
     expect(bad.status).toBe(400);
   });
 

@@ -34,7 +34,7 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
   const send = (method: string, pathname: string, body?: unknown) =>
     fetch(`${info.url}${pathname}`, { method, headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const files = async (): Promise<TreeFile[]> => {
-    const response = await fetch(`${info.url}/api/folders/${folderId}/tree`);
+    const response = await server.api(`/api/folders/${folderId}/tree`);
     expect(response.status).toBe(200);
     const flat: TreeFile[] = [];
     const walk = (node: TreeFolder) => node.children.forEach((child) => (child.type === "file" ? flat.push(child) : walk(child)));
@@ -55,7 +55,7 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
     touchLater(path.join(folder, "notes.txt"));
     server = await startServe(home, { env: { CHUNKPAD_KEYCHAIN: "off" } });
     info = server.info;
-    folderId = (((await (await fetch(`${info.url}/api/folders`)).json()) as { folders: Array<{ id: string }> }).folders[0] as { id: string }).id;
+    folderId = (((await (await server.api(`/api/folders`)).json()) as { folders: Array<{ id: string }> }).folders[0] as { id: string }).id;
   });
   afterAll(async () => {
     await server.stop();
@@ -71,7 +71,7 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
     expect(byPath.get("notes.txt")?.conflict).toBe(true);
     expect(byPath.get("reports/q3.txt")?.conflict).toBeUndefined();
     const job = (await (await send("POST", "/api/jobs", { kind: "process", folder: folderId })).json()) as { id: string };
-    await expect.poll(async () => JSON.stringify(await (await fetch(`${info.url}/api/jobs/${job.id}`)).json())).toMatch(/"state":"done"/);
+    await expect.poll(async () => JSON.stringify(await (await server.api(`/api/jobs/${job.id}`)).json())).toMatch(/"state":"done"/);
     const after = new Map((await files()).map((file) => [file.path, file]));
     expect(after.get("notes.txt")?.conflict).toBe(true);
     expect(after.get("notes.txt")?.detail).toMatch(/conflict/);
@@ -88,7 +88,7 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
     expect(kept.status).toBe(200);
     expect(await kept.json()).toMatchObject({ relativePath: "notes.txt", resolved: true, choice: "keep-mine" });
     expect((await files()).find((file) => file.path === "notes.txt")?.conflict).toBeUndefined();
-    const search = (await (await fetch(`${info.url}/api/search?q=colonies&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
+    const search = (await (await server.api(`/api/search?q=colonies&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
     expect(search.results.map((result) => result.relativePath)).toEqual(["notes.txt"]);
   });
 
@@ -103,7 +103,7 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
     expect(unconfirmed.status).toBe(400);
     expect(((await unconfirmed.json()) as { message: string }).message).toMatch(/delete all data/);
     const withoutToken = await fetch(`${info.url}/api/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ confirm: "delete all data" }) });
-    expect(withoutToken.status).toBe(403);
+    expect(withoutToken.status).toBe(401);
 
     const cleared = await send("POST", "/api/reset", { confirm: "delete all data" });
     expect(cleared.status).toBe(200);
@@ -111,16 +111,16 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
     expect(report.failed).toEqual([]);
     expect(report.deleted.map((item) => item.kind)).toContain("database");
     expect(fs.existsSync(path.join(home, "data", "chunkpad.db"))).toBe(false);
-    expect(((await (await fetch(`${info.url}/api/folders`)).json()) as { folders: unknown[] }).folders).toEqual([]);
-    expect(((await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: unknown[] }).results).toEqual([]);
+    expect(((await (await server.api(`/api/folders`)).json()) as { folders: unknown[] }).folders).toEqual([]);
+    expect(((await (await server.api(`/api/search?q=heron&mode=keyword`)).json()) as { results: unknown[] }).results).toEqual([]);
     // Documents and hand-edited chunk files are the user's.
     expect(fs.readFileSync(path.join(folder, "notes.txt"), "utf8")).toContain("estuary");
     expect(fs.readFileSync(path.join(folder, "_chunks", "notes.txt.md"), "utf8")).toContain("colonies");
 
     // The same server adds the folder again into a fresh database.
     const job = (await (await send("POST", "/api/jobs", { kind: "process", folder })).json()) as { id: string };
-    await expect.poll(async () => JSON.stringify(await (await fetch(`${info.url}/api/jobs/${job.id}`)).json())).toMatch(/"state":"done"/);
-    const again = (await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
+    await expect.poll(async () => JSON.stringify(await (await server.api(`/api/jobs/${job.id}`)).json())).toMatch(/"state":"done"/);
+    const again = (await (await server.api(`/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
     expect(again.results.map((result) => result.relativePath)).toContain("notes.txt");
   });
 });

@@ -24,8 +24,8 @@ interface Answer {
   body: string;
 }
 
-/** A raw request, so the Host and Origin headers are exactly what a test says. */
-function request(method: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+/** A raw request, so the Host and Origin headers are exactly what a test says (no credential unless given). */
+function bare(method: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const outgoing = http.request({ host: "127.0.0.1", port: info.port, method, path: pathname, headers: { host: `127.0.0.1:${info.port}`, ...headers } }, (response) => {
       let text = "";
@@ -38,6 +38,8 @@ function request(method: string, pathname: string, headers: Record<string, strin
 }
 
 const token = () => ({ "x-chunkpad-token": info.token });
+/** A raw request with the session token, as a script that read server.json sends it. */
+const request = (method: string, pathname: string, headers: Record<string, string> = {}, body?: string) => bare(method, pathname, { ...token(), ...headers }, body);
 const jsonBody = (answer: Answer) => JSON.parse(answer.body) as Record<string, unknown>;
 
 beforeAll(async () => {
@@ -75,7 +77,7 @@ describe("chunkpad serve", () => {
     expect(fs.statSync(path.join(home, "data", "server.json")).mode & 0o077).toBe(0);
   });
 
-  it("answers reads from its own origin without a token, and sends no CORS headers", async () => {
+  it("answers reads with the token, and sends no CORS headers", async () => {
     const status = await request("GET", "/api/status", { origin: "https://evil.example" });
     expect(status.status).toBe(200);
     expect(jsonBody(status)).toMatchObject({ folders: 1, documents: 4, embeddedChunks: 0 });
@@ -98,11 +100,11 @@ describe("chunkpad serve", () => {
   it("changes nothing without the token, or from a foreign origin, and does with both right", async () => {
     const body = JSON.stringify({ targets: ["garden.md"], included: false });
     const json = { "content-type": "application/json" };
-    const noToken = await request("POST", "/api/review", json, body);
-    expect(noToken.status).toBe(403);
-    expect(jsonBody(noToken).message).toMatch(/x-chunkpad-token/);
-    const wrongToken = await request("POST", "/api/review", { ...json, "x-chunkpad-token": "0".repeat(64) }, body);
-    expect(wrongToken.status).toBe(403);
+    const noToken = await bare("POST", "/api/review", json, body);
+    expect(noToken.status).toBe(401);
+    expect(jsonBody(noToken).message).toMatch(/X-Chunkpad-Token/);
+    const wrongToken = await bare("POST", "/api/review", { ...json, "x-chunkpad-token": "0".repeat(64) }, body);
+    expect(wrongToken.status).toBe(401);
     const foreign = await request("POST", "/api/review", { ...json, ...token(), origin: "https://evil.example" }, body);
     expect(foreign.status).toBe(403);
     const search = async () => (jsonBody(await request("GET", "/api/search?q=tomatoes&mode=keyword")) as { results: unknown[] }).results;

@@ -32,7 +32,7 @@ describe("chunkpad serve: jobs and their event streams", () => {
   /** Reads a job's event stream until its last event (or `stopAfter` events). */
   const events = async (id: string, options: { lastEventId?: number; stopAfter?: (event: SseEvent) => boolean } = {}): Promise<SseEvent[]> => {
     const controller = new AbortController();
-    const response = await fetch(`${info.url}/api/jobs/${id}/events`, { headers: options.lastEventId === undefined ? {} : { "last-event-id": String(options.lastEventId) }, signal: controller.signal });
+    const response = await server.api(`/api/jobs/${id}/events`, { headers: options.lastEventId === undefined ? {} : { "last-event-id": String(options.lastEventId) }, signal: controller.signal });
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const seen: SseEvent[] = [];
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -92,12 +92,12 @@ describe("chunkpad serve: jobs and their event streams", () => {
     // A tab opened afterwards sees the whole job; one that saw up to event 1 gets the rest.
     expect(await events(job.id)).toEqual(live);
     expect((await events(job.id, { lastEventId: 1 })).map((event) => event.id)).toEqual(live.slice(2).map((event) => event.id));
-    const summary = (await (await fetch(`${info.url}/api/jobs/${job.id}`)).json()) as { state: string; kind: string };
+    const summary = (await (await server.api(`/api/jobs/${job.id}`)).json()) as { state: string; kind: string };
     expect(summary).toMatchObject({ state: "done", kind: "process" });
   });
 
   it("refuses to start a job without the session token, or without a folder to process", async () => {
-    expect((await post("/api/jobs", { kind: "process", folder }, false)).status).toBe(403);
+    expect((await post("/api/jobs", { kind: "process", folder }, false)).status).toBe(401);
     const missing = await post("/api/jobs", { kind: "process" });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { message: string }).message).toMatch(/needs the folder/);
@@ -113,7 +113,7 @@ describe("chunkpad serve: jobs and their event streams", () => {
     const slow = await startJob({ kind: "embed", consent: true });
     // Cancel once the download is under way; the job ends cancelled and nothing is embedded.
     await events(slow.id, { stopAfter: (event) => event.type === "embed-progress" && (event.data.status as { state?: string } | undefined)?.state === "downloading" });
-    const cancel = await fetch(`${info.url}/api/jobs/${slow.id}`, { method: "DELETE", headers: { "x-chunkpad-token": info.token } });
+    const cancel = await server.api(`/api/jobs/${slow.id}`, { method: "DELETE", headers: { "x-chunkpad-token": info.token } });
     expect(cancel.status).toBe(202);
     const after = await events(slow.id);
     expect(after.at(-1)?.type).toBe("job-cancelled");

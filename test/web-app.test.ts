@@ -50,7 +50,9 @@ describe("the web app", () => {
   };
   /** Opens the app as a user does: the address `chunkpad serve` printed. */
   const openApp = async (target: Page = page) => {
-    await target.goto(info.url);
+    // The link serve printed: the server trades its token for a cookie and drops it from the address bar.
+    await target.goto(server.launchUrl);
+    expect(target.url()).toBe(`${info.url}/`);
   };
   /** A view, through the sidebar. */
   const goTo = async (view: "Documents" | "Search" | "Chat" | "Settings") => {
@@ -140,7 +142,7 @@ describe("the web app", () => {
     await expect.poll(() => include.isChecked()).toBe(false);
     await expect.poll(() => tree.getByRole("treeitem", { name: /^notes\.md/ }).textContent()).toMatch(/excluded/);
     // The box changes at once; the server's review lands a moment later.
-    const heronPaths = async () => ((await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> }).results.map((result) => result.relativePath);
+    const heronPaths = async () => ((await (await server.api(`/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> }).results.map((result) => result.relativePath);
     await expect.poll(heronPaths).not.toContain("notes.md");
     await include.check();
     await expect.poll(() => include.isChecked()).toBe(true);
@@ -152,7 +154,7 @@ describe("the web app", () => {
     const lockFile = path.join(home, "data", "locks", `${folderLockKey(folder)}.lock`);
     fs.mkdirSync(path.dirname(lockFile), { recursive: true });
     fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, hostname: os.hostname(), command: "chunkpad embed (test)", folder, startedAt: new Date().toISOString(), token: "test-holder" }));
-    const started = await fetch(`${info.url}/api/jobs`, { method: "POST", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ kind: "process", folder }) });
+    const started = await server.api(`/api/jobs`, { method: "POST", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ kind: "process", folder }) });
     expect(started.status).toBe(202);
     await page.reload();
     await expect.poll(() => page.getByRole("progressbar").count()).toBe(1);
@@ -198,8 +200,8 @@ describe("the web app", () => {
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("Something else.") });
     await expect.poll(() => page.getByRole("alert").filter({ hasText: "already exists" }).count()).toBe(1);
     expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
-    const folders = (await (await fetch(`${info.url}/api/folders`)).json()) as { folders: Array<{ id: string }> };
-    const escape = await fetch(`${info.url}/api/folders/${folders.folders[0]?.id}/files?name=${encodeURIComponent("../escaped.md")}`, { method: "POST", headers: { "x-chunkpad-token": info.token }, body: "x" });
+    const folders = (await (await server.api(`/api/folders`)).json()) as { folders: Array<{ id: string }> };
+    const escape = await server.api(`/api/folders/${folders.folders[0]?.id}/files?name=${encodeURIComponent("../escaped.md")}`, { method: "POST", headers: { "x-chunkpad-token": info.token }, body: "x" });
     expect(escape.status).toBe(400);
     expect(fs.existsSync(path.join(home, "escaped.md"))).toBe(false);
   });
@@ -224,7 +226,7 @@ describe("the web app", () => {
     await page.getByRole("checkbox", { name: "Include chunk 2", exact: true }).check();
     await expect.poll(() => paper.textContent()).toMatch(/1 new/);
     await tree.getByRole("treeitem", { name: /^notes\.md/ }).click();
-    const search = (await (await fetch(`${info.url}/api/search?q=birds%20near%20water&mode=vector`)).json()) as { mode: string; results: unknown[] };
+    const search = (await (await server.api(`/api/search?q=birds%20near%20water&mode=vector`)).json()) as { mode: string; results: unknown[] };
     expect(search.mode).toBe("vector");
     expect(search.results.length).toBeGreaterThan(0);
   });
@@ -232,7 +234,7 @@ describe("the web app", () => {
   it("excludes and includes every chunk of a document at once", async () => {
     await page.getByRole("button", { name: "Exclude all chunks of notes.md" }).click();
     await expect.poll(() => page.getByRole("checkbox", { name: /^Include chunk \d+$/ }).first().isChecked()).toBe(false);
-    const excluded = (await (await fetch(`${info.url}/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
+    const excluded = (await (await server.api(`/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
     expect(excluded.results.map((result) => result.relativePath)).not.toContain("notes.md");
     await page.getByRole("button", { name: "Include all chunks of notes.md" }).click();
     await expect.poll(() => page.getByRole("checkbox", { name: /^Include chunk \d+$/ }).first().isChecked()).toBe(true);
@@ -241,7 +243,7 @@ describe("the web app", () => {
   it("excludes and includes a whole folder", async () => {
     await page.getByRole("button", { name: "Close the file" }).click();
     await page.getByRole("button", { name: "Exclude all chunks of this folder" }).click();
-    const emptied = async () => ((await (await fetch(`${info.url}/api/search?q=river&mode=keyword`)).json()) as { results: unknown[] }).results.length;
+    const emptied = async () => ((await (await server.api(`/api/search?q=river&mode=keyword`)).json()) as { results: unknown[] }).results.length;
     await expect.poll(emptied).toBe(0);
     await page.getByRole("button", { name: "Include all chunks of this folder" }).click();
     await expect.poll(emptied).toBeGreaterThan(0);
@@ -255,16 +257,16 @@ describe("the web app", () => {
     await page.getByRole("button", { name: "Save chunk 1" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Saved" }).count()).toBe(1);
     expect(fs.readFileSync(path.join(folder, "_chunks", "notes.md.md"), "utf8")).toContain("A kingfisher dives into the river at dawn.");
-    const search = (await (await fetch(`${info.url}/api/search?q=kingfisher&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
+    const search = (await (await server.api(`/api/search?q=kingfisher&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
     expect(search.results.map((result) => result.relativePath)).toEqual(["notes.md"]);
   });
 
   it("never overwrites a chunk changed elsewhere since the editor read it", async () => {
-    const ref = ((await (await fetch(`${info.url}/api/search?q=aardvark&mode=keyword`)).json()) as { results: Array<{ ref: string }> }).results[0]?.ref as string;
-    const before = (await (await fetch(`${info.url}/api/chunks/${encodeURIComponent(ref)}?neighbours=0`)).json()) as { chunk: { contentHash: string; text: string } };
+    const ref = ((await (await server.api(`/api/search?q=aardvark&mode=keyword`)).json()) as { results: Array<{ ref: string }> }).results[0]?.ref as string;
+    const before = (await (await server.api(`/api/chunks/${encodeURIComponent(ref)}?neighbours=0`)).json()) as { chunk: { contentHash: string; text: string } };
     const chunkFile = path.join(folder, "_chunks", "report.txt.md");
     fs.writeFileSync(chunkFile, fs.readFileSync(chunkFile, "utf8").replace("aardvark campaign", "aardvark and otter campaign"));
-    const response = await fetch(`${info.url}/api/chunks/${encodeURIComponent(ref)}`, {
+    const response = await server.api(`/api/chunks/${encodeURIComponent(ref)}`, {
       method: "PUT",
       headers: { "content-type": "application/json", "x-chunkpad-token": info.token },
       body: JSON.stringify({ text: "Overwritten.", baseHash: before.chunk.contentHash }),
@@ -381,7 +383,7 @@ describe("the web app", () => {
     await page.getByRole("button", { name: "Close the inspector" }).click();
     // The conversation list counts the answers as they come (two asks, three regenerations here).
     const conversationId = await page.evaluate(() => document.querySelector(".conversation-row[aria-current=true]")?.textContent ?? "");
-    const stored = ((await (await fetch(`${info.url}/api/conversations`)).json()) as { conversations: Array<{ title: string; messageCount: number }> }).conversations[0];
+    const stored = ((await (await server.api(`/api/conversations`)).json()) as { conversations: Array<{ title: string; messageCount: number }> }).conversations[0];
     expect(conversationId).toContain(`${stored?.messageCount} messages`);
   });
 
@@ -517,11 +519,11 @@ describe("the web app", () => {
     await page.getByRole("textbox", { name: "Chunks per document" }).fill("2");
     await page.getByRole("button", { name: "Save Chunks per document" }).click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: "Chunks per document is now 2" }).count()).toBe(1);
-    const settings = (await (await fetch(`${info.url}/api/settings`)).json()) as { settings: Array<{ key: string; value: unknown; source: string }> };
+    const settings = (await (await server.api(`/api/settings`)).json()) as { settings: Array<{ key: string; value: unknown; source: string }> };
     expect(settings.settings.find((row) => row.key === "search.perDocument")).toMatchObject({ value: 2, source: "config" });
-    const bad = await fetch(`${info.url}/api/settings/search.perDocument`, { method: "PUT", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ value: "many" }) });
+    const bad = await server.api(`/api/settings/search.perDocument`, { method: "PUT", headers: { "content-type": "application/json", "x-chunkpad-token": info.token }, body: JSON.stringify({ value: "many" }) });
     expect(bad.status).toBe(400);
-    expect((await fetch(`${info.url}/api/settings/search.perDocument`, { method: "DELETE", headers: { "x-chunkpad-token": info.token } })).status).toBe(200);
+    expect((await server.api(`/api/settings/search.perDocument`, { method: "DELETE", headers: { "x-chunkpad-token": info.token } })).status).toBe(200);
   });
 
   it("stores an API key without ever showing it again", async () => {
@@ -534,7 +536,7 @@ describe("the web app", () => {
     await expect.poll(() => page.getByRole("status").filter({ hasText: "anthropic key is stored" }).count()).toBe(1);
     expect(await page.getByLabel(/anthropic API key/).inputValue()).toBe("");
     expect(await page.content()).not.toContain(secret);
-    const providers = await (await fetch(`${info.url}/api/providers`)).text();
+    const providers = await (await server.api(`/api/providers`)).text();
     expect(providers).not.toContain(secret);
     expect(await axeProblems()).toEqual([]);
   });
@@ -576,10 +578,12 @@ describe("the web app", () => {
     await page.getByLabel("Theme").selectOption("system");
   });
 
-  it("sends no page and no answer to a foreign Host, and the page carries a strict CSP", async () => {
-    const response = await fetch(info.url);
+  it("sends no page and no answer to a foreign Host, and the page carries a strict CSP and no secret", async () => {
+    const response = await server.api("/");
     expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
-    expect(await response.text()).toContain('name="chunkpad-token"');
+    const html = await response.text();
+    expect(html).toContain('<div id="root">');
+    expect(html).not.toContain(info.token);
     // A page on another site that rebinds its name to 127.0.0.1 sends its own Host: no page, no token.
     const port = new URL(info.url).port;
     const foreign = await new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -593,9 +597,9 @@ describe("the web app", () => {
     });
     expect(foreign.status).toBe(421);
     expect(foreign.body).not.toContain(info.token);
-    // Folder names are the user's: the picker needs the token even to read.
-    expect((await fetch(`${info.url}/api/browse`)).status).toBe(403);
-    expect((await fetch(`${info.url}/api/browse`, { headers: { "x-chunkpad-token": info.token } })).status).toBe(200);
+    // Folder names are the user's: the picker needs the credential even to read.
+    expect((await fetch(`${info.url}/api/browse`)).status).toBe(401);
+    expect((await server.api(`/api/browse`)).status).toBe(200);
   });
 
   it("lays out every view at 390, 1024 and 1440 px without overflow, clipping, overlap or misgrouping; axe finds nothing in any theme", async () => {
@@ -657,7 +661,7 @@ describe("the web app", () => {
     await erase.click();
     await expect.poll(() => page.getByRole("status").filter({ hasText: /^Deleted \d+ items/ }).count()).toBe(1);
     // The app opens a fresh, empty database at once: nothing of the old one is searchable.
-    expect(((await (await fetch(`${info.url}/api/search?q=aardvark&mode=keyword`)).json()) as { results: unknown[] }).results).toEqual([]);
+    expect(((await (await server.api(`/api/search?q=aardvark&mode=keyword`)).json()) as { results: unknown[] }).results).toEqual([]);
     await goTo("Documents");
     await expect.poll(() => page.getByText("No folder yet").count()).toBe(1);
     expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toContain("aardvark");

@@ -1,11 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
+import { SESSION_TOKEN_HEADER } from "../core/network.js";
 import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { openMainStore, type MainStore } from "../store/index.js";
 import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
+import { shownSetting, shownSettings } from "./settings/shown.js";
 import { resolvePaths } from "./settings/paths.js";
 import { executeReset, planReset } from "./settings/reset.js";
 import { processFolder, type ProcessReport } from "./process/process-folder.js";
@@ -23,7 +25,7 @@ import { watchFolders } from "./watch/watch.js";
 import { exportArchive } from "./archive/export.js";
 import { importArchive } from "./archive/import.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
-import { createWarmEmbedders, embedderViaServer, findServer } from "./daemon/daemon.js";
+import { createWarmEmbedders, embedderViaServer, findLiveServer } from "./daemon/daemon.js";
 import { editChunkText } from "./review/edit-chunk.js";
 import { parseChunkRef } from "../core/chunk-ref.js";
 import { readChunk, readDocument, sourceFile } from "./read/read.js";
@@ -39,8 +41,30 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   // Loaded on first use, so a config file with a bad value still lets `config set` repair it.
   let loadedSettings: LoadedSettings | undefined;
   let loadedConfig: ChunkpadConfig | undefined;
-  const settings = () => (loadedSettings ??= loadSettings({ configPath: paths.configPath, env }));
-  const config = () => (loadedConfig ??= effectiveConfig(settings()));
+  // A config file changed by another process (`chunkpad config set` beside a running server) is
+  // read again at once: where questions and keys go must never be an old setting.
+  let loadedStamp = "";
+  const configStamp = () => {
+    try {
+      const stat = fs.statSync(paths.configPath);
+      return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    } catch {
+      return "none";
+    }
+  };
+  const settings = () => {
+    const stamp = configStamp();
+    if (stamp !== loadedStamp) {
+      loadedSettings = undefined;
+      loadedConfig = undefined;
+      loadedStamp = stamp;
+    }
+    return (loadedSettings ??= loadSettings({ configPath: paths.configPath, env }));
+  };
+  const config = () => {
+    const current = settings();
+    return (loadedConfig ??= effectiveConfig(current));
+  };
   const setting = (key: string): ResolvedSetting => {
     const found = settings().settings.find((row) => row.key === key);
     if (found === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
@@ -205,15 +229,17 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       if (!folder) throw folderNotAdded(folderPath);
       return chunkTree(getStore(), folder);
     },
-    settings,
-    setting,
+    // Shown with credentials in URLs redacted (config list, the settings API); the clients read config().
+    settings: () => shownSettings(settings()),
+    setting: (key) => shownSetting(setting(key)),
     setConfig(key, value) {
       writeConfig(setConfigValue(readConfigFile(paths.configPath), key, value));
-      return setting(key);
+      return shownSetting(setting(key));
     },
     unsetConfig(key) {
       writeConfig(unsetConfigValue(readConfigFile(paths.configPath), key));
-      return settings().settings.find((row) => row.key === key) ?? null;
+      const row = settings().settings.find((candidate) => candidate.key === key);
+      return row === undefined ? null : shownSetting(row);
     },
     search(query, searchOptions) {
       return searchService.search(query, searchOptions);
@@ -291,10 +317,10 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     warmModels: () => warm.describe(),
     embedForClient: (request) => warm.embed(request, (overrides) => embedderConfigFor(config(), paths, env, overrides)),
     async modelHost() {
-      const server = options.useServer && env.CHUNKPAD_SERVER !== "off" ? findServer(paths.dataDir) : null;
+      const server = options.useServer && env.CHUNKPAD_SERVER !== "off" ? await findLiveServer(paths.dataDir) : null;
       if (!server) return { runsIn: "process", server: null };
       try {
-        const response = await fetch(`${server.url}/api/status`, { signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`${server.url}/api/status`, { headers: { [SESSION_TOKEN_HEADER]: server.token }, signal: AbortSignal.timeout(2000) });
         const status = (await response.json()) as { warm?: { models: Array<{ model: string; dtype: string | null }>; requests: number } };
         return { runsIn: "server", server: { url: server.url, pid: server.pid, loadedModels: status.warm?.models ?? [], requests: status.warm?.requests ?? 0 } };
       } catch {

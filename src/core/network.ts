@@ -1,3 +1,5 @@
+import { createHmac } from "node:crypto";
+
 /**
  * One reading of a failed request with no HTTP answer (refused, DNS, reset, timeout, TLS), for
  * every room that talks to a server: the model hub, remote embedders and LLM providers.
@@ -74,3 +76,12 @@ export function describeNetworkFailure(error: unknown): string {
 
 /** The header carrying the local server's session token (the HTTP API and the warm daemon's embed route). */
 export const SESSION_TOKEN_HEADER = "x-chunkpad-token";
+
+/**
+ * What a server answers to a client's random nonce to show it holds the session token, before
+ * the client sends the token itself (a stale server.json may name a port someone else listens on
+ * now). Bound to its purpose, so it is never a valid credential or cookie.
+ */
+export function serverProof(token: string, nonce: string): string {
+  return createHmac("sha256", token).update(`chunkpad-server-proof:${nonce}`).digest("hex");
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChunkpadError } from "./errors.js";
-import { redactError, redactSecrets, secretsInEnvironment, secretsInHeaders } from "./redact.js";
+import { redactError, redactSecrets, redactUrl, secretsInEnvironment, secretsInHeaders } from "./redact.js";
 
 describe("redactSecrets", () => {
   it("removes given secrets and anything shaped like a key, a token or a URL password", () => {
@@ -33,5 +33,20 @@ describe("redactSecrets", () => {
     const error = new ChunkpadError("EMBEDDING_FAILED", "said plainsecret", { statusCode: 401, details: { providerMessage: "plainsecret" } });
     const redacted = redactError(error, ["plainsecret"]) as ChunkpadError;
     expect(redacted).toMatchObject({ code: "EMBEDDING_FAILED", statusCode: 401, message: "said [redacted]", details: { providerMessage: "[redacted]" } });
+  });
+});
+
+describe("redactUrl", () => {
+  it("keeps where a URL points and drops the credentials in it", () => {
+    expect(redactUrl("https://alice:hunter2@llm.example.com/v1")).toBe("https://[redacted]@llm.example.com/v1");
+    expect(redactUrl("https://proxy.example/v1?api-key=abc123&deployment=gpt")).toBe("https://proxy.example/v1?api-key=[redacted]&deployment=gpt");
+    expect(redactUrl("https://hub.example/models?token=zzz&sig=qq")).toBe("https://hub.example/models?token=[redacted]&sig=[redacted]");
+  });
+
+  it("leaves a URL without credentials, and a host that is not a URL, as it is", () => {
+    expect(redactUrl("http://127.0.0.1:11434")).toBe("http://127.0.0.1:11434");
+    expect(redactUrl("https://huggingface.co")).toBe("https://huggingface.co");
+    expect(redactUrl("localhost:11434")).toBe("localhost:11434");
+    expect(redactUrl("http://127.0.0.1:8080/v1?model=x")).toBe("http://127.0.0.1:8080/v1?model=x");
   });
 });

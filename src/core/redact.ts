@@ -68,3 +68,40 @@ function redactValue(value: unknown, secrets: readonly (string | undefined)[]): 
   if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, secrets)]));
   return value;
 }
+
+/** Query parameters that carry credentials in the URLs users paste (signed links, proxies, keys). */
+const SECRET_QUERY_NAME = /^(?:key|api[-_]?key|apikey|token|access[-_]?token|auth|sig|signature|secret|password|x-amz-signature|x-amz-credential|x-amz-security-token|code)$/i;
+
+/**
+ * A URL as it may be shown (config list, the settings API, messages): a user name and password
+ * and credential-like query values replaced by [redacted]; the place it points at stays readable.
+ * Text that is not a URL goes through redactSecrets.
+ */
+export function redactUrl(text: string): string {
+  const cleaned = redactSecrets(text);
+  let url: URL;
+  try {
+    url = new URL(cleaned);
+  } catch {
+    return cleaned;
+  }
+  let changed = false;
+  if (url.username !== "" || url.password !== "") {
+    url.username = REDACTED;
+    url.password = "";
+    changed = true;
+  }
+  for (const name of [...url.searchParams.keys()]) {
+    if (SECRET_QUERY_NAME.test(name)) {
+      url.searchParams.set(name, REDACTED);
+      changed = true;
+    }
+  }
+  if (!changed) return cleaned;
+  try {
+    return decodeURI(url.href);
+  } catch {
+    // An odd escape in the path: shown encoded.
+    return url.href;
+  }
+}

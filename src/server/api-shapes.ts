@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ChunkpadError, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, SECRET_PROVIDERS, SESSION_TOKEN_HEADER as TOKEN_HEADER } from "../index.js";
+import { ChunkpadError, LLM_PROVIDER_NAMES, MAX_NEIGHBOURS, SEARCH_MODES, SECRET_PROVIDERS, SESSION_TOKEN_HEADER as TOKEN_HEADER, serverProof } from "../index.js";
 
-export { TOKEN_HEADER };
+export { serverProof, TOKEN_HEADER };
 
 /**
  * What `chunkpad serve` accepts: each request body and query as a zod schema (validated with
@@ -83,8 +83,9 @@ export function openApiDocument(version: string) {
   const ok = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" } } } });
   return {
     openapi: "3.1.0",
-    info: { title: "Chunkpad", version, description: `Local API of chunkpad serve. State-changing requests need the ${TOKEN_HEADER} header.` },
+    info: { title: "Chunkpad", version, description: `Local API of chunkpad serve. Every request needs the ${TOKEN_HEADER} header (the token is in server.json while the server runs), or the cookie the launch URL sets; only /api/hello answers without it.` },
     paths: {
+      "/api/hello": { get: { summary: "Open without a credential: the server proves it holds the session token (HMAC-SHA256 of the nonce), so a client checks a port before it sends the token there", parameters: [{ name: "nonce", in: "query", required: true, schema: { type: "string", pattern: "^[0-9a-f]{32,128}$" } }], responses: { 200: ok("server, pid, proof"), default: error } } },
       "/api/status": { get: { summary: "Counts and the embedding model's state", responses: { 200: ok("Status"), default: error } } },
       "/api/folders": { get: { summary: "Added folders with live counts", responses: { 200: ok("Folders"), default: error } } },
       "/api/jobs": {

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,21 +10,22 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ChunkpadError, errorOutcome, toErrorJson, toPlainJson, toProcessJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
 import { createJobManager, type JobManager } from "./jobs.js";
 import { registerJobRoutes } from "./job-routes.js";
+import { requireCredential } from "./credential.js";
 import { createMcpServer } from "../mcp/server.js";
-import { chunkEdit, chunkQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody, TOKEN_HEADER } from "./api-shapes.js";
+import { chunkEdit, chunkQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody } from "./api-shapes.js";
 
 export { TOKEN_HEADER } from "./api-shapes.js";
 
 /**
- * `chunkpad serve`: the HTTP API over the public API, on the user's own machine. A web page in
- * any browser tab can send requests to 127.0.0.1, so every request is checked:
+ * `chunkpad serve`: the HTTP API over the public API, on the user's own machine. Other local
+ * accounts and every web page in any browser tab can reach 127.0.0.1, so every request is checked:
  * - Host must name this server (127.0.0.1, localhost or [::1] with its port): a page on another
  *   site that rebinds its DNS name to 127.0.0.1 sends its own host name (DNS rebinding);
- * - a state-changing request (anything but GET and HEAD) needs the session token in
- *   `X-Chunkpad-Token` and, when the browser sends an Origin, this server's origin; no CORS
- *   headers are ever sent, so other origins cannot read answers either;
- * - bodies over 1 MB are refused (413);
- * - on a non-loopback address (`--allow-remote`), every request needs the token, reads too.
+ * - a state-changing request (anything but GET and HEAD) from a browser must come from this
+ *   server's origin; no CORS headers are ever sent, so other origins cannot read answers either;
+ * - every request, reads, pages and /mcp included, needs the credential (credential.ts): the
+ *   session token in `X-Chunkpad-Token`, or the cookie the launch URL sets;
+ * - bodies over 1 MB are refused (413).
  * Errors answer with the core's error table: status, and {code, message, retryable}.
  */
 
@@ -33,7 +33,7 @@ export interface ServerAppOptions {
   port: number;
   /** The address bound; only loopback unless `remote`. */
   host: string;
-  /** The per-session secret for state-changing requests (and every request when remote). */
+  /** The per-run secret every request must carry (header, or the cookie the launch URL sets). */
   token: string;
   remote: boolean;
   version: string;
@@ -54,13 +54,6 @@ const STATIC_TYPES: Record<string, string> = {
 export const MAX_BODY_BYTES = 1024 * 1024;
 const UPLOAD_PATH = /^\/api\/folders\/[^/]+\/files$/;
 
-function sameSecret(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 function refuse(c: Context, status: 403 | 421, message: string) {
   return c.json({ code: "FORBIDDEN", message, retryable: false }, status);
 }
@@ -77,11 +70,9 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     const changes = c.req.method !== "GET" && c.req.method !== "HEAD";
     const origin = c.req.header("origin");
     if (changes && origin !== undefined && !allowedOrigins.has(origin)) return refuse(c, 403, `Requests from ${origin} may not change anything here.`);
-    if ((changes || options.remote) && !sameSecret(c.req.header(TOKEN_HEADER), options.token)) {
-      return refuse(c, 403, `Send the session token in the ${TOKEN_HEADER} header (written to server.json in Chunkpad's data folder when the server started).`);
-    }
     await next();
   });
+  app.use("*", requireCredential({ token: options.token, origins: allowedOrigins }));
   const folderById = async (id: string) => {
     const folder = (await chunkpad.listFolders()).find((candidate) => candidate.id === id);
     if (!folder) throw new ChunkpadError("NOT_FOUND", `No added folder has the id ${id}. GET /api/folders lists them.`);
@@ -259,8 +250,6 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
 
   // The folder picker: the folders inside one folder (never files, never hidden ones).
   app.get("/api/browse", async (c) => {
-    // It shows the user's folders: like a change, it needs the session token (another local user can reach 127.0.0.1 too).
-    if (!sameSecret(c.req.header(TOKEN_HEADER), options.token)) return refuse(c, 403, `Send the session token in the ${TOKEN_HEADER} header to browse folders.`);
     const asked = c.req.query("path");
     const start = asked === undefined || asked === "" ? os.homedir() : path.resolve(asked);
     let real: string;
@@ -277,8 +266,8 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
 
   app.get("/api/openapi.json", (c) => c.json(openApiDocument(options.version)));
 
-  // The web app (built into dist/web): static files, and index.html for every other page, with
-  // the session token in a meta tag (this origin only: no CORS, and the Host check above).
+  // The web app (built into dist/web): static files, and index.html for every other page. The
+  // page holds no secret: its requests carry the cookie the launch URL set.
   const webRoot = options.webRoot ?? fileURLToPath(new URL("../web/", import.meta.url));
   const securityHeaders = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
@@ -298,8 +287,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     if (!fs.existsSync(index)) {
       return c.text("The web app is not built. Run \"npm run build\" in the Chunkpad folder, then reload.", 503);
     }
-    const html = fs.readFileSync(index, "utf8").replace("<head>", `<head>\n    <meta name="chunkpad-token" content="${options.token}">`);
-    return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...securityHeaders } });
+    return new Response(fs.readFileSync(index, "utf8"), { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...securityHeaders } });
   });
 
   // MCP over Streamable HTTP: the same server as `chunkpad mcp`, one per request (stateless).

@@ -117,12 +117,13 @@ export function createLlmSetup(dependencies: LlmSetupDependencies): LlmSetup {
   async function client(selection: LlmSelection, options: PrepareOptions = {}): Promise<LlmClient> {
     notify = options.onNotice;
     if (selection.provider === "local") await prepareLocal(selection, options);
-    const key = `${selection.provider}\u0000${selection.model}`;
-    const existing = clients.get(key);
-    if (existing) return existing;
     const generation = dependencies.getConfig().generation;
     const baseURL = selection.provider === "anthropic" ? generation.anthropicBaseUrl : selection.provider === "openai" ? generation.openaiBaseUrl : undefined;
     const host = selection.provider === "ollama" ? generation.ollamaHost : undefined;
+    // Where the client sends questions (and the key) is part of its identity: a changed base URL gets a new client at once.
+    const key = JSON.stringify([selection.provider, selection.model, baseURL ?? null, host ?? null]);
+    const existing = clients.get(key);
+    if (existing) return existing;
     const provider = selection.provider;
     const created = createLlmClient({
       provider,

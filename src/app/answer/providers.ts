@@ -1,4 +1,5 @@
 import { describeError } from "../../core/errors.js";
+import { redactUrl } from "../../core/redact.js";
 import { listOllamaModels, localLlmStatus, modelFor, type KeyDescription, type LlmProviderName, type SecretStore } from "../../llm/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 
@@ -55,13 +56,15 @@ export async function describeProviders(options: ProviderStatusOptions): Promise
       selected: selected === provider,
       ready,
       keySource: key.source,
-      ...(baseUrl ? { baseUrl } : {}),
+      ...(baseUrl ? { baseUrl: redactUrl(baseUrl) } : {}),
       detail: key.source ? describeKeySource(key) : ready ? "no key (a compatible server at the base URL)" : `no key: run "chunkpad keys set ${provider}"`,
     });
   }
 
   // The host `ask` uses: the resolved setting (OLLAMA_HOST, then the config, then the default).
   const host = generation.ollamaHost;
+  // Shown without a credential it may carry (user:password@, ?key=).
+  const shownHost = redactUrl(host);
   try {
     const signal = AbortSignal.timeout(OLLAMA_LIST_TIMEOUT_MS);
     const installed = (await listOllamaModels(host, options.fetch, { env: {}, signal })).map((entry) => entry.name);
@@ -72,12 +75,12 @@ export async function describeProviders(options: ProviderStatusOptions): Promise
       model: wanted,
       selected: selected === "ollama",
       ready: has,
-      baseUrl: host,
+      baseUrl: shownHost,
       installedModels: installed,
-      detail: has ? `running at ${host}` : `running at ${host}, but ${wanted} is not installed: run "ollama pull ${wanted}"`,
+      detail: has ? `running at ${shownHost}` : `running at ${shownHost}, but ${wanted} is not installed: run "ollama pull ${wanted}"`,
     });
   } catch (error) {
-    rows.push({ provider: "ollama", model: model("ollama"), selected: selected === "ollama", ready: false, baseUrl: host, detail: `not reachable at ${host} (${describeError(error).split("\n")[0]})` });
+    rows.push({ provider: "ollama", model: model("ollama"), selected: selected === "ollama", ready: false, baseUrl: shownHost, detail: `not reachable at ${shownHost} (${redactUrl(describeError(error).split("\n")[0] ?? "")})` });
   }
 
   const local = localLlmStatus(options.modelsDir, generation.models.local);

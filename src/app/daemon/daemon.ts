@@ -1,51 +1,27 @@
-import fs from "node:fs";
 import path from "node:path";
 import type { Embedder } from "../../core/types.js";
 import { connectDaemonEmbedder, encodeVector, type DaemonEmbedRequest, type DaemonEmbedResponse, type DaemonEndpoint } from "../../embedding/daemon.js";
 import { createEmbedder, type CreateEmbedderOptions, type EmbedderConfig } from "../../embedding/registry.js";
+import { findLiveServer } from "./server-registry.js";
 
 /**
  * The warm daemon: when `chunkpad serve` runs, it keeps the embedding model loaded, and a CLI
  * verb that needs the model (vector or hybrid search, ask, embed) sends its texts there instead
  * of loading the model itself. server.json in the data folder says where the server is (and
- * holds its session token, readable by the user only). Anything that goes wrong on the way —
+ * holds its session token, readable by the user only; server-registry.ts checks it). Anything that goes wrong on the way —
  * no server, a dead one, another version, a model it cannot load — falls back to loading the
  * model in this process, as without a server: the daemon only ever saves time.
  */
 
-export interface ServerInfo extends DaemonEndpoint {
-  port: number;
-  host: string;
-}
-
-export function serverInfoPath(dataDir: string): string {
-  return path.join(dataDir, "server.json");
-}
-
-/** The running server of this data folder, or null (none, a stale file, or this very process). */
-export function findServer(dataDir: string): ServerInfo | null {
-  let info: Partial<ServerInfo>;
-  try {
-    info = JSON.parse(fs.readFileSync(serverInfoPath(dataDir), "utf8")) as Partial<ServerInfo>;
-  } catch {
-    return null;
-  }
-  if (typeof info.url !== "string" || typeof info.token !== "string" || typeof info.pid !== "number" || info.pid === process.pid) return null;
-  try {
-    process.kill(info.pid, 0);
-  } catch {
-    // Gone (a server killed without cleaning up), or another user's process: not ours to use.
-    return null;
-  }
-  return info as ServerInfo;
-}
+export { findLiveServer, serverInfoPath, type ServerInfo } from "./server-registry.js";
 
 export type EmbedderFactory = (config: EmbedderConfig, options: CreateEmbedderOptions) => Promise<Embedder>;
 
 /** createEmbedder that asks a running server first for a local model, and loads the model here when it cannot. */
 export function embedderViaServer(dataDir: string, onServed?: (endpoint: DaemonEndpoint) => void): EmbedderFactory {
   return async (config, options) => {
-    const server = config.provider === "local" ? findServer(dataDir) : null;
+    // Checked first: the token goes only to a live server that proves it knows it.
+    const server = config.provider === "local" ? await findLiveServer(dataDir) : null;
     if (server) {
       try {
         const model = /^[./~]/.test(config.model) ? path.resolve(config.model) : config.model;

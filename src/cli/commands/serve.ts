@@ -3,8 +3,9 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
-import { ChunkpadError } from "../../index.js";
+import { ChunkpadError, ensureNoLiveServer, findLiveServer, launchUrl, registerServer, unregisterServer } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { parseIntegerOption } from "../shared/io.js";
 import { describeWatchEvent } from "../shared/render.js";
@@ -17,30 +18,51 @@ interface ServeFlags {
   open?: boolean;
 }
 
+const OPEN_PAGE = "open-app.html";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /**
  * `chunkpad serve`: the HTTP API (and MCP at /mcp) on 127.0.0.1, one process keeping the core
- * open between requests. The session token and the port go to server.json in the data folder
- * (0600), for the web app, scripts and a CLI that wants to find the server.
+ * open between requests, one per data folder. The session token and the port go to server.json
+ * in the data folder (0600), for scripts, MCP clients and a CLI that wants to find the server;
+ * a browser gets in through the launch URL printed here (`/?token=…`, exchanged for a cookie).
  */
 export function registerServeCommand(program: Command, context: CliContext): void {
   program
     .command("serve")
-    .description("Serve the HTTP API (and MCP over HTTP at /mcp) on 127.0.0.1 until Ctrl-C; the session token is written to server.json in the data folder")
+    .description("Serve the web app, the HTTP API and MCP over HTTP (/mcp) on 127.0.0.1 until Ctrl-C; prints the link that opens the app, and writes the session token to server.json in the data folder")
     .option("--port <port>", "port to listen on (0: any free port)", parseIntegerOption("--port"), 4410)
     .option("--host <address>", "address to bind; anything but loopback also needs --allow-remote", "127.0.0.1")
-    .option("--allow-remote", "allow a non-loopback --host; every request then needs the token, reads too")
+    .option("--allow-remote", "allow a non-loopback --host (other machines can then reach it; every request still needs the token)")
     .option("--watch", "also keep every added folder in sync as its files change (like chunkpad watch)")
-    .option("--open", "open the web app in your browser")
+    .option("--open", "open the web app in your browser (the running server's, when this data folder is served already)")
     .action(async (flags: ServeFlags) => {
       const remote = !LOOPBACK.has(flags.host);
       if (remote && !flags.allowRemote) {
         throw new ChunkpadError("INVALID_ARGUMENT", `Not serving on ${flags.host}: other machines could reach your documents. Use the default 127.0.0.1, or add --allow-remote (every request then needs the session token).`);
       }
+      const chunkpad = context.chunkpad();
+      const dataDir = chunkpad.paths.dataDir;
+      // One server per data folder: with --open, a second serve opens the first one's app instead.
+      const running = flags.open ? await findLiveServer(dataDir) : null;
+      if (running) {
+        context.io.stderr.write(`Chunkpad is already serving this data folder at ${running.url} (pid ${running.pid}); opening it in your browser.\n`);
+        openInBrowser(launchUrl(running), dataDir);
+        return;
+      }
+      await ensureNoLiveServer(dataDir);
+      // Listening for Ctrl-C before anything is announced: a stop that comes at once still cleans up.
+      const stopRequested = new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          resolve();
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      });
       const [{ serve }, { createServerApp }, { createJobManager }] = await Promise.all([import("@hono/node-server"), import("../../server/app.js"), import("../../server/jobs.js")]);
       const jobs = createJobManager();
-      const chunkpad = context.chunkpad();
       const token = randomBytes(32).toString("hex");
       // The app needs the port it was given (its Host allowlist names it), known only once listening.
       const routes: { handler?: (request: Request) => Response | Promise<Response> } = {};
@@ -56,42 +78,53 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       routes.handler = (request) => app.fetch(request);
       const displayHost = flags.host.includes(":") ? `[${flags.host}]` : flags.host;
       const url = `http://${displayHost}:${port}`;
-      const infoFile = path.join(chunkpad.paths.dataDir, "server.json");
-      fs.mkdirSync(chunkpad.paths.dataDir, { recursive: true, mode: 0o700 });
-      fs.writeFileSync(infoFile, `${JSON.stringify({ url, port, host: flags.host, token, pid: process.pid }, null, 2)}\n`, { mode: 0o600 });
-      context.io.stderr.write(`Chunkpad API on ${url} (OpenAPI: ${url}/api/openapi.json, MCP: ${url}/mcp); session token in ${infoFile}. Ctrl-C stops it.\n`);
-      context.io.stderr.write(`Web app: ${url}\n`);
-      if (flags.open) openInBrowser(url);
+      try {
+        await registerServer(dataDir, { url, port, host: flags.host, token, pid: process.pid });
+      } catch (error) {
+        server.close();
+        throw error;
+      }
+      const infoFile = path.join(dataDir, "server.json");
+      context.io.stderr.write(`Chunkpad API on ${url} (OpenAPI: ${url}/api/openapi.json, MCP: ${url}/mcp); programs send the session token from ${infoFile}. Ctrl-C stops it.\n`);
+      if (flags.open) openInBrowser(launchUrl({ url, token }), dataDir);
+      context.io.stderr.write(`Open the web app (this link lets your browser in; keep it to yourself):\n    ${launchUrl({ url, token })}\n`);
       const watching = new AbortController();
       const watcher = flags.watch
         ? chunkpad.watch([], { signal: watching.signal, onEvent: (event) => context.io.stderr.write(describeWatchEvent(event)) }).catch((error: unknown) => {
           context.io.stderr.write(`watch stopped: ${error instanceof Error ? error.message : String(error)}\n`);
         })
         : Promise.resolve();
+      await stopRequested;
+      watching.abort();
+      void jobs.stopAll();
       await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          watching.abort();
-          void jobs.stopAll();
-          server.close(() => resolve());
-          // Event streams stay open as long as their jobs run; at shutdown they end now.
-          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-        };
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
+        server.close(() => resolve());
+        // Event streams stay open as long as their jobs run; at shutdown they end now.
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await watcher;
       // Running jobs stop where they are; process and embed pick up from there next time.
       await jobs.stopAll();
-      fs.rmSync(infoFile, { force: true });
+      unregisterServer(dataDir, token);
+      // The page --open wrote (here or by a second serve --open) holds this run's token: gone with it.
+      fs.rmSync(path.join(dataDir, OPEN_PAGE), { force: true });
     });
 }
 
-/** The platform's way to open a URL; a failure only means the user opens it by hand. */
-function openInBrowser(url: string): void {
-  const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
-  const args = process.platform === "win32" ? ["/c", "start", "", url] : [url];
+/**
+ * Opens the launch URL in the browser without putting the token on a command line, where every
+ * local account can read it (ps): the opener gets a 0600 page in the data folder that forwards
+ * to the URL (as Jupyter does). $BROWSER, when set, is the opener.
+ */
+function openInBrowser(url: string, dataDir: string): void {
+  const page = path.join(dataDir, OPEN_PAGE);
+  const escaped = url.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  fs.rmSync(page, { force: true });
+  fs.writeFileSync(page, `<!doctype html>\n<meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}">\n<title>Opening Chunkpad</title><a href="${escaped}">Open Chunkpad</a>\n`, { mode: 0o600, flag: "wx" });
+  const target = pathToFileURL(page).href;
+  const chosen = process.env.BROWSER;
+  const command = chosen !== undefined && chosen !== "" ? chosen : process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
+  const args = chosen === undefined && process.platform === "win32" ? ["/c", "start", "", target] : [target];
   try {
     spawn(command, args, { detached: true, stdio: "ignore" }).on("error", () => undefined).unref();
   } catch {

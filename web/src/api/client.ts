@@ -1,7 +1,7 @@
 /**
  * The HTTP client of the web app. Requests are same-origin: the browser sends the session
  * cookie `chunkpad serve` set when the page was opened from the URL it printed. The app's code
- * never reads a token, except through `bridgeHeaders` below.
+ * never sees a token.
  */
 
 /** An error from the server (its code and message, said to the user as they are) or from the network. */
@@ -13,15 +13,6 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-}
-
-/**
- * Bridge until sec-server lands: an older server puts the session token in the page's
- * `<meta name="chunkpad-token">` instead of a cookie; it is sent as a header while it is there.
- */
-function bridgeHeaders(): Record<string, string> {
-  const token = document.querySelector<HTMLMetaElement>('meta[name="chunkpad-token"]')?.content;
-  return token ? { "x-chunkpad-token": token } : {};
 }
 
 async function failure(response: Response): Promise<ApiError> {
@@ -36,7 +27,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     response = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...bridgeHeaders() },
+      headers: body === undefined ? {} : { "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch {
@@ -56,11 +47,8 @@ export async function uploadFile(folderId: string, file: File): Promise<void> {
   const response = await fetch(`/api/folders/${encodeURIComponent(folderId)}/files?name=${encodeURIComponent(file.name)}`, {
     method: "POST",
     credentials: "same-origin",
-    headers: { "content-type": "application/octet-stream", ...bridgeHeaders() },
+    headers: { "content-type": "application/octet-stream" },
     body: file,
   });
   if (!response.ok) throw await failure(response);
 }
-
-/** The address of a job's server-sent events (EventSource sends the cookie, same-origin). */
-export const eventsUrl = (path: string) => path;
