@@ -14,7 +14,7 @@ export function ConflictNote({ folder, file, onSettled, onError }: { folder: Fol
     } catch (failure) {
       onError((failure as Error).message);
     }
-    refresh();
+    await refresh();
   };
   return (
     <div className="notice notice-warn conflict" role="note" aria-label={`Conflict in ${file}`}>

@@ -32,7 +32,7 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
   const runningId = running?.id ?? null;
   useEffect(() => {
     if (running && runningId !== null) attach({ ...running, state: "running" });
-  }, [runningId]); // eslint-disable-line
+  }, [runningId]);
 
 
   /** Copies dropped or chosen files into the folder, then processes it. */
@@ -54,7 +54,7 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
     } catch (failure) {
       setUploadMessage({ tone: "bad", text: (failure as Error).message });
     }
-    refresh();
+    await refresh();
   };
 
   const jobStrip = (

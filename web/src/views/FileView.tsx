@@ -25,7 +25,7 @@ export function FileView({ folder, file, onClose, onOpenChunk, onReprocess }: { 
     } catch (failure) {
       setMessage({ tone: "bad", text: (failure as Error).message });
     }
-    refresh();
+    await refresh();
   };
   return (
     <section className="file-view" aria-label={`Document ${file}`}>

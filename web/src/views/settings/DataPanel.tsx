@@ -30,7 +30,7 @@ export function DataPanel({ onMessage, onFolderRemoved }: { onMessage: (text: st
         report.failed.length === 0 ? "good" : "bad",
       );
       onFolderRemoved();
-      refresh();
+      await refresh();
     } catch (failure) {
       onMessage((failure as Error).message, "bad");
     }
