@@ -602,12 +602,48 @@ describe("the web app", () => {
     expect((await server.api(`/api/browse`)).status).toBe(200);
   });
 
+  it("asks for the password of an encrypted document, and opens it with it", async () => {
+    await goTo("Documents");
+    await page.getByLabel("Upload files into this folder").setInputFiles({ name: "locked.pdf", mimeType: "application/pdf", buffer: fs.readFileSync(path.join(SHARED, "corpus", "pdf.js", "pdfs", "issue6010_1.pdf")) });
+    const locked = page.getByRole("tree", { name: "Chunk files" }).getByRole("treeitem", { name: /^locked\.pdf/ });
+    await expect.poll(() => locked.textContent(), { timeout: 30_000 }).toMatch(/failed/);
+    await locked.click();
+    const why = page.getByRole("note", { name: "Why locked.pdf failed" });
+    await expect.poll(() => why.textContent()).toMatch(/PARSE_ENCRYPTED/);
+    expect(await axeProblems()).toEqual([]);
+    await page.getByLabel("Password for locked.pdf").fill("not it");
+    await page.getByRole("button", { name: "Open with this password" }).click();
+    await expect.poll(() => why.textContent(), { timeout: 30_000 }).toMatch(/PARSE_WRONG_PASSWORD/);
+    await page.getByLabel("Password for locked.pdf").fill("abc");
+    await page.getByRole("button", { name: "Open with this password" }).click();
+    await expect.poll(() => locked.textContent(), { timeout: 30_000 }).not.toMatch(/failed/);
+    await expect.poll(() => page.getByRole("list", { name: "Chunks of locked.pdf" }).getByRole("listitem").count()).toBeGreaterThan(0);
+  });
+
+  it("sets a provider's model and shows its base URL in Settings → Answers; syncs from Settings → Data", async () => {
+    await settingsSection("Answers");
+    const openaiCard = page.getByRole("region", { name: "openai provider" });
+    expect(await openaiCard.getByRole("textbox", { name: "OpenAI-compatible base URL" }).inputValue()).toBe(`${openai.url}/v1`);
+    expect(await openaiCard.textContent()).toContain("from the environment");
+    const ollamaModel = page.getByRole("region", { name: "ollama provider" }).getByRole("textbox", { name: "Ollama model" });
+    await ollamaModel.fill("llama3.2:latest");
+    await page.getByRole("button", { name: "Save Ollama model" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Ollama model is now llama3.2:latest" }).count()).toBe(1);
+    const stored = async () => ((await (await server.api("/api/settings")).json()) as { settings: Array<{ key: string; value: unknown; source: string }> }).settings.find((row) => row.key === "generation.models.ollama");
+    expect(await stored()).toMatchObject({ value: "llama3.2:latest", source: "config" });
+    await page.getByRole("button", { name: "Reset Ollama model to its default" }).click();
+    await expect.poll(async () => (await stored())?.source).toBe("default");
+    await settingsSection("Data");
+    await page.getByRole("button", { name: "Sync now" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Sync: Done." }).count(), { timeout: 30_000 }).toBe(1);
+  });
+
   it("lays out every view at 390, 1024 and 1440 px without overflow, clipping, overlap or misgrouping; axe finds nothing in any theme", async () => {
     const show = async (view: "Documents" | "Search" | "Chat" | "Settings") => {
       const drawer = page.getByRole("button", { name: "Open the sidebar" });
       if (await drawer.count()) await drawer.click();
       await goTo(view);
-      if (view === "Documents") await page.getByRole("tree", { name: "Chunk files" }).getByRole("treeitem", { name: /^report\.txt/ }).waitFor();
+      if (view === "Documents") await page.locator(".file-title").waitFor();
       if (view === "Search") await page.getByRole("region", { name: "Search results" }).getByRole("listitem").first().waitFor();
       if (view === "Chat") await page.locator(".answer").first().waitFor();
     };
@@ -623,6 +659,7 @@ describe("the web app", () => {
       await page.locator(".answer").first().waitFor();
       if ((await page.locator(".answer table").count()) > 0) break;
     }
+    await settingsSection("Answers");
     const problems: string[] = [];
     for (const width of [1440, 1024, 390]) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
@@ -651,8 +688,20 @@ describe("the web app", () => {
     expect(problems).toEqual([]);
   }, 240_000);
 
-  it("logs no error to the console along the way", () => {
-    expect(consoleErrors).toEqual([]);
+  it("logs no error to the console along the way, nor under the server's CSP with a dialog open", async () => {
+    const strict = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    strict.on("console", (message) => {
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(message.text());
+    });
+    strict.on("pageerror", (error) => errors.push(error.message));
+    await openApp(strict);
+    await strict.getByRole("navigation", { name: "Views" }).waitFor();
+    await strict.keyboard.press("Control+k");
+    await strict.getByRole("dialog", { name: "Command palette" }).waitFor();
+    await strict.keyboard.press("Escape");
+    await strict.close();
+    expect([...consoleErrors, ...errors]).toEqual([]);
   });
 
   it("clears all data from Settings after a typed confirmation; the documents stay", async () => {

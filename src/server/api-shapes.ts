@@ -39,6 +39,8 @@ export const jobBody = z.object({
   consent: z.boolean().optional(),
   /** sync: embed folders without vectors too. */
   embed: z.boolean().optional(),
+  /** process: the password for the encrypted documents of this run (the app's password prompt); never stored. */
+  password: z.string().min(1).max(1000).optional(),
 });
 export const askBody = z.object({
   question: z.string().min(1, "question is required").max(10_000),

@@ -142,40 +142,36 @@ export function App() {
         </button>
         <IconButton label="Keyboard shortcuts" icon={HelpCircle} onClick={() => setHelpOpen(true)} />
       </header>
-      {narrow ? (
-        <div className="workspace workspace-narrow">
-          {main}
-          {inspectorPane}
-          <RadixDialog.Root open={drawerOpen} onOpenChange={setDrawerOpen}>
-            <RadixDialog.Portal>
-              <RadixDialog.Overlay className="dialog-overlay" />
-              <RadixDialog.Content className="drawer" aria-describedby={undefined}>
-                <RadixDialog.Title className="visually-hidden">Sidebar</RadixDialog.Title>
-                {sidebar}
-              </RadixDialog.Content>
-            </RadixDialog.Portal>
-          </RadixDialog.Root>
-        </div>
-      ) : (
-        <Group className="workspace" orientation="horizontal">
-          <Panel id="sidebar" defaultSize={280} minSize={200} maxSize={480} className="sidebar-panel">
+      {/* One tree at every width, so the views keep their state when the window narrows. */}
+      <Group className="workspace" orientation="horizontal">
+        {!narrow && (
+          <Panel key="sidebar" id="sidebar" defaultSize="280px" minSize="220px" maxSize="480px" className="sidebar-panel">
             {sidebar}
           </Panel>
-          <Separator className="separator" aria-label="Resize the sidebar" />
-          <Panel id="main" minSize={320} className="main-panel">
-            {main}
+        )}
+        {!narrow && <Separator key="sidebar-separator" className="separator" aria-label="Resize the sidebar" />}
+        <Panel key="main" id="main" minSize="300px" className="main-panel">
+          {main}
+        </Panel>
+        {inspectorPane && !medium && <Separator key="inspector-separator" className="separator" aria-label="Resize the inspector" />}
+        {inspectorPane && !medium && (
+          <Panel key="inspector" id="inspector" defaultSize="420px" minSize="300px" maxSize="720px" className="inspector-panel">
+            {inspectorPane}
           </Panel>
-          {inspectorPane && !medium && (
-            <>
-              <Separator className="separator" aria-label="Resize the inspector" />
-              <Panel id="inspector" defaultSize={420} minSize={280} maxSize={720} className="inspector-panel">
-                {inspectorPane}
-              </Panel>
-            </>
-          )}
-        </Group>
+        )}
+      </Group>
+      {narrow && (
+        <RadixDialog.Root open={drawerOpen} onOpenChange={setDrawerOpen}>
+          <RadixDialog.Portal>
+            <RadixDialog.Overlay className="dialog-overlay" />
+            <RadixDialog.Content className="drawer" aria-describedby={undefined}>
+              <RadixDialog.Title className="visually-hidden">Sidebar</RadixDialog.Title>
+              {sidebar}
+            </RadixDialog.Content>
+          </RadixDialog.Portal>
+        </RadixDialog.Root>
       )}
-      {!narrow && medium && inspectorPane}
+      {medium && inspectorPane}
       <CommandPalette open={paletteOpen} onClose={() => setPaletteOpen(false)} commands={commands} />
       <HelpOverlay open={helpOpen} onClose={() => setHelpOpen(false)} shortcuts={shortcuts} />
     </div>

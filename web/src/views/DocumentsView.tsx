@@ -135,7 +135,7 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
       <div className="view-body">
         {jobStrip}
         {file ? (
-          <FileView folder={folder} file={file} onClose={() => onFile(null)} onOpenChunk={onOpenChunk} onReprocess={() => void start({ kind: "process", folder: folder.rootPath })} />
+          <FileView folder={folder} file={file} onClose={() => onFile(null)} onOpenChunk={onOpenChunk} onReprocess={(password) => void start({ kind: "process", folder: folder.rootPath, ...(password ? { password } : {}) })} />
         ) : (
           <FolderOverview folder={folder} onReview={(included) => void review(included)} />
         )}

@@ -9,10 +9,11 @@ import { useChunks, useRefreshDocuments, useTree } from "../hooks/queries.js";
 import { ChunkCard } from "./ChunkCard.js";
 import type { InspectorTarget } from "./ChunkInspector.js";
 import { ConflictNote } from "./ConflictNote.js";
+import { PasswordForm } from "./PasswordForm.js";
 import { fileBadges, filesOf, plural } from "./FolderTree.js";
 
 /** One document's chunks: the full text of each, its switch, inline editing; the file's own actions. */
-export function FileView({ folder, file, onClose, onOpenChunk, onReprocess }: { folder: Folder; file: string; onClose: () => void; onOpenChunk: (target: InspectorTarget) => void; onReprocess: () => void }) {
+export function FileView({ folder, file, onClose, onOpenChunk, onReprocess }: { folder: Folder; file: string; onClose: () => void; onOpenChunk: (target: InspectorTarget) => void; onReprocess: (password?: string) => void }) {
   const tree = useTree(folder.id);
   const chunks = useChunks(folder.id, file);
   const refresh = useRefreshDocuments();
@@ -44,7 +45,7 @@ export function FileView({ folder, file, onClose, onOpenChunk, onReprocess }: { 
           <Button size="sm" icon={CheckSquare} onClick={() => void setAll(true)} aria-label={`Include all chunks of ${file}`}>
             Include all
           </Button>
-          <Button size="sm" icon={RefreshCw} onClick={onReprocess} aria-label={`Re-process ${file}`}>
+          <Button size="sm" icon={RefreshCw} onClick={() => onReprocess()} aria-label={`Re-process ${file}`}>
             Re-process
           </Button>
           {entry && !entry.failed && (
@@ -62,7 +63,11 @@ export function FileView({ folder, file, onClose, onOpenChunk, onReprocess }: { 
           <p>
             <strong>{file} could not be read</strong> ({entry.failed.code}): {entry.failed.message}
           </p>
-          <p className="meta">Fix or replace the file, then choose Process changes. Other files are not affected.</p>
+          {entry.failed.code === "PARSE_ENCRYPTED" || entry.failed.code === "PARSE_WRONG_PASSWORD" ? (
+            <PasswordForm file={file} onSubmit={onReprocess} />
+          ) : (
+            <p className="meta">Fix or replace the file, then choose Process changes. Other files are not affected.</p>
+          )}
         </div>
       )}
       {entry?.conflict && <ConflictNote folder={folder} file={file} onSettled={(text) => setMessage({ tone: "good", text })} onError={(text) => setMessage({ tone: "bad", text })} />}
