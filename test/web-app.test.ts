@@ -656,7 +656,7 @@ describe("the web app", () => {
     const conversations = page.getByRole("region", { name: "Conversations" }).getByRole("button", { name: /kingfisher/ });
     for (let index = 0; index < (await conversations.count()); index++) {
       await conversations.nth(index).click();
-      await page.locator(".answer").first().waitFor();
+      await expect.poll(() => conversations.nth(index).getAttribute("aria-current")).toBe("true");
       if ((await page.locator(".answer table").count()) > 0) break;
     }
     await settingsSection("Answers");
@@ -702,6 +702,25 @@ describe("the web app", () => {
     await strict.keyboard.press("Escape");
     await strict.close();
     expect([...consoleErrors, ...errors]).toEqual([]);
+  });
+
+  it("exports the index, removes the folder and imports it again from Settings → Data", async () => {
+    await settingsSection("Data");
+    const archive = path.join(home, "backup.zip");
+    await page.getByLabel("Archive to write").fill(archive);
+    await page.getByRole("region", { name: "Export" }).getByRole("button", { name: "Export" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: `Exported to ${archive}` }).count(), { timeout: 30_000 }).toBe(1);
+    expect(fs.existsSync(archive)).toBe(true);
+    await page.getByRole("button", { name: `Remove ${fs.realpathSync(folder)}` }).click();
+    expect(await axeProblems()).toEqual([]);
+    await page.getByRole("dialog", { name: "Remove this folder?" }).getByRole("button", { name: "Remove folder" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Removed" }).count()).toBe(1);
+    await expect.poll(() => page.getByRole("list", { name: "Added folders" }).getByRole("button").count()).toBe(0);
+    expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toContain("aardvark");
+    await page.getByLabel("Archive to import").fill(archive);
+    await page.getByRole("region", { name: "Import" }).getByRole("button", { name: "Import" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Imported" }).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => folderButton().getAttribute("title")).toBe(fs.realpathSync(folder));
   });
 
   it("clears all data from Settings after a typed confirmation; the documents stay", async () => {

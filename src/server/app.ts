@@ -10,6 +10,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ChunkpadError, errorOutcome, toErrorJson, toPlainJson, toProcessJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
 import { createJobManager, type JobManager } from "./jobs.js";
 import { registerJobRoutes } from "./job-routes.js";
+import { registerDataRoutes } from "./data-routes.js";
 import { requireCredential } from "./credential.js";
 import { createMcpServer } from "../mcp/server.js";
 import { chunkEdit, chunkQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody } from "./api-shapes.js";
@@ -211,6 +212,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   });
 
   const jobRoutes = registerJobRoutes(app, chunkpad, jobs);
+  registerDataRoutes(app, chunkpad, async (id) => (await folderById(id)).rootPath);
 
   // Conversations (kept in the chat database), answer providers, and API keys: write-only.
   app.get("/api/conversations", (c) => c.json(toPlainJson({ conversations: chunkpad.listConversations() }) as object));

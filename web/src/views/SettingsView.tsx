@@ -5,6 +5,7 @@ import { Skeleton } from "../components/Skeleton.js";
 import { Toolbar } from "../components/Toolbar.js";
 import { keys, useSettings } from "../hooks/queries.js";
 import { THEMES, type Theme } from "../hooks/useTheme.js";
+import { ArchivePanel } from "./settings/ArchivePanel.js";
 import { DataPanel } from "./settings/DataPanel.js";
 import { IN_PROVIDER_CARDS, labelOf, SECTIONS, type Section } from "./settings/labels.js";
 import { ProvidersPanel } from "./settings/ProvidersPanel.js";
@@ -84,6 +85,7 @@ export function SettingsView({ theme, onTheme, onFolderRemoved }: { theme: Theme
             </Card>
           )}
           {section === "data" && <DataPanel onMessage={(text, tone) => (tone === "bad" ? failed(text) : saved(text))} onFolderRemoved={onFolderRemoved} />}
+          {section === "data" && <ArchivePanel onMessage={(text, tone) => (tone === "bad" ? failed(text) : saved(text))} onFolderRemoved={onFolderRemoved} />}
           {settings.isPending && <Skeleton lines={5} label="Loading the settings" />}
           {rows.length > 0 && (
             <Card label={`${current?.label} settings`} className="settings-card">
