@@ -53,6 +53,7 @@ describe("the web app", () => {
     // The link serve printed: the server trades its token for a cookie and drops it from the address bar.
     await target.goto(server.launchUrl);
     expect(target.url()).toBe(`${info.url}/`);
+    await target.getByRole("navigation", { name: "Views" }).waitFor();
   };
   /** A view, through the sidebar. */
   const goTo = async (view: "Documents" | "Search" | "Chat" | "Settings") => {
