@@ -272,7 +272,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   // page holds no secret: its requests carry the cookie the launch URL set.
   const webRoot = options.webRoot ?? fileURLToPath(new URL("../web/", import.meta.url));
   const securityHeaders = {
-    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
   };
