@@ -62,6 +62,26 @@ export default tseslint.config(
     },
   },
   {
+    // The web app, type-aware through web/tsconfig.json: a promise nobody awaits is an error nobody sees.
+    files: ["web/src/**/*.{ts,tsx}"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+      // Requests go through api/client.ts, which turns every failure into an error the view shows.
+      "no-restricted-globals": ["error", { name: "fetch", message: "Use web/src/api/client.ts (get, post, put, remove), or a hook in web/src/hooks." }],
+    },
+  },
+  {
+    files: ["web/src/api/client.ts"],
+    rules: { "no-restricted-globals": "off" },
+  },
+  {
+    // The design system knows nothing of the server (STYLE.md, "The web app").
+    files: ["web/src/components/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["../api/*", "../hooks/*"], message: "A component knows nothing of the API: take data and callbacks as props." }] }] },
+  },
+  {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",

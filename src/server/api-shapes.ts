@@ -41,6 +41,8 @@ export const jobBody = z.object({
   embed: z.boolean().optional(),
   /** process: the user confirmed adding their whole home folder or the root of the disk (the CLI's --yes). */
   confirmBroadFolder: z.boolean().optional(),
+  /** process: the password for the encrypted documents of this run (the app's password prompt); never stored. */
+  password: z.string().min(1).max(1000).optional(),
 });
 export const askBody = z.object({
   question: z.string().min(1, "question is required").max(10_000),

@@ -10,6 +10,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ChunkpadError, errorOutcome, toErrorJson, toPlainJson, toProcessJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
 import { createJobManager, type JobManager } from "./jobs.js";
 import { registerJobRoutes } from "./job-routes.js";
+import { registerDataRoutes } from "./data-routes.js";
 import { requireCredential } from "./credential.js";
 import { serverHostNames, uploadName } from "./guards.js";
 import { createMcpServer } from "../mcp/server.js";
@@ -210,6 +211,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   });
 
   const jobRoutes = registerJobRoutes(app, chunkpad, jobs);
+  registerDataRoutes(app, chunkpad, async (id) => (await folderById(id)).rootPath);
 
   // Conversations (kept in the chat database), answer providers, and API keys: write-only.
   app.get("/api/conversations", async (c) => c.json(toPlainJson({ conversations: await chunkpad.listConversations() }) as object));
@@ -269,7 +271,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   // page holds no secret: its requests carry the cookie the launch URL set.
   const webRoot = options.webRoot ?? fileURLToPath(new URL("../web/", import.meta.url));
   const securityHeaders = {
-    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
   };

@@ -27,7 +27,7 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
     if (body.kind === "process" && byId === undefined) checkProcessTarget(processTarget as string, body.confirmBroadFolder === true);
     const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
       if (body.kind === "process") {
-        return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+        return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, ...(body.password ? { password: body.password } : {}), onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
       }
       if (body.kind === "local-model") {
         return await chunkpad.downloadLocalModel({ consent: () => true, signal, onProgress: (progress) => emit(toDownloadProgressEvent(progress)) });

@@ -16,7 +16,7 @@ export type ChunkTreeNode =
       includedCount: number;
       embeddedCount: number;
       modifiedCount: number;
-      /** Chunks never embedded. */
+      /** Included chunks never embedded (an excluded chunk is not waiting for anything). */
       newCount: number;
       /** A short state note for the text view ("3 excluded, 2 modified since embedding"). */
       detail?: string;
@@ -45,11 +45,12 @@ export interface ChunkTreeReport {
 export async function chunkTree(store: MainStore, folder: IndexedFolder): Promise<ChunkTreeReport> {
   const documents = await store.listDocuments(folder.id);
   const sources = new Map((await store.listSources(folder.id)).map((source) => [source.relativePath, source]));
-  const states = new Map<string, { total: number; included: number; embedded: number; modified: number }>();
+  const states = new Map<string, { total: number; included: number; embedded: number; modified: number; fresh: number }>();
   for (const row of await store.embedState(folder.id)) {
     const relativePath = row.ref.slice(row.ref.indexOf(":") + 1, row.ref.lastIndexOf("#"));
-    const state = states.get(relativePath) ?? { total: 0, included: 0, embedded: 0, modified: 0 };
+    const state = states.get(relativePath) ?? { total: 0, included: 0, embedded: 0, modified: 0, fresh: 0 };
     state.total += 1;
+    if (row.included && row.embeddedHash === null) state.fresh += 1;
     if (row.included) state.included += 1;
     if (row.embeddedHash !== null && row.embeddedHash === row.embedHash) state.embedded += 1;
     if (row.embeddedHash !== null && row.embeddedHash !== row.embedHash) state.modified += 1;
@@ -82,12 +83,12 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
       node = child;
       trail.push(child);
     }
-    const state = states.get(document.relativePath) ?? { total: document.chunkCount, included: document.chunkCount, embedded: 0, modified: 0 };
+    const state = states.get(document.relativePath) ?? { total: document.chunkCount, included: document.chunkCount, embedded: 0, modified: 0, fresh: document.chunkCount };
     const notes = [
       state.total - state.included > 0 ? `${state.total - state.included} excluded` : "",
       state.embedded > 0 ? `${state.embedded} embedded` : "",
       state.modified > 0 ? `${state.modified} modified since embedding` : "",
-      anyEmbedded && state.total - state.embedded - state.modified > 0 ? `${state.total - state.embedded - state.modified} new` : "",
+      anyEmbedded && state.fresh > 0 ? `${state.fresh} new` : "",
       failed ? `failed: ${failed.message}` : "",
       conflict ? "conflict: the source changed and the chunk file was edited; chunkpad resolve settles it" : "",
     ].filter(Boolean);
@@ -100,7 +101,7 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
       includedCount: state.included,
       embeddedCount: state.embedded,
       modifiedCount: state.modified,
-      newCount: state.total - state.embedded - state.modified,
+      newCount: state.fresh,
       ...(notes.length ? { detail: `(${notes.join(", ")})` } : {}),
       ...(failed ? { failed } : {}),
       ...(conflict ? { conflict: true as const } : {}),

@@ -21,6 +21,8 @@ export interface ChunkState {
   section: string | null;
   /** The start of the chunk's text, on one line. */
   preview: string;
+  /** The whole text, when the states of one file were asked for (the app's chunk viewer shows it). */
+  text?: string;
 }
 
 /** Per chunk of a folder (optionally one source file): review and embed state, in file order. */
@@ -40,6 +42,7 @@ export async function listChunkStates(store: MainStore, folderId: string, relati
       location: locationOf(chunk),
       section: chunk.section ?? null,
       preview: text.length > PREVIEW_LENGTH_CHARS ? `${text.slice(0, PREVIEW_LENGTH_CHARS - 1)}…` : text,
+      ...(relativePath === undefined ? {} : { text: chunk.content }),
     };
   });
 }

@@ -1,56 +1,5 @@
-import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type KeyboardEvent, type ReactNode } from "react";
-
-/** The app's few building blocks; their look comes from tokens.css. */
-
-export function Button({ variant = "default", ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: "default" | "primary" | "danger" }) {
-  return <button type="button" {...props} className={`button button-${variant} ${props.className ?? ""}`} />;
-}
-
-/** A button showing only an icon; `label` is its name for screen readers and its tooltip. */
-export function IconButton({ label, icon, ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { label: string; icon: string }) {
-  return (
-    <button type="button" {...props} aria-label={label} title={label} className={`icon-button ${props.className ?? ""}`}>
-      <span aria-hidden="true">{icon}</span>
-    </button>
-  );
-}
-
-export function Pill({ tone = "neutral", children }: { tone?: "neutral" | "good" | "warn" | "bad"; children: ReactNode }) {
-  return <span className={`pill pill-${tone}`}>{children}</span>;
-}
-
-export function Card({ children, label }: { children: ReactNode; label?: string }) {
-  return (
-    <section className="card" aria-label={label}>
-      {children}
-    </section>
-  );
-}
-
-export function ProgressBar({ value, label }: { value: number | null; label: string }) {
-  return (
-    <div className="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} {...(value === null ? {} : { "aria-valuenow": Math.round(value) })}>
-      <div className="progress-fill" style={{ width: `${value ?? 100}%` }} />
-    </div>
-  );
-}
-
-/** A modal dialog: focus moves in, Escape closes, the page behind is inert. */
-export function Dialog({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
-  return (
-    <dialog ref={ref} className="dialog" aria-label={title} onClose={onClose} onCancel={onClose}>
-      <h2>{title}</h2>
-      {children}
-    </dialog>
-  );
-}
+import { ChevronRight } from "lucide-react";
+import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 
 export interface TreeNode {
   id: string;
@@ -58,6 +7,8 @@ export interface TreeNode {
   label: ReactNode;
   /** Present on folders (possibly empty). */
   children?: TreeNode[];
+  /** Shown before the label, hidden from screen readers. */
+  icon?: ReactNode;
 }
 
 interface VisibleNode {
@@ -147,7 +98,7 @@ export function Tree({ label, nodes, selected, onSelect, initiallyOpen = true }:
             {...(open ? { "aria-owns": `${id}-${node.id}` } : {})}
             tabIndex={node.id === tabStop ? 0 : -1}
             className="tree-item"
-            style={{ paddingLeft: `calc(${(level - 1) * 16}px + var(--space-2))` }}
+            style={{ paddingLeft: `calc(${(level - 1) * 14}px + var(--space-1))` }}
             onFocus={() => setFocused(node.id)}
             onClick={() => {
               setFocused(node.id);
@@ -155,7 +106,8 @@ export function Tree({ label, nodes, selected, onSelect, initiallyOpen = true }:
               else onSelect(node);
             }}
           >
-            {node.children && <span aria-hidden="true" className="tree-twisty">{isOpen(node.id) ? "▾" : "▸"}</span>}
+            {node.children ? <ChevronRight aria-hidden="true" size={14} className={isOpen(node.id) ? "tree-twisty tree-twisty-open" : "tree-twisty"} /> : <span className="tree-twisty" aria-hidden="true" />}
+            {node.icon}
             {node.label}
           </div>
           {open && (

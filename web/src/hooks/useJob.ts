@@ -1,0 +1,67 @@
+import { useCallback, useRef, useState } from "react";
+import { post, remove } from "../api/client.js";
+import type { Job } from "../api/types.js";
+import { followJob, type JobEvent } from "./useJobEvents.js";
+
+export interface JobProgress {
+  label: string;
+  value: number | null;
+}
+
+const percent = (done: number, total: number) => (total > 0 ? (done / total) * 100 : null);
+
+/** What a progress bar says for one event of a process, embed, sync or download job. */
+export function progressOf(event: JobEvent): JobProgress | null {
+  if (event.type === "process-progress") return { label: event.file ? `Processing ${event.file}` : "Processing", value: percent(event.done, event.total) };
+  if (event.type === "embed-progress" && event.phase === "embed") return { label: `Embedding ${event.done} of ${event.total} chunks`, value: percent(event.done, event.total) };
+  if (event.type === "embed-progress" && event.phase === "model") return { label: event.status.state === "downloading" ? "Downloading the embedding model" : "Loading the embedding model", value: event.status.percent ?? null };
+  if (event.type === "download-progress") return { label: "Downloading", value: event.percent };
+  if (event.type === "waiting") return { label: "Waiting for another Chunkpad process to finish with this folder", value: null };
+  return null;
+}
+
+/** One long job at a time (process, embed, sync): start or re-attach, progress, outcome, cancel. */
+export function useJob(onDone: () => void) {
+  const [job, setJob] = useState<Job | null>(null);
+  const [progress, setProgress] = useState<JobProgress | null>(null);
+  const [outcome, setOutcome] = useState<{ tone: "good" | "bad"; text: string } | null>(null);
+  const done = useRef(onDone);
+  done.current = onDone;
+  const attach = useCallback((started: Job) => {
+    setJob(started);
+    setOutcome(null);
+    setProgress({ label: "Starting…", value: null });
+    followJob(started, (event) => {
+      const next = progressOf(event);
+      if (next) setProgress(next);
+      if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") {
+        setJob(null);
+        setProgress(null);
+        if (event.type === "job-done") setOutcome({ tone: "good", text: "Done." });
+        else if (event.type === "job-cancelled") setOutcome({ tone: "good", text: "Cancelled." });
+        else setOutcome({ tone: "bad", text: `Failed: ${event.error?.message ?? "unknown error"}` });
+        done.current();
+      }
+    });
+  }, []);
+  const start = useCallback(
+    async (body: Record<string, unknown>) => {
+      setOutcome(null);
+      try {
+        attach(await post<Job>("/api/jobs", body));
+      } catch (failure) {
+        setOutcome({ tone: "bad", text: (failure as Error).message });
+      }
+    },
+    [attach],
+  );
+  const cancel = useCallback(async () => {
+    if (!job) return;
+    try {
+      await remove(`/api/jobs/${job.id}`);
+    } catch (failure) {
+      setOutcome({ tone: "bad", text: (failure as Error).message });
+    }
+  }, [job]);
+  return { job, progress, outcome, start, attach, cancel };
+}

@@ -1,0 +1,32 @@
+import type { AskEvent, Job } from "../api/types.js";
+
+/** A job's events as the app reads them: the answer events of the core's wire shape, job progress and its end. */
+export type JobEvent =
+  | AskEvent
+  | { type: "process-progress"; phase: string; done: number; total: number; file: string | null }
+  | { type: "embed-progress"; phase: "model"; status: { state?: string; percent?: number } }
+  | { type: "embed-progress"; phase: "embed"; done: number; total: number }
+  | { type: "download-progress"; percent: number }
+  | { type: "notice"; message: string }
+  | { type: "waiting"; holder: unknown }
+  | { type: "sync-folder"; folder?: string }
+  | { type: "job-done"; result?: unknown }
+  | { type: "job-failed"; error?: { code?: string; message?: string } }
+  | { type: "job-cancelled" };
+
+const TYPES = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder", "download-progress"];
+const ENDS = ["job-done", "job-failed", "job-cancelled"];
+
+/** Follows a job's server-sent events until it ends; the server replays what the page missed. */
+export function followJob(job: Job, onEvent: (event: JobEvent) => void): () => void {
+  const source = new EventSource(job.events, { withCredentials: true });
+  const parse = (type: string, message: Event) => ({ ...(JSON.parse((message as MessageEvent<string>).data) as object), type }) as JobEvent;
+  for (const type of TYPES) source.addEventListener(type, (message) => onEvent(parse(type, message)));
+  for (const type of ENDS) {
+    source.addEventListener(type, (message) => {
+      source.close();
+      onEvent(parse(type, message));
+    });
+  }
+  return () => source.close();
+}
