@@ -721,6 +721,7 @@ describe("the web app", () => {
     await poll(() => page.getByRole("list", { name: "Added folders" }).getByRole("button").count()).toBe(0);
     expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toContain("aardvark");
     await page.getByLabel("Archive to import").fill(archive);
+    await page.getByLabel("Restore into folder").fill(folder);
     await page.getByRole("region", { name: "Import" }).getByRole("button", { name: "Import" }).click();
     await poll(() => page.getByRole("status").filter({ hasText: "Imported" }).count(), { timeout: 30_000 }).toBe(1);
     await poll(() => folderButton().getAttribute("title")).toBe(fs.realpathSync(folder));

@@ -9,7 +9,8 @@ import { parsed } from "./api-shapes.js";
 const localPath = z.string().min(1, "give a path on this computer").max(4096).transform((value) => (value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value));
 export const removeFolderQuery = z.object({ deleteChunkFiles: z.enum(["true", "false"]).optional() });
 export const exportBody = z.object({ file: localPath, folders: z.array(z.string().min(1)).optional(), withSources: z.boolean().optional() });
-export const importBody = z.object({ file: localPath, into: localPath.optional() });
+/** An archive never chooses where its files go: the folder to restore into is required. */
+export const importBody = z.object({ file: localPath, into: localPath });
 
 /**
  * The Data section of the web app's Settings: remove an added folder, export the index to an
@@ -28,7 +29,7 @@ export function registerDataRoutes(app: Hono, chunkpad: Chunkpad, folderPath: (i
   });
   app.post("/api/import", async (c) => {
     const body = parsed(importBody, await c.req.json().catch(() => undefined));
-    const { report, embedded } = await chunkpad.importArchive(body.file, { ...(body.into ? { into: body.into } : {}) });
+    const { report, embedded } = await chunkpad.importArchive(body.file, { into: body.into });
     return c.json(toPlainJson(toImportJson({ ...report, embedded })) as object);
   });
 }

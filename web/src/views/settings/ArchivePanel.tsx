@@ -23,6 +23,7 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
   const [exportFile, setExportFile] = useState("~/chunkpad-export.zip");
   const [withSources, setWithSources] = useState(false);
   const [importFile, setImportFile] = useState("");
+  const [importInto, setImportInto] = useState("");
   const [busy, setBusy] = useState<string | null>(null);
   const run = async (label: string, work: () => Promise<string>) => {
     setBusy(label);
@@ -88,7 +89,7 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
         <div className="card-row">
           <div>
             <h4 className="card-title">Import</h4>
-            <p className="meta">Restores an archive written by Export: its folders are added with their chunks, review state and vectors.</p>
+            <p className="meta">Restores an archive written by Export into the folder you name (an archive never chooses where its files go): its folders are added with their chunks, review state and vectors.</p>
           </div>
         </div>
         <form
@@ -96,13 +97,14 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
           onSubmit={(event) => {
             event.preventDefault();
             void run("Importing", async () => {
-              const report = await post<ArchiveReport>("/api/import", { file: importFile });
+              const report = await post<ArchiveReport>("/api/import", { file: importFile, into: importInto });
               return `Imported ${summary(report)}.`;
             });
           }}
         >
           <input aria-label="Archive to import" value={importFile} onChange={(event) => setImportFile(event.target.value)} placeholder="~/chunkpad-export.zip" />
-          <Button type="submit" icon={Import} disabled={busy !== null || importFile.trim() === ""}>
+          <input aria-label="Restore into folder" value={importInto} onChange={(event) => setImportInto(event.target.value)} placeholder="~/Documents/restored" />
+          <Button type="submit" icon={Import} disabled={busy !== null || importFile.trim() === "" || importInto.trim() === ""}>
             Import
           </Button>
         </form>
