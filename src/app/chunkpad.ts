@@ -25,8 +25,6 @@ import type { EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
 import { syncFolders } from "./sync/sync.js";
 import { watchFolders } from "./watch/watch.js";
-import { exportArchive } from "./archive/export.js";
-import { importArchive } from "./archive/import.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
 import { createWarmEmbedders, embedderViaServer, findLiveServer } from "./daemon/daemon.js";
 import { editChunkText } from "./review/edit-chunk.js";
@@ -308,6 +306,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         if (!folder) throw folderNotAdded(spec, '"chunkpad export <file>" with no --folder exports them all');
         folderIds.push(folder.id);
       }
+      // Loaded when used: the archive's manifest schema brings zod, which a search never needs.
+      const { exportArchive } = await import("./archive/export.js");
       return exportArchive({ store: getStore(), chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined) }, file, {
         ...(folderIds.length > 0 ? { folderIds } : {}),
         ...(exportOptions.withSources ? { withSources: true } : {}),
@@ -331,6 +331,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       } catch {
         // A model spec the config cannot resolve here: the archive's vectors are judged by the database alone.
       }
+      const { importArchive } = await import("./archive/import.js");
       const target = importOptions.into === undefined ? [] : [importOptions.into];
       const report = await withFolderLocks(target, { ...pickLockOptions(importOptions), purpose: "importing" }, () =>
         importArchive({ store: getStore(), configuredIdentity, fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId), adoptModel }, file, importOptions),
