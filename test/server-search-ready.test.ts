@@ -38,7 +38,7 @@ describe("chunkpad serve gets search ready before the first request", () => {
   it("logs when search is ready, having read every word and loaded the vector index and model", async () => {
     // No request has been sent: the server does this on its own while idle.
     await server.logged(/Search ready in [0-9.]+ s: keyword index in memory; vector index and query model loaded\./);
-    const status = (await (await fetch(`${server.info.url}/api/status`)).json()) as { search: SearchReadiness };
+    const status = (await (await server.api("/api/status")).json()) as { search: SearchReadiness };
     expect(status.search).toEqual({ ready: true, keywordIndex: { ready: true, wordsRead: expect.any(Number) }, vectors: "ready" });
     expect(status.search.keywordIndex?.wordsRead).toBeGreaterThan(10);
   });
