@@ -24,7 +24,7 @@ describe("chunkpad import keeps what the index knew about files it could not ind
     expect((await runCliInProcess(["export", archive], first)).code).toBe(0);
 
     const second = { home: makeTempDir("home") };
-    const imported = await runCliInProcess(["import", archive], second);
+    const imported = await runCliInProcess(["import", archive, "--into", folder], second);
     expect(imported.code, imported.stderr).toBe(0);
     const again = await runCliInProcess(["process", folder, "--json"], second);
     const report = json<Report>(again);
