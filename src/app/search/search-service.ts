@@ -8,7 +8,7 @@ import { evaluateSearch, type EvaluateOptions, type EvaluationReport } from "./e
 import type { ChunkpadPaths } from "../settings/paths.js";
 import { searchChunks, type RerankReadiness, type SearchOptions, type SearchReport } from "./search.js";
 import { createReranker, type Reranker } from "../../embedding/reranker.js";
-import { isChunkpadError } from "../../core/errors.js";
+import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
 import { prepareVectorSearch, type QueryEmbedderLoader, type VectorReadiness } from "./search-vector.js";
 
 /**
@@ -61,8 +61,15 @@ export function queryEmbedderConfig(config: ChunkpadConfig, paths: ChunkpadPaths
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
   let loaded: { key: string; embedder: Promise<Embedder> } | undefined;
+  // Once closed, nothing loads again: a warm-up still awaiting the store when a server stops would
+  // otherwise start a model worker nobody closes, and the process would never exit.
+  let closed = false;
+  const refuseAfterClose = (): void => {
+    if (closed) throw new ChunkpadError("CANCELLED", "Search was closed; open Chunkpad again to search.");
+  };
 
-  const loadQueryEmbedder = (): Promise<Embedder> => {
+  const loadQueryEmbedder = async (): Promise<Embedder> => {
+    refuseAfterClose();
     if (options.loadQueryEmbedder) return options.loadQueryEmbedder();
     const embedderConfig = queryEmbedderConfig(options.getConfig(), options.paths, options.env);
     const key = JSON.stringify({ ...embedderConfig, apiKey: undefined });
@@ -98,6 +105,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     const rerankConfig = { model: config.search.rerankModel, dtype: config.search.rerankDtype, cacheDir: options.paths.modelsDir, hubUrl: config.embedding.hubUrl };
     const key = JSON.stringify(rerankConfig);
     if (reranker?.key !== key) {
+      refuseAfterClose();
       const previous = reranker?.loaded;
       const loaded = createReranker(rerankConfig, {
         allowDownload: rerankConsent !== undefined,
@@ -158,6 +166,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     warmUp,
     readiness,
     async close() {
+      closed = true;
       const embedder = loaded?.embedder;
       loaded = undefined;
       await embedder?.then((opened) => opened.close?.()).catch(() => undefined);

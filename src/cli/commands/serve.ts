@@ -118,10 +118,6 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       unregisterServer(dataDir, token);
       // The page --open wrote (here or by a second serve --open) holds this run's token: gone with it.
       fs.rmSync(path.join(dataDir, OPEN_PAGE), { force: true });
-      // A stopped server exits even if a worker thread is still referenced (a query model that was
-      // loading at the stop was seen to keep it alive): the facade closes first, in main, then this
-      // unreferenced timer ends the process only if something still holds the event loop.
-      setTimeout(() => process.exit(context.exitCode), SHUTDOWN_GRACE_MS).unref();
     });
 }
 
@@ -130,9 +126,6 @@ export function registerServeCommand(program: Command, context: CliContext): voi
  * local account can read it (ps): the opener gets a 0600 page in the data folder that forwards
  * to the URL (as Jupyter does). $BROWSER, when set, is the opener.
  */
-/** How long a stopped server waits for the facade to close before it exits regardless. */
-const SHUTDOWN_GRACE_MS = 3000;
-
 function openInBrowser(url: string, dataDir: string): void {
   const page = path.join(dataDir, OPEN_PAGE);
   const escaped = url.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
