@@ -18,6 +18,12 @@ describe("searchableText", () => {
     expect(words("1960s")).toEqual(["1960", "s"]);
   });
 
+  it("cuts a Korean word of three syllables or more into syllable pairs, so a compound holds its words", () => {
+    expect(words("예산회의가 열립니다")).toEqual(["예산", "산회", "회의", "의가", "열립", "립니", "니다"]);
+    expect(words("서울 본사")).toEqual(["서울", "본사"]);
+    expect(words("집")).toEqual(["집"]);
+  });
+
   it("leaves plain words alone and still cuts Chinese", () => {
     expect(searchableText("The heron waits.")).toBe("The heron waits.");
     expect(words("在北京开会")).toContain("北京");

@@ -8,8 +8,16 @@ import { spaceCjkWords } from "./cjk.js";
  *   left as it is.
  * - A letter next to a digit is a word boundary: IL6, IL-6 and "IL 6" meet; so do x86 and x-86.
  * - Chinese and Japanese runs are cut into words (core/cjk.ts).
- * Changing this changes what the index holds: a migration must rebuild it.
+ * - A Hangul word of three syllables or more becomes its overlapping syllable pairs (예산회의 →
+ *   예산 산회 회의): Korean glues particles to nouns and writes compounds with or without a space,
+ *   so a query's word is found inside a longer one (a query word of three syllables or more is a
+ *   phrase of its pairs, search/query-parse.ts). Decision 048.
+ * Changing this changes what the index holds: a migration must rebuild it (and
+ * SEARCH_TEXT_VERSION must change, for a store that rebuilds by version).
  */
+
+/** Changes whenever searchableText gives different words for the same text. */
+export const SEARCH_TEXT_VERSION = 2;
 
 const GREEK_NAMES: Record<string, string> = {
   α: "alpha", β: "beta", γ: "gamma", δ: "delta", ε: "epsilon", ζ: "zeta", η: "eta", θ: "theta",
@@ -20,6 +28,14 @@ const GREEK_NAMES: Record<string, string> = {
 const LONE_GREEK = /(?<!\p{Script=Greek})\p{Script=Greek}(?!\p{Script=Greek})/gu;
 const LETTER_DIGIT = /(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/gu;
 const NEEDS_WORK = /[\p{Script=Greek}\p{N}]/u;
+const HANGUL_LONG_WORD = /\p{Script=Hangul}{3,}/gu;
+
+/** A run of Hangul syllables as its overlapping pairs ("예산회의" → "예산 산회 회의"); shorter runs as they are. */
+export function hangulPairs(run: string): string {
+  const syllables = Array.from(run);
+  if (syllables.length < 3) return run;
+  return syllables.slice(1).map((syllable, index) => `${syllables[index]}${syllable}`).join(" ");
+}
 
 export function searchableText(text: string): string {
   let result = text;
@@ -30,5 +46,6 @@ export function searchableText(text: string): string {
     });
     result = result.replace(LETTER_DIGIT, " ");
   }
+  result = result.replace(HANGUL_LONG_WORD, (run) => ` ${hangulPairs(run)} `);
   return spaceCjkWords(result);
 }

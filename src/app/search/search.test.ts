@@ -155,6 +155,20 @@ describe("search before anything is embedded", () => {
     expect(report.results[0]?.relativePath).toBe("seoul.md");
   });
 
+  it("finds a Korean word inside a compound written without a space, and a compound typed whole finds its words spaced", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("meeting.md", "다음 주 월요일에 예산회의가 열립니다.");
+    await add("report.md", "참석자는 지출 보고서를 준비해 주십시오.");
+    await add("parking.md", "방문객은 정문 옆 주차장을 이용해 주십시오.");
+    const first = async (query: string) => (await search(store, query)).results[0]?.relativePath;
+    expect(await first("회의는 언제 열리나요?")).toBe("meeting.md");
+    expect(await first("지출보고서는 누가 준비하나요?")).toBe("report.md");
+    expect(await first("방문객주차는 어디에 하나요?")).toBe("parking.md");
+  });
+
   it("meets symbol spellings: IL6 and IL-6, TNFα and TNF-alpha, NF-κB and NF-kappaB; an identifier's words as a phrase", async () => {
     const store = openStore();
     const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
