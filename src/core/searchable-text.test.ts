@@ -24,6 +24,16 @@ describe("searchableText", () => {
     expect(words("집")).toEqual(["집"]);
   });
 
+  it("gives a camelCase word its words, then itself; names a Latin stand-in for a Greek letter after capitals", () => {
+    expect(words("parseQuery")).toEqual(["parse", "query", "parsequery"]);
+    expect(words("XMLHttpRequest")).toEqual(["xml", "http", "request", "xmlhttprequest"]);
+    expect(words("NFkB")).toEqual(["nf", "kappa", "b", "nfkb"]);
+    expect(words("NF-kappaB")).toEqual(["nf", "kappa", "b", "kappab"]);
+    expect(words("TNFa")).toEqual(["tnf", "alpha", "tnfa"]);
+    // Plurals of abbreviations and plain capitals stay whole.
+    expect(words("URLs and IDs at NASA")).toEqual(["urls", "and", "ids", "at", "nasa"]);
+  });
+
   it("leaves plain words alone and still cuts Chinese", () => {
     expect(searchableText("The heron waits.")).toBe("The heron waits.");
     expect(words("在北京开会")).toContain("北京");

@@ -7,6 +7,11 @@ import { spaceCjkWords } from "./cjk.js";
  *   TNF-α and TNF-alpha meet, as do NF-κB and NF-kappaB. A run of Greek letters (Greek text) is
  *   left as it is.
  * - A letter next to a digit is a word boundary: IL6, IL-6 and "IL 6" meet; so do x86 and x-86.
+ * - A camelCase or PascalCase word is its words, then itself (parseQuery → "parse query
+ *   parseQuery", HTMLParser → "HTML Parser HTMLParser"): "parse query" finds it, and
+ *   "javascript" still finds JavaScript. A Latin letter standing for a Greek one after an
+ *   abbreviation in capitals is named too (NFkB → "NF kappa B NFkB", TNFa → "TNF alpha TNFa"),
+ *   so NFkB, NF-κB and NF-kappaB meet. Decision 049.
  * - Chinese and Japanese runs are cut into words (core/cjk.ts).
  * - A Hangul word of three syllables or more becomes its overlapping syllable pairs (예산회의 →
  *   예산 산회 회의): Korean glues particles to nouns and writes compounds with or without a space,
@@ -30,6 +35,26 @@ const LETTER_DIGIT = /(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/gu;
 const NEEDS_WORK = /[\p{Script=Greek}\p{N}]/u;
 const HANGUL_LONG_WORD = /\p{Script=Hangul}{3,}/gu;
 
+/** Latin letters that stand for Greek ones in biomedical names (NFkB, TNFa, IFNg, PKCd, IKKb). */
+const GREEK_STAND_INS: Record<string, string> = { a: "alpha", b: "beta", g: "gamma", d: "delta", k: "kappa" };
+/** A lower-case letter after an upper-case one, or one of GREEK_STAND_INS closing or inside capitals. */
+const MIXED_CASE = /[a-z][A-Z]|[A-Z]{2}[a-z]/;
+const LATIN_WORD = /(?<![A-Za-z])[A-Za-z]{2,}(?![A-Za-z])/g;
+const GREEK_STAND_IN = /(?<=[A-Z]{2})[abgdk](?=[A-Z]|$)/g;
+/** parse|Query; HTML|Parser (a capital followed by two lower-case letters starts a word: "URLs" stays whole). */
+const CASE_BOUNDARY = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})/g;
+
+/** A camelCase word as its words followed by itself; any other word as it is. */
+export function identifierWords(word: string): string {
+  if (!MIXED_CASE.test(word)) return word;
+  const parts = word
+    .replace(GREEK_STAND_IN, (letter) => ` ${GREEK_STAND_INS[letter] ?? letter} `)
+    .replace(CASE_BOUNDARY, " ")
+    .trim()
+    .split(/\s+/);
+  return parts.length < 2 ? word : `${parts.join(" ")} ${word}`;
+}
+
 /** A run of Hangul syllables as its overlapping pairs ("예산회의" → "예산 산회 회의"); shorter runs as they are. */
 export function hangulPairs(run: string): string {
   const syllables = Array.from(run);
@@ -46,6 +71,7 @@ export function searchableText(text: string): string {
     });
     result = result.replace(LETTER_DIGIT, " ");
   }
+  if (MIXED_CASE.test(result)) result = result.replace(LATIN_WORD, identifierWords);
   result = result.replace(HANGUL_LONG_WORD, (run) => ` ${hangulPairs(run)} `);
   return spaceCjkWords(result);
 }

@@ -34,6 +34,13 @@ describe("parseQuery", () => {
     expect(clauses('"예산회의가"')).toEqual(["phrase:예산 산회 회의 의가"]);
   });
 
+  it("searches a camelCase identifier as the phrase of its words and itself, as the index holds it", () => {
+    expect(parseQuery("parseQuery").include).toEqual([{ kind: "phrase", words: ["parse", "query", "parsequery"], identifier: true }]);
+    expect(parseQuery("NF-kappaB").include).toEqual([{ kind: "phrase", words: ["nf", "kappa", "b", "kappab"], identifier: true }]);
+    expect(terms("JavaScript")).toEqual(["java script javascript"]);
+    expect(terms("URLs")).toEqual(["url"]);
+  });
+
   it("splits on apostrophes like the index does, dropping the stop-word halves", () => {
     expect(terms("the user's guide, don't panic")).toEqual(["user", "guide", "panic"]);
     expect(terms("O’Brien")).toEqual(["o", "brien"]);

@@ -68,8 +68,8 @@ const HANGUL_RUN = /\p{Script=Hangul}+/gu;
  * the joiners of one spelling (- _ . and the Unicode hyphens). An apostrophe breaks too ("user's"
  * is the word "user").
  */
-/** A token that names a thing rather than joining words: an underscore, a digit beside a letter, a Greek letter. */
-const IDENTIFIER = /_|\p{L}[-.\u2010\u2011]?\p{N}|\p{N}[-.\u2010\u2011]?\p{L}|\p{Script=Greek}/u;
+/** A token that names a thing rather than joining words: an underscore, a digit beside a letter, a Greek letter, camelCase. */
+const IDENTIFIER = /_|\p{L}[-.\u2010\u2011]?\p{N}|\p{N}[-.\u2010\u2011]?\p{L}|\p{Script=Greek}|[a-z][A-Z]|[A-Z]{2}[a-z]/u;
 const TOKEN_BREAK = /[^\p{L}\p{N}\p{M}\p{Co}\-_.\u2010\u2011]+/u;
 /**
  * Korean particles and question endings that attach to the word before them, longest first.

@@ -186,6 +186,29 @@ describe("search before anything is embedded", () => {
     expect(identifier.results.map((result) => result.relativePath)).toEqual(["code.md"]);
   });
 
+  it("finds a camelCase identifier by its words and its words by the identifier, the exact spelling first; NFkB, NF-κB and NF-kappaB meet", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("code.md", "Call parseQuery on the input before searching.");
+    await add("prose.md", "We parse the query typed into the box.");
+    await add("nfkb.md", "NFkB activation in macrophages.");
+    await add("kappa.md", "The NF-kappaB pathway in macrophages.");
+    await add("greek.md", "NF-κB signalling in macrophages.");
+    await add("script.md", "Written in JavaScript.");
+    // Enough other documents that these words are rare, as in a real folder (bm25's idf).
+    for (const topic of ["weather", "budget", "garden", "travel", "music", "cooking", "parking", "holidays"]) await add(`${topic}.md`, `Notes about ${topic}.`);
+    const paths = async (query: string) => (await search(store, query)).results.map((result) => result.relativePath);
+    expect((await paths("parse query")).sort()).toEqual(["code.md", "prose.md"]);
+    expect(await paths("parseQuery")).toEqual(["code.md", "prose.md"]);
+    for (const spelling of ["NFkB", "NF-κB", "NF-kappaB"]) expect((await paths(spelling)).sort(), spelling).toEqual(["greek.md", "kappa.md", "nfkb.md"]);
+    expect((await paths("NFkB"))[0]).toBe("nfkb.md");
+    expect((await paths("NF-kappaB"))[0]).toBe("kappa.md");
+    // The whole word still finds its camelCase spelling.
+    expect(await paths("javascript")).toEqual(["script.md"]);
+  });
+
   it("counts a repeated word each time it is typed", async () => {
     const store = openStore();
     const { ref } = await seed(store);

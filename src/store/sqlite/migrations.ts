@@ -283,7 +283,7 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description: "keyword index rebuilt: Hangul words of three syllables or more as syllable pairs (search_text, decision 048)",
+    description: "keyword index rebuilt: Hangul words as syllable pairs, camelCase words as their words then themselves (search_text, decisions 048, 049)",
     up(db) {
       // As migration 6: search_text gives new words, the chunks are untouched.
       db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');");
