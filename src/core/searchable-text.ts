@@ -37,15 +37,16 @@ const HANGUL_LONG_WORD = /\p{Script=Hangul}{3,}/gu;
 
 /** Latin letters that stand for Greek ones in biomedical names (NFkB, TNFa, IFNg, PKCd, IKKb). */
 const GREEK_STAND_INS: Record<string, string> = { a: "alpha", b: "beta", g: "gamma", d: "delta", k: "kappa" };
-/** A lower-case letter after an upper-case one, or one of GREEK_STAND_INS closing or inside capitals. */
+/** Text that may hold a camelCase word or a stand-in: a capital after a lower-case letter, or a lower-case letter after two capitals. */
 const MIXED_CASE = /[a-z][A-Z]|[A-Z]{2}[a-z]/;
-const LATIN_WORD = /(?<![A-Za-z])[A-Za-z]{2,}(?![A-Za-z])/g;
+/** A word of ASCII letters only (a word with other letters, "façadeBuilder", is left whole). */
+const LATIN_WORD = /(?<!\p{L})[A-Za-z]{2,}(?!\p{L})/gu;
 const GREEK_STAND_IN = /(?<=[A-Z]{2})[abgdk](?=[A-Z]|$)/g;
 /** parse|Query; HTML|Parser (a capital followed by two lower-case letters starts a word: "URLs" stays whole). */
 const CASE_BOUNDARY = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})/g;
 
 /** A camelCase word as its words followed by itself; any other word as it is. */
-export function identifierWords(word: string): string {
+function identifierWords(word: string): string {
   if (!MIXED_CASE.test(word)) return word;
   const parts = word
     .replace(GREEK_STAND_IN, (letter) => ` ${GREEK_STAND_INS[letter] ?? letter} `)
@@ -56,7 +57,7 @@ export function identifierWords(word: string): string {
 }
 
 /** A run of Hangul syllables as its overlapping pairs ("예산회의" → "예산 산회 회의"); shorter runs as they are. */
-export function hangulPairs(run: string): string {
+function hangulPairs(run: string): string {
   const syllables = Array.from(run);
   if (syllables.length < 3) return run;
   return syllables.slice(1).map((syllable, index) => `${syllables[index]}${syllable}`).join(" ");
@@ -71,7 +72,7 @@ export function searchableText(text: string): string {
     });
     result = result.replace(LETTER_DIGIT, " ");
   }
-  if (MIXED_CASE.test(result)) result = result.replace(LATIN_WORD, identifierWords);
+  if (MIXED_CASE.test(result)) result = result.replace(LATIN_WORD, (word) => identifierWords(word));
   result = result.replace(HANGUL_LONG_WORD, (run) => ` ${hangulPairs(run)} `);
   return spaceCjkWords(result);
 }

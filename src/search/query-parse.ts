@@ -193,7 +193,7 @@ export function parseQuery(input: string): ParsedQuery {
       for (const token of segment.text.split(TOKEN_BREAK)) {
         // A Korean word loses its particle before it is cut into syllable pairs as the index cuts it.
         const hangul = HANGUL.test(token);
-        const tokenWords = wordsOf(searchableText(hangul ? token.replace(HANGUL_RUN, withoutParticle) : token));
+        const tokenWords = wordsOf(searchableText(hangul ? token.replace(HANGUL_RUN, (run) => withoutParticle(run)) : token));
         // An identifier or a symbol's spelling (snake_case, IL-6, IL6, TNFα): its words in order,
         // as the index cut the same spelling (core/searchable-text.ts). A phrase no chunk holds is
         // searched as its words (app/search/keyword-stage.ts). A plain hyphenated word ("on-line",
