@@ -4,17 +4,21 @@
 // and for every question runs the keyword search `chunkpad ask` runs and the guardrail's
 // decision, without any LLM. Prints, per floor, for the plain measure (share of the question's
 // words in the best chunk) and the rarity-weighted one `ask` uses now (each word weighed by its
-// idf in the folder), the precision and recall of refusals: precision = refused questions that
+// idf in the folder, squared), the precision and recall of refusals: precision = refused questions that
 // were unanswerable / refused questions; recall = unanswerable questions refused / 150. The
-// floors are swept on the same 300 questions they are reported on (no held-out split: read the
-// sweep as a description, not a tuned result). Prints figures only; asserts nothing.
+// sweep is over the same 300 questions it is reported on (read it as a description). The
+// held-out figures are not: the questions are cut in two halves (alternate questions of each
+// file), `chunkpad eval --calibrate` (10 % wrongful) runs on the calibration half's answerable
+// questions, and the floor it writes is judged on the other half; then the other way round, and
+// the mean over 200 random halves. Prints figures only; asserts nothing.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { decideRefusal } from "../src/rag/question-similarity.js";
+import { answerSimilarity, decideRefusal } from "../src/rag/question-similarity.js";
+import { floorFor } from "../src/app/answer/calibrate-guardrail.js";
 import { defaultConfig } from "../src/app/settings/config.js";
-import { openChunkpad, type SearchResult } from "../src/index.js";
+import { openChunkpad, type Chunkpad, type SearchResult } from "../src/index.js";
 import { openMainStore } from "../src/store/index.js";
 import { questionTermWeights } from "../src/app/answer/term-weights.js";
 
@@ -81,7 +85,7 @@ function refusedAt(outcome: Outcome, floor: number, weighted: boolean): boolean 
   return decideRefusal(outcome.question.question, outcome.results, "keyword", floor, weighted ? { clauseWeights: outcome.weights } : {}).refuse;
 }
 
-async function runScenario(label: string, corpus: readonly ClapnqQuestion[], questions: readonly ClapnqQuestion[], sweep: readonly number[], configuredFloor: number): Promise<void> {
+async function runScenario(label: string, corpus: readonly ClapnqQuestion[], questions: readonly ClapnqQuestion[], sweep: readonly number[], configuredFloor: number, heldOut: boolean): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-clapnq-"));
   const folder = path.join(work, "clapnq");
   writeClapnqCorpus(folder, corpus);
@@ -120,11 +124,66 @@ async function runScenario(label: string, corpus: readonly ClapnqQuestion[], que
       const mark = floor === configuredFloor ? "  <- configured (generation.minSimilarity)" : "";
       console.log(`  ${floor.toFixed(2).padStart(5)}  ${columns[0]}    ${columns[1]}${mark}`);
     }
+    if (heldOut) await printHeldOut(chunkpad, work, outcomes);
     console.log("");
   } finally {
     await chunkpad.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Alternate questions of each kind: the calibration half (even positions) and the held-out half. */
+function halves(outcomes: readonly Outcome[]): [Outcome[], Outcome[]] {
+  const position = new Map<Outcome, number>();
+  for (const answerable of [true, false]) outcomes.filter((outcome) => outcome.question.answerable === answerable).forEach((outcome, index) => position.set(outcome, index));
+  return [outcomes.filter((outcome) => (position.get(outcome) ?? 0) % 2 === 0), outcomes.filter((outcome) => (position.get(outcome) ?? 0) % 2 === 1)];
+}
+
+/** `chunkpad eval --calibrate` on one half's answerable questions: the floor it would write. */
+async function calibrateOn(chunkpad: Chunkpad, work: string, outcomes: readonly Outcome[]): Promise<number> {
+  const answerable = outcomes.filter((outcome) => outcome.question.answerable);
+  const queriesPath = path.join(work, "calibration-queries.jsonl");
+  const qrelsPath = path.join(work, "calibration-qrels.tsv");
+  fs.writeFileSync(queriesPath, answerable.map((outcome) => JSON.stringify({ _id: outcome.question.id, text: outcome.question.question })).join("\n"));
+  fs.writeFileSync(qrelsPath, answerable.map((outcome) => `${outcome.question.id}\t${outcome.question.file}\t1`).join("\n"));
+  return (await chunkpad.calibrateGuardrail({ queriesPath, qrelsPath, wrongfulRate: 0.1 })).floor;
+}
+
+function refusalCounts(outcomes: readonly Outcome[], floor: number): string {
+  const refused = (answerable: boolean) => outcomes.filter((outcome) => outcome.question.answerable === answerable && refusedAt(outcome, floor, true));
+  const total = (answerable: boolean) => outcomes.filter((outcome) => outcome.question.answerable === answerable).length;
+  const share = (answerable: boolean) => `${refused(answerable).length}/${total(answerable)} (${((100 * refused(answerable).length) / total(answerable)).toFixed(1)} %)`;
+  return `unanswerable refused ${share(false)}, answerable refused ${share(true)}`;
+}
+
+async function printHeldOut(chunkpad: Chunkpad, work: string, outcomes: readonly Outcome[]): Promise<void> {
+  const [first, second] = halves(outcomes);
+  console.log("  held out (rarity-weighted measure; the floor is what `eval --calibrate --wrongful-rate 0.1` writes):");
+  for (const [name, calibration, heldOut] of [["even", first, second], ["odd", second, first]] as const) {
+    const floor = await calibrateOn(chunkpad, work, calibration);
+    console.log(`    calibrated on the ${name} half: floor ${floor.toFixed(2)}; held-out half: ${refusalCounts(heldOut, floor)}`);
+  }
+  // The same, over random halves (floorFor is what calibrateGuardrail applies to the measures).
+  const measureOf = (outcome: Outcome) => outcome.results.reduce((best, result) => Math.max(best, answerSimilarity(outcome.question.question, result, "keyword", { clauseWeights: outcome.weights })), 0);
+  const measured = outcomes.map((outcome) => ({ answerable: outcome.question.answerable, measure: measureOf(outcome) }));
+  let seed = 20_261_126;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  const shuffled = <T>(items: readonly T[]) => items.map((item) => [random(), item] as const).sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+  const rounds = 200;
+  let refusedAnswerable = 0;
+  let refusedUnanswerable = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    const answerable = shuffled(measured.filter((entry) => entry.answerable).map((entry) => entry.measure));
+    const unanswerable = shuffled(measured.filter((entry) => !entry.answerable).map((entry) => entry.measure));
+    const floor = floorFor(answerable.slice(0, answerable.length >> 1), 0.1);
+    const heldAnswerable = answerable.slice(answerable.length >> 1);
+    const heldUnanswerable = unanswerable.slice(unanswerable.length >> 1);
+    refusedAnswerable += heldAnswerable.filter((measure) => measure < floor).length / heldAnswerable.length;
+    refusedUnanswerable += heldUnanswerable.filter((measure) => measure < floor).length / heldUnanswerable.length;
+  }
+  console.log(`    mean over ${rounds} random halves: unanswerable refused ${((100 * refusedUnanswerable) / rounds).toFixed(1)} %, answerable refused ${((100 * refusedAnswerable) / rounds).toFixed(1)} %`);
+  const floor = await calibrateOn(chunkpad, work, outcomes);
+  console.log(`    calibrated on all 150 answerable: floor ${floor.toFixed(2)} (${refusalCounts(outcomes, floor)})`);
 }
 
 async function main(): Promise<void> {
@@ -133,9 +192,9 @@ async function main(): Promise<void> {
   const sweep = [...new Set([configuredFloor, ...(floors.length > 0 ? floors : [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1])])].sort((a, b) => a - b);
   const questions = loadClapnq();
   console.log("Guardrail alone, keyword retriever; measure: share of the question's search words in the best chunk.\n");
-  await runScenario("A. all 300 gold passages (each unanswerable question's on-topic passage is in the folder)", questions, questions, sweep, configuredFloor);
+  await runScenario("A. all 300 gold passages (each unanswerable question's on-topic passage is in the folder)", questions, questions, sweep, configuredFloor, true);
   const answerableOnly = questions.filter((question) => question.answerable);
-  await runScenario("B. only the 150 answerable passages (unanswerable questions are about things the folder lacks)", answerableOnly, questions, sweep, configuredFloor);
+  await runScenario("B. only the 150 answerable passages (unanswerable questions are about things the folder lacks)", answerableOnly, questions, sweep, configuredFloor, false);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

@@ -70,7 +70,7 @@ describe("ClapNQ: grounded answers and the guardrail", () => {
       expect(answer.text.length).toBeGreaterThan(REFUSAL_TEXT.length);
     }
     // Keyword search puts the gold passage among the chunks for all 150; the guardrail wrongly
-    // refuses some: the 0.48 floor trades about 15 % of these (decision 041) for most off-topic questions.
+    // refuses some: the 0.47 floor trades about 15 % of these (decision 047) for most off-topic questions.
     const refused = results.filter(({ answer }) => answer.refused);
     expect(cited.length + refused.length).toBe(answerable.length);
     expect(refused.length).toBeLessThanOrEqual(24);

@@ -18,6 +18,22 @@ describe("searchableText", () => {
     expect(words("1960s")).toEqual(["1960", "s"]);
   });
 
+  it("cuts a Korean word of three syllables or more into syllable pairs, so a compound holds its words", () => {
+    expect(words("예산회의가 열립니다")).toEqual(["예산", "산회", "회의", "의가", "열립", "립니", "니다"]);
+    expect(words("서울 본사")).toEqual(["서울", "본사"]);
+    expect(words("집")).toEqual(["집"]);
+  });
+
+  it("gives a camelCase word its words, then itself; names a Latin stand-in for a Greek letter after capitals", () => {
+    expect(words("parseQuery")).toEqual(["parse", "query", "parsequery"]);
+    expect(words("XMLHttpRequest")).toEqual(["xml", "http", "request", "xmlhttprequest"]);
+    expect(words("NFkB")).toEqual(["nf", "kappa", "b", "nfkb"]);
+    expect(words("NF-kappaB")).toEqual(["nf", "kappa", "b", "kappab"]);
+    expect(words("TNFa")).toEqual(["tnf", "alpha", "tnfa"]);
+    // Plurals of abbreviations and plain capitals stay whole.
+    expect(words("URLs and IDs at NASA")).toEqual(["urls", "and", "ids", "at", "nasa"]);
+  });
+
   it("leaves plain words alone and still cuts Chinese", () => {
     expect(searchableText("The heron waits.")).toBe("The heron waits.");
     expect(words("在北京开会")).toContain("北京");

@@ -7,9 +7,22 @@ import { spaceCjkWords } from "./cjk.js";
  *   TNF-α and TNF-alpha meet, as do NF-κB and NF-kappaB. A run of Greek letters (Greek text) is
  *   left as it is.
  * - A letter next to a digit is a word boundary: IL6, IL-6 and "IL 6" meet; so do x86 and x-86.
+ * - A camelCase or PascalCase word is its words, then itself (parseQuery → "parse query
+ *   parseQuery", HTMLParser → "HTML Parser HTMLParser"): "parse query" finds it, and
+ *   "javascript" still finds JavaScript. A Latin letter standing for a Greek one after an
+ *   abbreviation in capitals is named too (NFkB → "NF kappa B NFkB", TNFa → "TNF alpha TNFa"),
+ *   so NFkB, NF-κB and NF-kappaB meet. Decision 049.
  * - Chinese and Japanese runs are cut into words (core/cjk.ts).
- * Changing this changes what the index holds: a migration must rebuild it.
+ * - A Hangul word of three syllables or more becomes its overlapping syllable pairs (예산회의 →
+ *   예산 산회 회의): Korean glues particles to nouns and writes compounds with or without a space,
+ *   so a query's word is found inside a longer one (a query word of three syllables or more is a
+ *   phrase of its pairs, search/query-parse.ts). Decision 048.
+ * Changing this changes what the index holds: a migration must rebuild it (and
+ * SEARCH_TEXT_VERSION must change, for a store that rebuilds by version).
  */
+
+/** Changes whenever searchableText gives different words for the same text. */
+export const SEARCH_TEXT_VERSION = 2;
 
 const GREEK_NAMES: Record<string, string> = {
   α: "alpha", β: "beta", γ: "gamma", δ: "delta", ε: "epsilon", ζ: "zeta", η: "eta", θ: "theta",
@@ -20,6 +33,35 @@ const GREEK_NAMES: Record<string, string> = {
 const LONE_GREEK = /(?<!\p{Script=Greek})\p{Script=Greek}(?!\p{Script=Greek})/gu;
 const LETTER_DIGIT = /(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/gu;
 const NEEDS_WORK = /[\p{Script=Greek}\p{N}]/u;
+const HANGUL_LONG_WORD = /\p{Script=Hangul}{3,}/gu;
+
+/** Latin letters that stand for Greek ones in biomedical names (NFkB, TNFa, IFNg, PKCd, IKKb). */
+const GREEK_STAND_INS: Record<string, string> = { a: "alpha", b: "beta", g: "gamma", d: "delta", k: "kappa" };
+/** Text that may hold a camelCase word or a stand-in: a capital after a lower-case letter, or a lower-case letter after two capitals. */
+const MIXED_CASE = /[a-z][A-Z]|[A-Z]{2}[a-z]/;
+/** A word of ASCII letters only (a word with other letters, "façadeBuilder", is left whole). */
+const LATIN_WORD = /(?<!\p{L})[A-Za-z]{2,}(?!\p{L})/gu;
+const GREEK_STAND_IN = /(?<=[A-Z]{2})[abgdk](?=[A-Z]|$)/g;
+/** parse|Query; HTML|Parser (a capital followed by two lower-case letters starts a word: "URLs" stays whole). */
+const CASE_BOUNDARY = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})/g;
+
+/** A camelCase word as its words followed by itself; any other word as it is. */
+function identifierWords(word: string): string {
+  if (!MIXED_CASE.test(word)) return word;
+  const parts = word
+    .replace(GREEK_STAND_IN, (letter) => ` ${GREEK_STAND_INS[letter] ?? letter} `)
+    .replace(CASE_BOUNDARY, " ")
+    .trim()
+    .split(/\s+/);
+  return parts.length < 2 ? word : `${parts.join(" ")} ${word}`;
+}
+
+/** A run of Hangul syllables as its overlapping pairs ("예산회의" → "예산 산회 회의"); shorter runs as they are. */
+function hangulPairs(run: string): string {
+  const syllables = Array.from(run);
+  if (syllables.length < 3) return run;
+  return syllables.slice(1).map((syllable, index) => `${syllables[index]}${syllable}`).join(" ");
+}
 
 export function searchableText(text: string): string {
   let result = text;
@@ -30,5 +72,7 @@ export function searchableText(text: string): string {
     });
     result = result.replace(LETTER_DIGIT, " ");
   }
+  if (MIXED_CASE.test(result)) result = result.replace(LATIN_WORD, (word) => identifierWords(word));
+  result = result.replace(HANGUL_LONG_WORD, (run) => ` ${hangulPairs(run)} `);
   return spaceCjkWords(result);
 }

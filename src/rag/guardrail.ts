@@ -3,8 +3,8 @@ import type { ScoredChunk } from "../core/types.js";
 /** What Chunkpad answers, without calling the LLM, when the documents hold nothing close enough. */
 export const REFUSAL_TEXT = "I don't know based on your documents.";
 
-/** The config default (generation.minSimilarity), calibrated on the shared ClapNQ half (decision 041). */
-export const DEFAULT_MIN_SIMILARITY = 0.48;
+/** The config default (generation.minSimilarity), what `eval --calibrate` writes for the shared ClapNQ half (decisions 041, 047). */
+export const DEFAULT_MIN_SIMILARITY = 0.47;
 
 export interface GuardrailOptions {
   /** The floor the best included chunk must reach, 0..1. */

@@ -77,6 +77,17 @@ describe("rarity-weighted coverage", () => {
     expect(decideRefusal(question, [chunk("The flood of 1927 covered everything.")], "keyword", 0.3, { clauseWeights: weights })).toMatchObject({ refuse: false });
   });
 
+  it("refuses a chunk that holds a question's everyday words but not its one rare name", () => {
+    // Clauses: found, heron, society, vienna; "heron" is in 2 of 1000 chunks, the others in 40 each.
+    const question = "who founded the heron society in vienna";
+    const weights = [rarity(40, 1000), rarity(2, 1000), rarity(40, 1000), rarity(40, 1000)];
+    const everyday = chunk("The society was founded in Vienna in 1897.");
+    const named = chunk("The Heron Society met in Vienna.");
+    // Weighed by idf the everyday chunk held 62 % of the question and passed; by idf squared, 46 %.
+    expect(decideRefusal(question, [everyday], "keyword", 0.47, { clauseWeights: weights })).toMatchObject({ refuse: true });
+    expect(decideRefusal(question, [named], "keyword", 0.47, { clauseWeights: weights })).toMatchObject({ refuse: false });
+  });
+
   it("keeps a separate floor for vector similarity", () => {
     const near = { ...chunk("unrelated words"), distance: 0.45 };
     expect(decideRefusal("penguins", [near], "vector", 0.3)).toMatchObject({ refuse: false });

@@ -81,8 +81,11 @@ export function keywordCoverage(question: string, text: string, weights?: readon
   const clauses = parseQuery(question).include;
   if (clauses.length === 0) return 0;
   const words = wordsOf(text);
-  // Each term counts by its rarity when weights are given (a common word proves little).
-  const weightOf = (index: number) => (weights === undefined ? 1 : Math.max(0, weights[index] ?? 1));
+  // Each term counts by its rarity squared when weights are given (a common word proves little):
+  // the share of the question's tf-idf vector the chunk holds, as a cosine weighs a shared word
+  // idf × idf. Linear weights let a chunk holding the everyday words of a question but not its
+  // one rare name pass (decision 047).
+  const weightOf = (index: number) => (weights === undefined ? 1 : Math.max(0, weights[index] ?? 1) ** 2);
   const total = clauses.reduce((sum, _, index) => sum + weightOf(index), 0);
   if (total <= 0) return 0;
   const matched = clauses.reduce((sum, clause, index) => sum + clauseCredit(clause, words) * weightOf(index), 0);

@@ -26,6 +26,21 @@ describe("parseQuery", () => {
     expect(terms("고양이 나이")).toEqual(["고양", "나이"]);
   });
 
+  it("searches a Korean word of three syllables or more as the phrase of its syllable pairs, without its particle", () => {
+    const clauses = (query: string) => parseQuery(query).include.map((clause) => `${clause.kind}:${clause.words.join(" ")}`);
+    expect(clauses("예산회의는 언제")).toEqual(["phrase:예산 산회 회의", "term:언제"]);
+    // Not a quoted phrase: it ranks, and the any-word list searches its pairs (search/normalize.ts).
+    expect(parseQuery("예산회의는").include[0]?.identifier).toBe(true);
+    expect(clauses('"예산회의가"')).toEqual(["phrase:예산 산회 회의 의가"]);
+  });
+
+  it("searches a camelCase identifier as the phrase of its words and itself, as the index holds it", () => {
+    expect(parseQuery("parseQuery").include).toEqual([{ kind: "phrase", words: ["parse", "query", "parsequery"], identifier: true }]);
+    expect(parseQuery("NF-kappaB").include).toEqual([{ kind: "phrase", words: ["nf", "kappa", "b", "kappab"], identifier: true }]);
+    expect(terms("JavaScript")).toEqual(["java script javascript"]);
+    expect(terms("URLs")).toEqual(["url"]);
+  });
+
   it("splits on apostrophes like the index does, dropping the stop-word halves", () => {
     expect(terms("the user's guide, don't panic")).toEqual(["user", "guide", "panic"]);
     expect(terms("O’Brien")).toEqual(["o", "brien"]);

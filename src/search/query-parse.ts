@@ -62,13 +62,14 @@ function foldCase(text: string): string {
 }
 
 const HANGUL = /\p{Script=Hangul}/u;
+const HANGUL_RUN = /\p{Script=Hangul}+/gu;
 /**
  * Where a typed token breaks into separate search words: anything but letters, digits, marks and
  * the joiners of one spelling (- _ . and the Unicode hyphens). An apostrophe breaks too ("user's"
  * is the word "user").
  */
-/** A token that names a thing rather than joining words: an underscore, a digit beside a letter, a Greek letter. */
-const IDENTIFIER = /_|\p{L}[-.\u2010\u2011]?\p{N}|\p{N}[-.\u2010\u2011]?\p{L}|\p{Script=Greek}/u;
+/** A token that names a thing rather than joining words: an underscore, a digit beside a letter, a Greek letter, camelCase. */
+const IDENTIFIER = /_|\p{L}[-.\u2010\u2011]?\p{N}|\p{N}[-.\u2010\u2011]?\p{L}|\p{Script=Greek}|[a-z][A-Z]|[A-Z]{2}[a-z]/u;
 const TOKEN_BREAK = /[^\p{L}\p{N}\p{M}\p{Co}\-_.\u2010\u2011]+/u;
 /**
  * Korean particles and question endings that attach to the word before them, longest first.
@@ -190,13 +191,16 @@ export function parseQuery(input: string): ParsedQuery {
       add(include, { kind: "phrase", words: words.flatMap(cjkPieces) });
     } else {
       for (const token of segment.text.split(TOKEN_BREAK)) {
-        const tokenWords = wordsOf(searchableText(token));
+        // A Korean word loses its particle before it is cut into syllable pairs as the index cuts it.
+        const hangul = HANGUL.test(token);
+        const tokenWords = wordsOf(searchableText(hangul ? token.replace(HANGUL_RUN, (run) => withoutParticle(run)) : token));
         // An identifier or a symbol's spelling (snake_case, IL-6, IL6, TNFα): its words in order,
         // as the index cut the same spelling (core/searchable-text.ts). A phrase no chunk holds is
         // searched as its words (app/search/keyword-stage.ts). A plain hyphenated word ("on-line",
         // "computer-based") stays loose words: required as a phrase, it narrowed natural-language
         // queries (CISI nDCG@10 0.40 → 0.34).
-        if (tokenWords.length > 1 && IDENTIFIER.test(token) && !hasCjk(token)) {
+        // A Korean word of three syllables or more is a phrase of its pairs (core/searchable-text.ts).
+        if (tokenWords.length > 1 && (IDENTIFIER.test(token) || hangul) && !hasCjk(token)) {
           add(include, { kind: "phrase", words: tokenWords, identifier: true });
           continue;
         }
@@ -215,7 +219,7 @@ export function parseQuery(input: string): ParsedQuery {
         continue;
       }
       if (HANGUL.test(word)) {
-        add(include, { kind: "term", words: [withoutParticle(word)] });
+        add(include, { kind: "term", words: [word] });
         continue;
       }
       const lemma = lemmatize(word);

@@ -32,6 +32,12 @@ describe("makeSnippet", () => {
     expect(snippet).not.toContain("scatter");
   });
 
+  it("finds a Korean word inside a longer one, as keyword search does", () => {
+    const content = `${"다른 내용입니다. ".repeat(20)}다음 주 월요일에 예산회의가 열립니다. ${"다른 내용입니다. ".repeat(20)}`;
+    expect(makeSnippet(content, snippetWords("회의는 언제"), 80)).toContain("예산회의가");
+    expect(makeSnippet(content, snippetWords("예산회의는"), 80)).toContain("예산회의가");
+  });
+
   it("starts at the chunk start when no query word occurs (a vector hit)", () => {
     const content = `Opening line of the chunk. ${filler(100)}`;
     const snippet = makeSnippet(content, ["unrelated"], 80);

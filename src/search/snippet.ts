@@ -11,8 +11,21 @@ const SNIPPET_LEAD_CHARS = 60;
  */
 export function snippetWords(query: string | ParsedQuery): string[] {
   const parsed = typeof query === "string" ? parseQuery(query) : query;
-  // A phrase's own words too: a phrase no chunk holds is searched as its words.
-  return [...new Set(parsed.include.flatMap((clause) => (clause.kind === "phrase" ? [clause.words.join(" "), ...looseWords(clause.words)] : clause.words)))];
+  // A phrase's own words too: a phrase no chunk holds is searched as its words. A Korean word
+  // searched as its syllable pairs (예산 산회 회의) is looked for as the word it spells (예산회의).
+  return [
+    ...new Set(
+      parsed.include.flatMap((clause) => (clause.kind === "phrase" ? [...hangulWord(clause.words), clause.words.join(" "), ...looseWords(clause.words)] : clause.words)),
+    ),
+  ];
+}
+
+const HANGUL_PAIR = /^\p{Script=Hangul}{2}$/u;
+
+/** The Hangul word whose overlapping syllable pairs these are, if they are (core/searchable-text.ts). */
+function hangulWord(pairs: readonly string[]): string[] {
+  const chained = pairs.every((pair, index) => HANGUL_PAIR.test(pair) && (index === 0 || Array.from(pairs[index - 1] ?? "")[1] === Array.from(pair)[0]));
+  return chained && pairs.length > 1 ? [pairs.map((pair, index) => (index === 0 ? pair : Array.from(pair)[1])).join("")] : [];
 }
 
 /**
@@ -45,7 +58,7 @@ function firstMatchIndex(folded: string, words: readonly string[]): number | nul
 }
 
 /**
- * Any of the words at the start of a word, as one pattern (its first match is the earliest of
+ * Any of the words at the start of a word (a Korean one anywhere), as one pattern (its first match is the earliest of
  * any word's), made once for a search's results; null when no word is left after folding.
  */
 const patterns = new Map<string, RegExp | null>();
@@ -54,7 +67,9 @@ function wordsPattern(words: readonly string[]): RegExp | null {
   let pattern = patterns.get(key);
   if (pattern === undefined) {
     const wanted = words.map((word) => foldForMatching(word.trim())).filter((word) => word !== "");
-    pattern = wanted.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}])(?:${wanted.map(escapeRegExp).join("|")})`, "u");
+    // Korean words are indexed as syllable pairs, so one may be found inside a longer word (회의 in 예산회의).
+    const alternatives = wanted.map((word) => (/^\p{Script=Hangul}/u.test(word) ? escapeRegExp(word) : `(?<![\\p{L}\\p{N}])${escapeRegExp(word)}`));
+    pattern = wanted.length === 0 ? null : new RegExp(`(?:${alternatives.join("|")})`, "u");
     if (patterns.size >= 256) patterns.clear();
     patterns.set(key, pattern);
   }

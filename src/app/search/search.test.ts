@@ -155,6 +155,20 @@ describe("search before anything is embedded", () => {
     expect(report.results[0]?.relativePath).toBe("seoul.md");
   });
 
+  it("finds a Korean word inside a compound written without a space, and a compound typed whole finds its words spaced", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("meeting.md", "다음 주 월요일에 예산회의가 열립니다.");
+    await add("report.md", "참석자는 지출 보고서를 준비해 주십시오.");
+    await add("parking.md", "방문객은 정문 옆 주차장을 이용해 주십시오.");
+    const first = async (query: string) => (await search(store, query)).results[0]?.relativePath;
+    expect(await first("회의는 언제 열리나요?")).toBe("meeting.md");
+    expect(await first("지출보고서는 누가 준비하나요?")).toBe("report.md");
+    expect(await first("방문객주차는 어디에 하나요?")).toBe("parking.md");
+  });
+
   it("meets symbol spellings: IL6 and IL-6, TNFα and TNF-alpha, NF-κB and NF-kappaB; an identifier's words as a phrase", async () => {
     const store = openStore();
     const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
@@ -170,6 +184,29 @@ describe("search before anything is embedded", () => {
     expect(await first("NF-kappaB")).toBe("tnf.md");
     const identifier = await search(store, "read_chunk_file");
     expect(identifier.results.map((result) => result.relativePath)).toEqual(["code.md"]);
+  });
+
+  it("finds a camelCase identifier by its words and its words by the identifier, the exact spelling first; NFkB, NF-κB and NF-kappaB meet", async () => {
+    const store = openStore();
+    const folderId = (await store.upsertFolder("/docs", "/docs/_chunks")).id;
+    const add = async (relativePath: string, content: string) =>
+      await store.syncDocument({ folderId, relativePath, title: relativePath, documentType: "md", fileSize: 1, pageCount: null, chunks: [{ content, meta: {} }] });
+    await add("code.md", "Call parseQuery on the input before searching.");
+    await add("prose.md", "We parse the query typed into the box.");
+    await add("nfkb.md", "NFkB activation in macrophages.");
+    await add("kappa.md", "The NF-kappaB pathway in macrophages.");
+    await add("greek.md", "NF-κB signalling in macrophages.");
+    await add("script.md", "Written in JavaScript.");
+    // Enough other documents that these words are rare, as in a real folder (bm25's idf).
+    for (const topic of ["weather", "budget", "garden", "travel", "music", "cooking", "parking", "holidays"]) await add(`${topic}.md`, `Notes about ${topic}.`);
+    const paths = async (query: string) => (await search(store, query)).results.map((result) => result.relativePath);
+    expect((await paths("parse query")).sort()).toEqual(["code.md", "prose.md"]);
+    expect(await paths("parseQuery")).toEqual(["code.md", "prose.md"]);
+    for (const spelling of ["NFkB", "NF-κB", "NF-kappaB"]) expect((await paths(spelling)).sort(), spelling).toEqual(["greek.md", "kappa.md", "nfkb.md"]);
+    expect((await paths("NFkB"))[0]).toBe("nfkb.md");
+    expect((await paths("NF-kappaB"))[0]).toBe("kappa.md");
+    // The whole word still finds its camelCase spelling.
+    expect(await paths("javascript")).toEqual(["script.md"]);
   });
 
   it("counts a repeated word each time it is typed", async () => {

@@ -7,6 +7,7 @@ import { checkKeywordIndex, rebuildKeywordIndex } from "./keyword-index.js";
 import { createKeywordMethods } from "./keyword.js";
 import { createLeases } from "./leases.js";
 import { dropSchema, migrate } from "./schema.js";
+import { rebuildAfterSearchTextChange } from "./search-text-version.js";
 import { createVectorMethods, loadVectorSupport, type VectorSupport } from "./vectors.js";
 
 export interface OpenPostgresStoreOptions {
@@ -34,6 +35,7 @@ export async function openPostgresStore({ url, poolSize, command = "chunkpad", n
   let support: VectorSupport;
   try {
     await migrate(pool, where);
+    await rebuildAfterSearchTextChange(pool);
     support = await loadVectorSupport(pool, where);
   } catch (error) {
     await pool.end().catch(() => undefined);

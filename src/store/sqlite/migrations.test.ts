@@ -157,9 +157,33 @@ describe("opening the real databases", () => {
     old.close();
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
-    expect(store.migration.applied).toEqual([6]);
+    expect(store.migration.applied).toEqual([6, 7]);
     expect(store.keywordSearch('"il 6"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
     expect(store.keywordSearch('"tnf alpha"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
+    expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
+    store.close();
+  });
+
+  it("rebuilds a version 6 keyword index, so a Korean compound already stored is found by its last word, and parseQuery by its words", () => {
+    const file = databasePath();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const old = openDatabase({ path: file });
+    // For text without digits or Greek letters, what search_text gave before migration 7.
+    old.function("search_text", { deterministic: true }, (text: unknown) => (typeof text === "string" ? spaceCjkWords(text) : text));
+    runMigrations(old, MAIN_MIGRATIONS.slice(0, 6), "main");
+    old.exec(`
+      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+      INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'ko.md', 'ko.md', '안내', 'markdown', 't');
+      INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
+        ('f:ko.md#1', 'd', 'f', 1, '안내', '서울 본사에서 예산회의가 열립니다. Call parseQuery first.', 'h1', NULL, 't');
+    `);
+    old.close();
+
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
+    expect(store.migration.applied).toEqual([7]);
+    expect(store.keywordSearch('"회의"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
+    expect(store.keywordSearchInMemory([{ word: "회의", prefix: false }], "all", [], { limit: 5 })?.map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
+    expect(store.keywordSearch('"parse query"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
     store.close();
   });

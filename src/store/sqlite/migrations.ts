@@ -281,6 +281,14 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');");
     },
   },
+  {
+    version: 7,
+    description: "keyword index rebuilt: Hangul words as syllable pairs, camelCase words as their words then themselves (search_text, decisions 048, 049)",
+    up(db) {
+      // As migration 6: search_text gives new words, the chunks are untouched.
+      db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');");
+    },
+  },
 ];
 
 /** The chat database (chunkpad_chat.db). */
