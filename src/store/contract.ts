@@ -43,6 +43,12 @@ export interface SourceRecord {
   chunkFileHash: string | null;
   /** Hash of the chunk file text last taken into the database (a hand edit already synced). */
   syncedChunkFileHash: string | null;
+  /**
+   * The chunk file as last read or written, "size:mtimeMs:inode:hash" (hash of its text then), so a
+   * run where nothing changed compares a stat instead of reading and hashing every chunk file.
+   * Optional: a backend that does not keep it (or an older row) just means the file is read.
+   */
+  chunkFileStat?: string | null;
   status: SourceStatus;
   errorCode: string | null;
   errorMessage: string | null;

@@ -155,6 +155,31 @@ describe("processFolder caches only failures that recur", () => {
     expect(fake.parsed).toEqual([]);
   });
 
+  it("on a run where nothing changed, still takes in a hand edit that keeps the chunk file's size, even one saved over it with the old time", async () => {
+    const { folder, context, fake, texts } = setup({ "a.txt": "The heron waits by the river.", "b.txt": "Otters hold hands." });
+    await processFolder(context, folder);
+    const quiet = await processFolder(context, folder);
+    expect(quiet.unchanged).toEqual(["a.txt", "b.txt"]);
+
+    const chunkA = path.join(folder, "_chunks", "a.txt.md");
+    fs.writeFileSync(chunkA, fs.readFileSync(chunkA, "utf8").replace("heron", "egret"));
+    // An editor that saves to a new file and renames it over the old one, keeping size and time.
+    const chunkB = path.join(folder, "_chunks", "b.txt.md");
+    const before = fs.statSync(chunkB);
+    const saved = path.join(folder, "_chunks", ".b.txt.md.swp");
+    fs.writeFileSync(saved, fs.readFileSync(chunkB, "utf8").replace("Otters", "Beaver"));
+    fs.utimesSync(saved, before.atime, before.mtime);
+    fs.renameSync(saved, chunkB);
+    fake.parsed.length = 0;
+
+    const next = await processFolder(context, folder);
+    expect(fake.parsed).toEqual([]);
+    expect(next.editsSynced.map((edit) => edit.path)).toEqual(["a.txt", "b.txt"]);
+    expect(await texts()).toContain("The egret waits by the river.");
+    expect(await texts()).toContain("Beaver hold hands.");
+    expect((await processFolder(context, folder)).unchanged).toEqual(["a.txt", "b.txt"]);
+  });
+
   it("after a first run stopped midway (Ctrl-C), parses only what was not done", async () => {
     const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "c.txt": "Gamma." });
     const controller = new AbortController();
