@@ -29,7 +29,8 @@ type Segment =
   | { kind: "heading"; line: string; level: number; content: string }
   | { kind: "paragraph"; lines: string[] }
   | { kind: "list"; lines: string[]; items: ListItem[] }
-  | { kind: "code"; value: string };
+  | { kind: "code"; value: string }
+  | { kind: "opaque"; lines: string[] };
 
 interface ListItem {
   marker: string;
@@ -51,6 +52,8 @@ export function scanMarkdownBlocks(markdown: string, parseBlock: (text: string) 
 
 function blocksOfSegment(segment: Segment, parseBlock: (text: string) => ParsedBlock[]): ParsedBlock[] {
   switch (segment.kind) {
+    case "opaque":
+      return parseBlock(segment.lines.join("\n"));
     case "code": {
       const text = segment.value.replace(/^\n+|\s+$/g, "");
       return text ? [{ kind: "code", text }] : [];
@@ -100,7 +103,14 @@ function segmentsOf(lines: string[]): Segment[] | undefined {
       continue;
     }
     const indent = indentOf(line);
-    if (indent === undefined || indent > 3 || !startsPlainly(line.slice(indent))) return undefined;
+    if (indent === undefined || indent > 3) return undefined;
+    if (!startsPlainly(line.slice(indent))) {
+      const opaque = readOpaque(lines, index);
+      if (!opaque) return undefined;
+      segments.push(opaque.segment);
+      index = opaque.next;
+      continue;
+    }
     if (indent > 0) {
       // Only a paragraph is read when indented (1–3 spaces); any other block there is micromark's.
       if (FENCE.test(line.slice(indent)) || ATX.test(line.slice(indent)) || LIST_START.test(line.slice(indent))) return undefined;
@@ -131,17 +141,49 @@ function segmentsOf(lines: string[]): Segment[] | undefined {
     }
     // A paragraph runs to a blank line or a line that interrupts it.
     const paragraph: string[] = [line];
+    const paragraphStart = index;
+    let opaque = false;
     index++;
     for (let next = lines[index]; next !== undefined && !isBlank(next); next = lines[index]) {
       const interrupt = interruptsParagraph(next);
-      if (interrupt === undefined) return undefined;
+      if (interrupt === undefined) {
+        opaque = true;
+        break;
+      }
       if (interrupt) break;
       paragraph.push(next);
       index++;
     }
+    if (opaque) {
+      // A table header, a setext underline or a quote under the text: the lot, to the blank line, is micromark's.
+      const run = readOpaque(lines, paragraphStart);
+      if (!run) return undefined;
+      segments.push(run.segment);
+      index = run.next;
+      continue;
+    }
     segments.push({ kind: "paragraph", lines: paragraph });
   }
   return segments;
+}
+
+/**
+ * Lines from `start` to the next blank line, parsed by micromark on their own (a table, a quote,
+ * a setext heading, a thematic break). That is the same as in the document only when nothing in
+ * them can run past the blank line or into what follows: a fence, HTML, a list item or indented
+ * code makes it undefined.
+ */
+function readOpaque(lines: string[], start: number): { segment: Segment; next: number } | undefined {
+  const run: string[] = [];
+  let index = start;
+  for (let line = lines[index]; line !== undefined && !isBlank(line); line = lines[++index]) {
+    const indent = indentOf(line);
+    if (indent === undefined || (index === start && indent > 3)) return undefined;
+    const text = line.slice(indent);
+    if (FENCE.test(text) || LIST_START.test(text) || text.startsWith("<") || (indent > 3 && /^[ \t]*$/.test(lines[index + 1] ?? ""))) return undefined;
+    run.push(line);
+  }
+  return { segment: { kind: "opaque", lines: run }, next: index };
 }
 
 /** Leading spaces, or undefined when the indentation holds a tab (columns the scanner does not count). */

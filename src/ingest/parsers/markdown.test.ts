@@ -224,6 +224,9 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     "a | b", "<div>\nhtml\n</div>", "> quote", "[ref]: https://example.com\n\n[ref]", "Note[^1].\n\n[^1]: The note.", "-     five spaces: code in an item",
     "- item\nlazy continuation", "- item\n\n  indented second paragraph", "1. one\n- bullet right under", "- a\n\n2. after a blank", "",
     "www.example.com and me@example.com and https://example.org/path", "   \n\t\n", "# Only a heading", "```\n# fenced\n```\n# real",
+    "Intro\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- after a table", "| a |\n|---|\n| x |\n```\nfence in the run\n```", "> quote\n\n- list\n\n> again",
+    "Title\n===\n\ntext\n\n---\n\nmore\n***", "> quote\nlazy | pipe\n\n    indented after", "| a |\n|---|\n    | indented row |", "a | b\n- c",
+    "- a | b\n\n- c", "Text\n> quote under text\n\nafter", "| t |\n|---|\n<div>x</div>", "x\n\n| a |\n|:-:|\n| [l](u) *e* \\| p |\n\n# Next",
   ];
   const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
   /** Notes made of CISI abstracts the way a notes folder is written: sections, lists, a link, sometimes code. */
