@@ -32,6 +32,19 @@ export interface FolderStats {
 
 export type SourceStatus = "processed" | "failed" | "skipped";
 
+/** Writes grouped into fewer commits (MainStore.startCommitGroup). */
+export interface CommitGroupOptions {
+  /** A group's first write is committed at most this long after it was made. */
+  maxDelayMs: number;
+  /** Called after each commit: every write made before it is durable. */
+  onCommit: () => void;
+}
+
+export interface CommitGroup {
+  /** Commits what is pending and stops grouping. */
+  end(): Promise<void>;
+}
+
 /** What the incremental run remembers about one source file. */
 export interface SourceRecord {
   folderId: string;
@@ -234,6 +247,12 @@ export interface MainStore {
   getSource(folderId: string, relativePath: string): Promise<SourceRecord | null>;
   upsertSource(source: SourceRecord): Promise<void>;
   deleteSource(folderId: string, relativePath: string): Promise<boolean>;
+  /**
+   * Optional: until `end()`, the writes of documents and sources are committed together, at most
+   * `maxDelayMs` after the first one, instead of one commit each; `onCommit` says when they are
+   * durable. A backend without it commits each write as it comes.
+   */
+  startCommitGroup?(options: CommitGroupOptions): CommitGroup;
 
   // documents and chunks
   /**
