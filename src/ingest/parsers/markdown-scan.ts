@@ -205,10 +205,13 @@ function interruptsParagraph(line: string): boolean | undefined {
   if (!startsPlainly(text)) return undefined;
   if (FENCE.test(text) || ATX.test(text)) return indent === 0 ? true : undefined;
   if (LIST_START.test(text)) {
-    const item = listItemOf(text);
-    // A bullet, or a list numbered from 1, interrupts a paragraph; "2. x" continues it.
-    if (item && (item.number === undefined || item.number === 1)) return indent === 0 ? true : undefined;
-    return !item && !/^\d{1,9}[.)][ \t]/.test(text) ? undefined : false;
+    // Only a non-empty item, and of numbered ones only one numbered 1, interrupts a paragraph:
+    // "1969." or "3) budgets" under text continues it.
+    if (/^(?:[-*+]|\d{1,9}[.)])[ \t]*$/.test(text)) return false;
+    const number = /^(\d{1,9})[.)]/.exec(text)?.[1];
+    if (number !== undefined && Number(number) !== 1) return false;
+    // A bullet or "1." at the margin starts a list; indented, or with tabs or 5+ spaces after it, it is micromark's call.
+    return listItemOf(text) && indent === 0 ? true : undefined;
   }
   return false;
 }
@@ -249,8 +252,9 @@ function readList(lines: string[], start: number): { segment: Segment; next: num
       continue;
     }
     if (LIST_START.test(line)) {
+      // At the margin under an item, any list marker starts an item (the rule that only "1."
+      // interrupts text is for a paragraph that holds the line): one of another kind is micromark's call.
       const item = listItemOf(line);
-      // An item of another kind right under this one: micromark's call.
       if (!item || !sameKind(item)) return undefined;
       listLines.push(line);
       items.push(item);
@@ -260,14 +264,13 @@ function readList(lines: string[], start: number): { segment: Segment; next: num
     const interrupt = interruptsParagraph(line);
     if (interrupt === undefined) return undefined;
     if (interrupt) {
+      // A fence or heading at the margin ends the list; a list of another kind right under it is micromark's call.
       if (indentOf(line) !== 0 || !(FENCE.test(line) || ATX.test(line))) return undefined;
       break;
     }
-    // The item's text goes on (indented, or lazily at the margin).
+    // The item's text goes on (indented, or lazily at the margin): nothing here can interrupt it.
     const last = items[items.length - 1] as ListItem;
-    const text = line.trimStart();
-    if (OPENS_BLOCK.test(text)) return undefined;
-    items[items.length - 1] = { ...last, content: `${last.content}\n${text}` };
+    items[items.length - 1] = { ...last, content: `${last.content}\n${line.trimStart()}` };
     listLines.push(line);
     index++;
   }

@@ -226,7 +226,8 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     "www.example.com and me@example.com and https://example.org/path", "   \n\t\n", "# Only a heading", "```\n# fenced\n```\n# real",
     "Intro\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- after a table", "| a |\n|---|\n| x |\n```\nfence in the run\n```", "> quote\n\n- list\n\n> again",
     "Title\n===\n\ntext\n\n---\n\nmore\n***", "> quote\nlazy | pipe\n\n    indented after", "| a |\n|---|\n    | indented row |", "a | b\n- c",
-    "- a | b\n\n- c", "Text\n> quote under text\n\nafter", "| t |\n|---|\n<div>x</div>", "x\n\n| a |\n|:-:|\n| [l](u) *e* \\| p |\n\n# Next",
+    "- a | b\n\n- c", "Text\n> quote under text\n\nafter", "Para\n1969.\nmore", "- item text\n3) continues lazily", "- item\n1969.", "1. a\nb\n2) c",
+    "- a\n  2. b", "- a\n  1. b", "Para\n1.     code?", "Para\n2.     x", "- a\n-", "- a\n+ b", "1. a\n1) b", "- a\n1. b", "- a\n2. b", "- a\n  # h", "- a\n  > q", "| t |\n|---|\n<div>x</div>", "x\n\n| a |\n|:-:|\n| [l](u) *e* \\| p |\n\n# Next",
   ];
   const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
   /** Notes made of CISI abstracts the way a notes folder is written: sections, lists, a link, sometimes code. */
