@@ -336,6 +336,12 @@ export interface MainStore {
    * `waitUntilReady`: resolves once they are (at once when nothing is kept).
    */
   searchIndexStatus(options?: { waitUntilReady?: boolean }): Promise<SearchIndexStatus>;
+  /**
+   * Optional: adds the vectors written so far to an approximate vector index kept beside the
+   * store, so a run that writes vectors batch by batch leaves no build for its end. `added`: what
+   * this call took in (0 when the index was up to date); null when no such index is kept.
+   */
+  updateVectorIndex?(): Promise<{ vectors: number; added: number } | null>;
   /** Whether any chunk has a vector: what a search asks before every vector query, so it must not count them all. */
   hasVectors(): Promise<boolean>;
   /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order (for export). */

@@ -61,6 +61,8 @@ export interface SqliteMainStore
   /** The approximate vector index: vectors loaded in this process (0: none loaded), and why it cannot be used at all. */
   vectorIndexInfo(): { loaded: number; threshold: number; unavailableReason: string | null; builds: number };
   close(): void;
+  /** Adds the vectors written so far to the approximate index (ann.ts catchUp); null when none is kept. */
+  updateVectorIndex(): { vectors: number; added: number } | null;
   /** Grouped commits (commit-group.ts): `start` from the contract, `beforeWrite` before each grouped write. */
   commitGrouping: CommitGrouping;
 }
@@ -134,6 +136,7 @@ function composeMainStore(
     path,
     migration,
     commitGrouping: createCommitGrouping(db),
+    updateVectorIndex: () => ann?.catchUp() ?? null,
     vectorIndexInfo: () => ({ loaded: ann?.loadedSize() ?? 0, threshold: ann?.threshold ?? Infinity, unavailableReason: ann?.unavailableReason ?? null, builds: ann?.builds() ?? 0 }),
     close() {
       // A group left open by a run that stopped commits what it holds: those writes were complete.

@@ -188,6 +188,7 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
       return { keyword: engine.keywordIndexStatus() };
     },
     listVectors: call(engine.listVectors),
+    updateVectorIndex: call(engine.updateVectorIndex),
     getMeta: call(engine.getMeta),
     setMeta: call(engine.setMeta),
     deleteMeta: call(engine.deleteMeta),
