@@ -180,6 +180,21 @@ describe("processFolder caches only failures that recur", () => {
     expect((await processFolder(context, folder)).unchanged).toEqual(["a.txt", "b.txt"]);
   });
 
+  it("processes two folders at once on one store (one server), each run's files all recorded and reported done", async () => {
+    const { folder, context } = setup({ "a.txt": "Alpha.", "b.txt": "Beta." });
+    const other = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-process-other-")));
+    for (const name of ["c.txt", "d.txt", "e.txt"]) fs.writeFileSync(path.join(other, name), `Text of ${name}.`);
+    const finalDone: number[] = [];
+    const track = (index: number) => (progress: { phase: string; done: number }) => {
+      if (progress.phase === "done") finalDone[index] = progress.done;
+    };
+    const [first, second] = await Promise.all([processFolder(context, folder, { onProgress: track(0) }), processFolder(context, other, { onProgress: track(1) })]);
+    expect(first.processed.map((file) => file.path)).toEqual(["a.txt", "b.txt"]);
+    expect(second.processed.map((file) => file.path)).toEqual(["c.txt", "d.txt", "e.txt"]);
+    expect(finalDone).toEqual([2, 3]);
+    expect((await store!.listDocuments()).length).toBe(5);
+  });
+
   it("after a first run stopped midway (Ctrl-C), parses only what was not done", async () => {
     const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "c.txt": "Gamma." });
     const controller = new AbortController();

@@ -16,53 +16,52 @@ export interface CommitGrouping {
 }
 
 export function createCommitGrouping(db: SqliteDatabase): CommitGrouping {
-  let active: { options: CommitGroupOptions; timer: NodeJS.Timeout | undefined; open: boolean } | undefined;
+  /** The runs grouping now (two folders processed at once in one server share the transaction). */
+  const groups = new Set<CommitGroupOptions>();
+  let open = false;
+  let timer: NodeJS.Timeout | undefined;
   let failure: unknown;
 
   const commit = () => {
-    if (!active) return;
-    clearTimeout(active.timer);
-    active.timer = undefined;
-    if (!active.open) return;
-    active.open = false;
+    clearTimeout(timer);
+    timer = undefined;
+    if (!open) return;
+    open = false;
     if (!db.inTransaction) {
       // SQLite rolled the transaction back on its own (a full disk, an I/O error): say so, never pretend.
       failure = new ChunkpadError("DATABASE_ERROR", "The database undid the last writes of this run (the disk may be full or failing). Free space or check the disk, then run the same command again.");
       throw failure;
     }
     db.exec("COMMIT");
-    active.options.onCommit();
+    for (const group of groups) group.onCommit();
   };
 
   return {
     start(options) {
-      if (active) throw new ChunkpadError("INTERNAL", "a commit group is already running on this store");
-      active = { options, timer: undefined, open: false };
-      failure = undefined;
+      groups.add(options);
+      if (groups.size === 1) failure = undefined;
       return {
         async end() {
           try {
             commit();
           } finally {
-            if (active?.timer) clearTimeout(active.timer);
-            active = undefined;
+            groups.delete(options);
           }
         },
       };
     },
     beforeWrite() {
       if (failure) throw failure;
-      if (!active || active.open || db.inTransaction) return;
+      if (groups.size === 0 || open || db.inTransaction) return;
       db.exec("BEGIN IMMEDIATE");
-      active.open = true;
-      const group = active;
-      group.timer = setTimeout(() => {
+      open = true;
+      timer = setTimeout(() => {
         try {
-          if (active === group) commit();
+          commit();
         } catch (error) {
           failure = error;
         }
-      }, group.options.maxDelayMs);
+      }, Math.min(...[...groups].map((group) => group.maxDelayMs)));
     },
   };
 }
