@@ -3,11 +3,13 @@
  * parser's tree with GFM's autolink literals always on (as before) and only where one can occur,
  * on the repository's own markdown (links and addresses: parsed with autolinks either way) and on
  * prose without links (CISI abstracts as markdown sections, as much of a notes folder is).
+ * Then the blocks Step 1 takes from a file: micromark's whole tree against the line scanner (each
+ * block with inline markup parsed on its own, the rest read by the scanner), on the same texts.
  * `npx tsx bench/markdown-parse.ts [rounds=3]`. Prints figures only.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseMarkdown } from "../src/ingest/parsers/markdown.js";
+import { markdownBlocks, markdownBlocksByTree, parseMarkdown } from "../src/ingest/parsers/markdown.js";
 import { parseSmartDocuments } from "../src/search/smart-format.js";
 
 const ROUNDS = Number(process.argv[2] ?? 3);
@@ -34,4 +36,22 @@ for (const [label, texts] of [["repository markdown (has links)", repoMarkdown],
   const always = cpuMs(texts, "always");
   const possible = cpuMs(texts, "when-possible");
   console.log(`  ${label.padEnd(34)} ${megabytes.toFixed(2)} MB: ${always.toFixed(0)} → ${possible.toFixed(0)} ms (${(always / possible).toFixed(1)}×)`);
+}
+
+function blocksCpuMs(texts: string[], read: (text: string) => unknown): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < ROUNDS; round++) {
+    const started = process.cpuUsage();
+    for (const text of texts) read(text);
+    const used = process.cpuUsage(started);
+    best = Math.min(best, (used.user + used.system) / 1000);
+  }
+  return best;
+}
+
+console.log(`\nmarkdown to blocks, CPU ms (best of ${ROUNDS}): micromark's tree → line scanner`);
+for (const [label, texts] of [["repository markdown (has links)", repoMarkdown], ["prose without links (100 files)", prose]] as const) {
+  const tree = blocksCpuMs(texts, markdownBlocksByTree);
+  const scanned = blocksCpuMs(texts, markdownBlocks);
+  console.log(`  ${label.padEnd(34)} ${tree.toFixed(0)} → ${scanned.toFixed(0)} ms (${(tree / scanned).toFixed(1)}×)`);
 }

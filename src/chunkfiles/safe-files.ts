@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileDurably } from "../core/durable-write.js";
@@ -21,23 +21,32 @@ function linkError(chunksRootPath: string, linkPath: string): ChunkpadError {
 
 /** Throws CHUNK_FILE_LINK when the chunks root or any existing entry between it and `filePath` is a symlink. */
 export async function assertNoLinks(chunksRootPath: string, filePath: string): Promise<void> {
+  await lstatChunkFileSafely(chunksRootPath, filePath);
+}
+
+/**
+ * The chunk file's own lstat (undefined when it does not exist), after the same checks as
+ * assertNoLinks: CHUNK_FILE_LINK when it, the chunks root or a folder between them is a link.
+ */
+export async function lstatChunkFileSafely(chunksRootPath: string, filePath: string): Promise<Stats | undefined> {
   const root = path.resolve(chunksRootPath);
   const relative = path.relative(root, path.resolve(filePath));
   if (relative.startsWith("..") || path.isAbsolute(relative)) {
     throw new ChunkpadError("INTERNAL", `${filePath} is outside the chunk folder ${root}`);
   }
   let current = root;
+  let stats: Stats | undefined;
   for (const segment of ["", ...relative.split(path.sep).filter(Boolean)]) {
     current = segment ? path.join(current, segment) : current;
-    let stats;
     try {
       stats = await fs.lstat(current);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return; // nothing further exists to follow
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined; // nothing further exists to follow
       throw error;
     }
     if (stats.isSymbolicLink()) throw linkError(root, current);
   }
+  return stats;
 }
 
 /** The chunk file's text, or undefined when there is none; never through a link. */
@@ -79,10 +88,14 @@ export async function chunkFileModeFor(access: ChunkFileAccess): Promise<number>
   return defaultFileMode() & (stats ? stats.mode : 0o600);
 }
 
-/** Writes a chunk file atomically and durably, refusing when a link is on the way, with no wider permissions than `access` allows. */
-export async function writeChunkFileSafely(chunksRootPath: string, filePath: string, text: string | Uint8Array, access: ChunkFileAccess): Promise<void> {
+/**
+ * Writes a chunk file atomically and durably, refusing when a link is on the way, with no wider
+ * permissions than `access` allows. Returns the written file's stat (taken before it was renamed
+ * into place, so a later edit shows as a different one).
+ */
+export async function writeChunkFileSafely(chunksRootPath: string, filePath: string, text: string | Uint8Array, access: ChunkFileAccess): Promise<Stats> {
   await assertNoLinks(chunksRootPath, filePath);
-  await writeFileDurably(filePath, text, { mode: await chunkFileModeFor(access) });
+  return writeFileDurably(filePath, text, { mode: await chunkFileModeFor(access) });
 }
 
 /** Takes from an existing chunk file any permission its source lacks (a document made private later). */

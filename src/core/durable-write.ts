@@ -55,24 +55,30 @@ export function writeFileDurablySync(filePath: string, text: string | Uint8Array
   syncDirectory(directory);
 }
 
-/** The same as writeFileDurablySync, without blocking the event loop. */
-export async function writeFileDurably(filePath: string, text: string | Uint8Array, options: DurableWriteOptions = {}): Promise<void> {
+/**
+ * The same as writeFileDurablySync, without blocking the event loop. Returns the new file's stat
+ * (size, modification time, inode and mode as it lands at `filePath`).
+ */
+export async function writeFileDurably(filePath: string, text: string | Uint8Array, options: DurableWriteOptions = {}): Promise<fs.Stats> {
   const directory = path.dirname(filePath);
   await fs.promises.mkdir(directory, { recursive: true });
   const temporary = temporaryNameFor(filePath);
+  let stats: fs.Stats;
   try {
     const handle = await fs.promises.open(temporary, "wx", options.mode ?? 0o666);
     try {
       await handle.writeFile(text, "utf8");
       await handle.sync();
+      if (options.mode !== undefined) await handle.chmod(options.mode);
+      stats = await handle.stat();
     } finally {
       await handle.close();
     }
-    if (options.mode !== undefined) await fs.promises.chmod(temporary, options.mode);
     await fs.promises.rename(temporary, filePath);
   } catch (error) {
     await fs.promises.rm(temporary, { force: true }).catch(() => undefined);
     throw error;
   }
   syncDirectory(directory);
+  return stats;
 }

@@ -33,8 +33,11 @@ describe("parse runner", () => {
     const file = path.resolve("README.md");
     const { drafts, ...document } = await runner.parse({ path: file, limits: DEFAULT_PARSE_LIMITS, chunking: { chunkSizeTokens: 200, chunkOverlapTokens: 30 } });
     expect(drafts?.length).toBeGreaterThan(20);
-    expect(drafts).toEqual(chunkDocument(document, { chunkSizeTokens: 200, chunkOverlapTokens: 30 }));
     const plain = await runner.parse({ path: file, limits: DEFAULT_PARSE_LIMITS });
+    expect(drafts).toEqual(chunkDocument(plain, { chunkSizeTokens: 200, chunkOverlapTokens: 30 }));
+    // The chunks hold the text: the blocks do not cross back to this thread a second time.
+    expect(document.blocks).toEqual([]);
+    expect(document.title).toBe(plain.title);
     expect(plain.drafts).toBeUndefined();
     expect(chunkDocument(plain, DEFAULT_CHUNKING).length).toBeGreaterThan(0);
   });

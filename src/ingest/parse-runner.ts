@@ -22,7 +22,7 @@ export interface ParseJob {
   limits: ParseLimits;
   /** This job's time limit, instead of the pool's (`--timeout`). */
   timeoutMs?: number;
-  /** Also chunk the document in the worker (its chunks come back as `drafts`). */
+  /** Also chunk the document in the worker (its chunks come back as `drafts`, and its `blocks` empty: the text crosses threads once). */
   chunking?: ChunkingOptions;
 }
 

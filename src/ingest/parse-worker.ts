@@ -13,7 +13,7 @@ export interface ParseRequest {
   password?: string;
   limits: ParseLimits;
   timeoutMs: number;
-  /** Chunk the document here too, where its text already is (tokens counted off the main thread). */
+  /** Chunk the document here too, where its text already is (tokens counted off the main thread); its blocks then come back empty. */
   chunking?: ChunkingOptions;
 }
 
@@ -29,7 +29,9 @@ if (port) {
     parseFile(request.path, { password: request.password, limits: request.limits, signal: controller.signal, deadlineMs: Date.now() + request.timeoutMs })
       .then((document) => {
         const drafts = request.chunking === undefined ? undefined : chunkDocument(document, request.chunking);
-        port.postMessage({ id: request.id, ok: true, document, ...(drafts === undefined ? {} : { drafts }) } satisfies ParseResponse);
+        // Chunked here, the document's text travels back once, in its chunks: its blocks stay behind.
+        const sent = drafts === undefined ? document : { ...document, blocks: [] };
+        port.postMessage({ id: request.id, ok: true, document: sent, ...(drafts === undefined ? {} : { drafts }) } satisfies ParseResponse);
       })
       .catch((error: unknown) => {
         // A parser stopped by the time limit reports a cancellation; the user needs to hear "timeout".

@@ -8,6 +8,8 @@ export interface WalkedFile {
   absolutePath: string;
   size: number;
   mtimeMs: number;
+  /** Permission bits (a chunk file never gets more than its source). */
+  mode?: number;
 }
 
 export interface WalkSkip {
@@ -118,7 +120,7 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
         skipped.push({ relativePath, reason: `too large (${megabytes} MB > ${limit} MB limit; raise ingest.maxFileSizeMb to include it)` });
         continue;
       }
-      files.push({ relativePath, absolutePath: target, size: stats.size, mtimeMs: recordedMtimeMs(stats) });
+      files.push({ relativePath, absolutePath: target, size: stats.size, mtimeMs: recordedMtimeMs(stats), mode: stats.mode });
     }
   };
 

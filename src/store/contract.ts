@@ -32,6 +32,19 @@ export interface FolderStats {
 
 export type SourceStatus = "processed" | "failed" | "skipped";
 
+/** Writes grouped into fewer commits (MainStore.startCommitGroup). */
+export interface CommitGroupOptions {
+  /** A group's first write is committed at most this long after it was made. */
+  maxDelayMs: number;
+  /** Called after each commit: every write made before it is durable. */
+  onCommit: () => void;
+}
+
+export interface CommitGroup {
+  /** Commits what is pending and stops grouping. */
+  end(): Promise<void>;
+}
+
 /** What the incremental run remembers about one source file. */
 export interface SourceRecord {
   folderId: string;
@@ -43,6 +56,12 @@ export interface SourceRecord {
   chunkFileHash: string | null;
   /** Hash of the chunk file text last taken into the database (a hand edit already synced). */
   syncedChunkFileHash: string | null;
+  /**
+   * The chunk file as last read or written, "size:mtimeMs:inode:hash" (hash of its text then), so a
+   * run where nothing changed compares a stat instead of reading and hashing every chunk file.
+   * Optional: a backend that does not keep it (or an older row) just means the file is read.
+   */
+  chunkFileStat?: string | null;
   status: SourceStatus;
   errorCode: string | null;
   errorMessage: string | null;
@@ -228,6 +247,12 @@ export interface MainStore {
   getSource(folderId: string, relativePath: string): Promise<SourceRecord | null>;
   upsertSource(source: SourceRecord): Promise<void>;
   deleteSource(folderId: string, relativePath: string): Promise<boolean>;
+  /**
+   * Optional: until `end()`, the writes of documents and sources are committed together, at most
+   * `maxDelayMs` after the first one, instead of one commit each; `onCommit` says when they are
+   * durable. A backend without it commits each write as it comes.
+   */
+  startCommitGroup?(options: CommitGroupOptions): CommitGroup;
 
   // documents and chunks
   /**
@@ -311,6 +336,12 @@ export interface MainStore {
    * `waitUntilReady`: resolves once they are (at once when nothing is kept).
    */
   searchIndexStatus(options?: { waitUntilReady?: boolean }): Promise<SearchIndexStatus>;
+  /**
+   * Optional: adds the vectors written so far to an approximate vector index kept beside the
+   * store, so a run that writes vectors batch by batch leaves no build for its end. `added`: what
+   * this call took in (0 when the index was up to date); null when no such index is kept.
+   */
+  updateVectorIndex?(): Promise<{ vectors: number; added: number } | null>;
   /** Whether any chunk has a vector: what a search asks before every vector query, so it must not count them all. */
   hasVectors(): Promise<boolean>;
   /** The stored vectors (of one folder), each with the hash of the text it was made from, in ref order (for export). */

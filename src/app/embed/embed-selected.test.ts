@@ -82,11 +82,11 @@ interface Setup {
   run: (model: FakeModel, options?: EmbedOptions) => ReturnType<typeof embedSelected>;
 }
 
-async function setup(documents: Record<string, string[]> = { "birds.md": ["heron", "kestrel", "wren"], "trees.md": ["oak", "ash"] }): Promise<Setup> {
+async function setup(documents: Record<string, string[]> = { "birds.md": ["heron", "kestrel", "wren"], "trees.md": ["oak", "ash"] }, storeOptions: { annThreshold?: number } = {}): Promise<Setup> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-embed-"));
   const rootPath = path.join(home, "docs");
   fs.mkdirSync(rootPath);
-  const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+  const store = openMainStore({ path: path.join(home, "data", "chunkpad.db"), ...storeOptions });
   cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
   cleanups.push(() => store.close());
   const folderId = (await store.upsertFolder(rootPath, path.join(rootPath, "_chunks"))).id;
@@ -149,6 +149,15 @@ describe("embedSelected", () => {
     expect(await store.getMeta(META_KEYS.embeddingModel)).toBe("test-org/fake");
     expect(JSON.parse(await store.getMeta(META_KEYS.embeddingFingerprint) ?? "{}")).toMatchObject({ embedder: { model: "test-org/fake", dtype: "fp32" } });
     expect(model.closed).toBe(1);
+  });
+
+  it("adds the vectors to the approximate index batch by batch, so none is left to build when the run ends", async () => {
+    const words = ["heron", "kestrel", "wren", "oak", "ash", "elm", "yew", "fir", "owl", "jay", "tit", "rook"];
+    const { store, run } = await setup({ "many.md": words.map((word) => `The ${word} and its habits.`) }, { annThreshold: 4 });
+    const report = await run(fakeModel("test-org/fake", 8));
+    expect(report.embedded).toBe(12);
+    // Already up to date: asking again takes nothing in (before, the whole index was built at close).
+    expect(await store.updateVectorIndex?.()).toEqual({ vectors: 12, added: 0 });
   });
 
   it("does nothing on a second run, without loading the model", async () => {

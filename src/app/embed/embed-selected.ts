@@ -270,6 +270,8 @@ async function embedPlans(store: MainStore, embedder: Embedder, plans: readonly 
         stamp as string,
       );
       report.embedded += written.written;
+      // Into the approximate index as they come, so the last batch is not followed by a build of them all.
+      await store.updateVectorIndex?.();
       done += refs.length;
       report.chunksPerSecond = throughput();
       options.onProgress?.({ phase: "embed", done, total, chunksPerSecond: report.chunksPerSecond });

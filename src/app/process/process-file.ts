@@ -4,7 +4,7 @@ import type { ChunkDraft } from "../../core/types.js";
 import { chunkDocument } from "../../chunking/chunker.js";
 import { parseChunkFile, readChunkFileText, renderChunkFile } from "../../chunkfiles/format.js";
 import { chunkFilePathIn } from "../../chunkfiles/paths.js";
-import { narrowChunkFileMode, readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
+import { lstatChunkFileSafely, narrowChunkFileMode, readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
 import { hashText } from "../../chunkfiles/hash.js";
 import { formatFor } from "../../ingest/registry.js";
 import type { WalkedFile } from "../../ingest/walk.js";
@@ -13,6 +13,7 @@ import { hashFile, hashFileIfPresent, snapshotSource } from "./files.js";
 import { forgetSource, type ProcessContext, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
 import { shownChunkFile, type FolderPlace } from "./place.js";
 import { NOTHING_TO_INDEX, RETRIED_FAILURES } from "./file-problems.js";
+import { chunkFileStatOf, chunkFileUnchanged } from "./chunk-file-stat.js";
 
 /** Step 1 for one source file: parse, chunk, write its chunk file (never over a hand edit), sync the database. */
 
@@ -60,9 +61,17 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
   const shownChunk = shownChunkFile(place, chunkFile);
   const resolution = options.resolve?.relativePath === file.relativePath ? options.resolve.choice : undefined;
   const force = Boolean(options.force) || resolution === "take-fresh";
-  const existingText = await readChunkFileSafely(chunksRoot, chunkFile);
-  const existingHash = existingText === undefined ? undefined : hashText(existingText);
+  const chunkStats = await lstatChunkFileSafely(chunksRoot, chunkFile);
   const statUnchanged = previous !== undefined && previous.size === file.size && previous.mtimeMs === file.mtimeMs;
+  // Nothing changed, by the stats of the source and of its chunk file: nothing is read or hashed.
+  if (previous?.status === "processed" && statUnchanged && !force && !options.settingsChanged && chunkFileUnchanged(previous, chunkStats, file.mode)) {
+    report.unchanged.push(file.relativePath);
+    return;
+  }
+  const existingText = chunkStats === undefined ? undefined : await readChunkFileSafely(chunksRoot, chunkFile);
+  const existingHash = existingText === undefined ? undefined : hashText(existingText);
+  /** The chunk file as it was just read, to be recorded beside the hash of what was read. */
+  const readStat = chunkStats && existingHash !== undefined ? chunkFileStatOf(chunkStats, existingHash) : null;
 
   // A file that failed before and has not changed is not parsed again, unless the failure may
   // not recur (a timeout, a permission problem) or a password or --force says otherwise.
@@ -96,10 +105,10 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
       checkChunkSizes(chunks, shownChunk);
       const document = await store.getDocumentByPath(folderId, file.relativePath);
       await syncDocument(context, folderId, file, document?.title ?? path.basename(file.relativePath), document?.pageCount ?? null, chunks);
-      await store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs, syncedChunkFileHash: existingHash ?? null });
+      await store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs, syncedChunkFileHash: existingHash ?? null, chunkFileStat: readStat });
       report.editsSynced.push({ path: file.relativePath, chunks: chunks.length, warnings });
     } else {
-      if (!statUnchanged) await store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs });
+      if (!statUnchanged || previous.chunkFileStat !== readStat) await store.upsertSource({ ...previous, size: file.size, mtimeMs: file.mtimeMs, chunkFileStat: readStat });
       report.unchanged.push(file.relativePath);
     }
     return;
@@ -149,9 +158,9 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
 
   const { drafts, title, pageCount, warnings, ocrPages } = parsed;
   const rendered = renderChunkFile(drafts, { source: file.relativePath });
-  const processedSource = (chunkFileHash: string | null, syncedChunkFileHash: string | null): SourceRecord => ({
+  const processedSource = (chunkFileHash: string | null, syncedChunkFileHash: string | null, chunkFileStat: string | null = null): SourceRecord => ({
     folderId, relativePath: file.relativePath, size: recorded.size, mtimeMs: recorded.mtimeMs,
-    sourceHash: hashBefore, chunkFileHash, syncedChunkFileHash,
+    sourceHash: hashBefore, chunkFileHash, syncedChunkFileHash, chunkFileStat,
     status: "processed", errorCode: null, errorMessage: null, processedAt: new Date().toISOString(),
   });
   // Edited by hand = differs from what Chunkpad last wrote there (or Chunkpad never wrote it).
@@ -164,7 +173,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
     if (resolution === "keep-mine") {
       // The edit wins over this version of the source; a later change of the source is a new conflict,
       // since the file still differs from what Chunkpad wrote.
-      await store.upsertSource(processedSource(previous?.chunkFileHash ?? null, existingHash ?? null));
+      await store.upsertSource(processedSource(previous?.chunkFileHash ?? null, existingHash ?? null, readStat));
       report.editsSynced.push({ path: file.relativePath, chunks: chunks.length, warnings: [] });
       report.resolved.push({ path: file.relativePath, choice: "keep-mine" });
       return;
@@ -179,6 +188,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
     return;
   }
 
+  let writtenStat = readStat;
   if (existingText !== rendered) {
     // The user may have saved the chunk file while the source was parsed: look again just before writing.
     const textNow = await readChunkFileSafely(chunksRoot, chunkFile);
@@ -190,10 +200,10 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
       });
       return;
     }
-    await writeChunkFileSafely(chunksRoot, chunkFile, rendered, { sourcePath: file.absolutePath });
+    writtenStat = chunkFileStatOf(await writeChunkFileSafely(chunksRoot, chunkFile, rendered, { sourcePath: file.absolutePath }), hashText(rendered));
   }
   await syncDocument(context, folderId, file, title, pageCount, drafts);
-  await store.upsertSource(processedSource(hashText(rendered), hashText(rendered)));
+  await store.upsertSource(processedSource(hashText(rendered), hashText(rendered), writtenStat));
   if (resolution === "take-fresh") report.resolved.push({ path: file.relativePath, choice: "take-fresh" });
   report.processed.push({ path: file.relativePath, format, chunks: drafts.length, ...(pageCount ? { pages: pageCount } : {}), warnings, ...(ocrPages ? { ocrPages } : {}) });
   report.chunksWritten += drafts.length;

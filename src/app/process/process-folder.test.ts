@@ -155,6 +155,46 @@ describe("processFolder caches only failures that recur", () => {
     expect(fake.parsed).toEqual([]);
   });
 
+  it("on a run where nothing changed, still takes in a hand edit that keeps the chunk file's size, even one saved over it with the old time", async () => {
+    const { folder, context, fake, texts } = setup({ "a.txt": "The heron waits by the river.", "b.txt": "Otters hold hands." });
+    await processFolder(context, folder);
+    const quiet = await processFolder(context, folder);
+    expect(quiet.unchanged).toEqual(["a.txt", "b.txt"]);
+
+    const chunkA = path.join(folder, "_chunks", "a.txt.md");
+    fs.writeFileSync(chunkA, fs.readFileSync(chunkA, "utf8").replace("heron", "egret"));
+    // An editor that saves to a new file and renames it over the old one, keeping size and time.
+    const chunkB = path.join(folder, "_chunks", "b.txt.md");
+    const before = fs.statSync(chunkB);
+    const saved = path.join(folder, "_chunks", ".b.txt.md.swp");
+    fs.writeFileSync(saved, fs.readFileSync(chunkB, "utf8").replace("Otters", "Beaver"));
+    fs.utimesSync(saved, before.atime, before.mtime);
+    fs.renameSync(saved, chunkB);
+    fake.parsed.length = 0;
+
+    const next = await processFolder(context, folder);
+    expect(fake.parsed).toEqual([]);
+    expect(next.editsSynced.map((edit) => edit.path)).toEqual(["a.txt", "b.txt"]);
+    expect(await texts()).toContain("The egret waits by the river.");
+    expect(await texts()).toContain("Beaver hold hands.");
+    expect((await processFolder(context, folder)).unchanged).toEqual(["a.txt", "b.txt"]);
+  });
+
+  it("processes two folders at once on one store (one server), each run's files all recorded and reported done", async () => {
+    const { folder, context } = setup({ "a.txt": "Alpha.", "b.txt": "Beta." });
+    const other = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-process-other-")));
+    for (const name of ["c.txt", "d.txt", "e.txt"]) fs.writeFileSync(path.join(other, name), `Text of ${name}.`);
+    const finalDone: number[] = [];
+    const track = (index: number) => (progress: { phase: string; done: number }) => {
+      if (progress.phase === "done") finalDone[index] = progress.done;
+    };
+    const [first, second] = await Promise.all([processFolder(context, folder, { onProgress: track(0) }), processFolder(context, other, { onProgress: track(1) })]);
+    expect(first.processed.map((file) => file.path)).toEqual(["a.txt", "b.txt"]);
+    expect(second.processed.map((file) => file.path)).toEqual(["c.txt", "d.txt", "e.txt"]);
+    expect(finalDone).toEqual([2, 3]);
+    expect((await store!.listDocuments()).length).toBe(5);
+  });
+
   it("after a first run stopped midway (Ctrl-C), parses only what was not done", async () => {
     const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "c.txt": "Gamma." });
     const controller = new AbortController();

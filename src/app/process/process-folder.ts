@@ -109,6 +109,13 @@ export interface ProcessContext {
 
 const CHUNKING_META_PREFIX = "chunking:";
 
+/**
+ * How long a run's document writes may wait to be committed together. Long enough to take in
+ * dozens of small files per commit, short enough that another writer (an embed run, the server)
+ * waits little for the lock, which is free while files are parsed.
+ */
+const COMMIT_GROUP_MAX_DELAY_MS = 200;
+
 /** The meta entry that says which chunk settings a folder's chunks were made with (a change re-chunks it). */
 export function chunkingMeta(folderId: string, chunking: ChunkingOptions): { key: string; value: string } {
   return { key: CHUNKING_META_PREFIX + folderId, value: JSON.stringify([chunking.chunkSizeTokens, chunking.chunkOverlapTokens]) };
@@ -165,9 +172,21 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   const files = await recheckMovedDuringWalk(walk.files, present, previous);
   report.renamed = await applyRenames(store, place, files, present, previous);
 
+  /** Files finished; `done` of them are durable (their writes committed), the count progress reports. */
+  let finished = 0;
   let done = 0;
   const total = files.length;
   const queue = [...files];
+  // Many documents per commit where the store can group them; a file counts as done once committed,
+  // so a run killed at any moment loses nothing it reported done.
+  const group = store.startCommitGroup?.({
+    maxDelayMs: COMMIT_GROUP_MAX_DELAY_MS,
+    onCommit: () => {
+      if (done === finished) return;
+      done = finished;
+      options.onProgress?.({ phase: "process", done, total });
+    },
+  });
   const work = async () => {
     for (let file = queue.shift(); file; file = queue.shift()) {
       if (options.signal?.aborted) throw new ChunkpadError("CANCELLED", "Processing was cancelled; run the same command again to finish.");
@@ -180,24 +199,30 @@ export async function processFolder(context: ProcessContext, folderPath: string,
         if (!problem) throw error;
         report.failed.push({ path: file.relativePath, ...problem, unchangedSinceFailure: false });
       }
-      done += 1;
+      finished += 1;
+      if (!group) done = finished;
       options.onProgress?.({ phase: "process", done, total, file: file.relativePath });
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, context.concurrency) }, work));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, context.concurrency) }, work));
 
-  // Sources that are gone from disk: their chunk files and rows go too. A file that is still
-  // there but skipped this time (too large, say) keeps what it had.
-  options.onProgress?.({ phase: "cleanup", done, total });
-  for (const [relativePath, source] of previous) {
-    if (present.has(relativePath)) continue;
-    try {
-      await forgetSource(context, place, relativePath, source, report);
-    } catch (error) {
-      const problem = fileProblem(error, place, relativePath);
-      if (!problem) throw error;
-      report.failed.push({ path: relativePath, ...problem, unchangedSinceFailure: false });
+    // Sources that are gone from disk: their chunk files and rows go too. A file that is still
+    // there but skipped this time (too large, say) keeps what it had.
+    options.onProgress?.({ phase: "cleanup", done, total });
+    for (const [relativePath, source] of previous) {
+      if (present.has(relativePath)) continue;
+      try {
+        await forgetSource(context, place, relativePath, source, report);
+      } catch (error) {
+        const problem = fileProblem(error, place, relativePath);
+        if (!problem) throw error;
+        report.failed.push({ path: relativePath, ...problem, unchangedSinceFailure: false });
+      }
     }
+  } finally {
+    // Commits what the files finished so far wrote, a cancelled or failed run's too (each file's writes are complete).
+    await group?.end();
   }
 
   // The run finished, so every file was chunked with these settings or failed (failures that

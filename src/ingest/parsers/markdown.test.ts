@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { CORPUS_DIR, parseFile, shareOfWordsFound } from "../../../test/helpers/parse.js";
 import { chunkpadRejection } from "../../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument } from "../../core/types.js";
-import { markdownParser, parseMarkdown } from "./markdown.js";
+import { markdownBlocks, markdownBlocksByTree, markdownParser, parseMarkdown } from "./markdown.js";
+import { scanMarkdownBlocks } from "./markdown-scan.js";
 import { REPO_ROOT } from "../../../test/helpers/cli.js";
 
 function parse(markdown: string): Promise<ParsedDocument> {
@@ -199,5 +200,56 @@ describe("parseMarkdown without GFM's autolink literals when none can occur", ()
   it("still reads autolink literals where they can occur", () => {
     const tree = JSON.stringify(treeOf("See www.example.com, https://example.org/x_y_z or me@example.com.", "when-possible"));
     expect(tree.match(/"type":"link"/g)).toHaveLength(3);
+  });
+});
+
+describe("the line scanner reads markdown to the same blocks as micromark's tree", () => {
+  const files = (root: string): string[] =>
+    existsSync(root)
+      ? readdirSync(root, { withFileTypes: true, recursive: true })
+          .filter((entry) => entry.isFile() && /\.(md|markdown|txt)$/.test(entry.name) && !entry.parentPath.includes("node_modules"))
+          .map((entry) => path.join(entry.parentPath, entry.name))
+      : [];
+  const realFiles = [...files(path.join(REPO_ROOT, "docs")), path.join(REPO_ROOT, "README.md"), ...files(path.join(REPO_ROOT, "test", "fixtures")), ...files(CORPUS_DIR)];
+  const edgeCases = [
+    "Para\n- item interrupts", "Para\n2. continues the paragraph", "Para\n1. a list from one", "Para\n-\nempty item", "Para\n1.\nempty",
+    "- a\n- b\n\n- c (loose)\n\n\ntext after", "- a\n* b", "1. a\n1. b\n5. c", "3) x\n4) y\n\n5. other kind", "007. seven\n8. eight", "0. zero",
+    "# H #\n## H2 ##  \n#\n# #foo\n####### seven\n#hashtag\n# Title {#id .class}\n##\ttabbed", "Heading right under\n# the paragraph",
+    "```\ncode\n```", "```js\nnever closed\n\n# not a heading", "````\n```\ninner\n```\n````", "~~~ info `ok`\n x\n  ~~~", "``` a`b\nnot a fence", "```\n\n\n```",
+    "text with trailing spaces  \nnext line\\\nafter a backslash", "- item with *em*\n- plain", "a & b &amp; c", "x < y and y > z", "word\u00a0nbsp\u00a0 here",
+    "- item\n# heading", "- item\n```\ncode\n```", "2024. A year\n2025. Another", "- \n- x", "-\tTab item", "- [ ] task\n- [x] done", "- # heading in item",
+    "- > quote in item", "- 1. nested at once", "- ```", "10. ten\n11. eleven", "text\n\n    indented code", "text\n    indented continuation",
+    "snake_case and *em* and `code` and [link](x) and ![img](y) and ~~gone~~", "text\n+ plus item\n+ more", "+1 agree", "1.5 million", "1.\tx", "-- double dash",
+    "*emph* at the start\n- list", "**bold** line\n2. two", "Title\n=====", "Sub\n---", "***", "text\n\n___\n\nmore", "| a | b |\n|---|---|\n| 1 | 2 |",
+    "a | b", "<div>\nhtml\n</div>", "> quote", "[ref]: https://example.com\n\n[ref]", "Note[^1].\n\n[^1]: The note.", "-     five spaces: code in an item",
+    "- item\nlazy continuation", "- item\n\n  indented second paragraph", "1. one\n- bullet right under", "- a\n\n2. after a blank", "",
+    "www.example.com and me@example.com and https://example.org/path", "   \n\t\n", "# Only a heading", "```\n# fenced\n```\n# real",
+    "Intro\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- after a table", "| a |\n|---|\n| x |\n```\nfence in the run\n```", "> quote\n\n- list\n\n> again",
+    "Title\n===\n\ntext\n\n---\n\nmore\n***", "> quote\nlazy | pipe\n\n    indented after", "| a |\n|---|\n    | indented row |", "a | b\n- c",
+    "- a | b\n\n- c", "Text\n> quote under text\n\nafter", "Para\n1969.\nmore", "- item text\n3) continues lazily", "- item\n1969.", "1. a\nb\n2) c",
+    "- a\n  2. b", "- a\n  1. b", "Para\n1.     code?", "Para\n2.     x", "- a\n-", "- a\n+ b", "1. a\n1) b", "- a\n1. b", "- a\n2. b", "- a\n  # h", "- a\n  > q", "| t |\n|---|\n<div>x</div>", "x\n\n| a |\n|:-:|\n| [l](u) *e* \\| p |\n\n# Next",
+  ];
+  const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
+  /** Notes made of CISI abstracts the way a notes folder is written: sections, lists, a link, sometimes code. */
+  const notes = existsSync(cisi)
+    ? Array.from({ length: 60 }, (_, file) => {
+        const abstracts = readFileSync(cisi, "utf8").split(/^\.I /m).slice(1 + file * 4, 5 + file * 4).map((entry) => entry.split(/^\.W\n/m)[1]?.split(/^\.X\n/m)[0]?.trim() ?? "");
+        return [`# Note ${file}`, "", `See [the index](https://example.org/${file}) for more.`, "", ...abstracts.flatMap((text, index) => [
+          `## Part ${index + 1}`, "", text, "", ...text.split(/(?<=\.)\s+/).slice(0, 2).map((sentence) => `${index % 2 ? "1." : "-"} ${sentence}`), "",
+          ...(index === 2 ? ["```sh", "chunkpad search \"retrieval\"", "```", ""] : []),
+        ])].join("\n");
+      })
+    : [];
+
+  it("gives the same blocks on edge cases, every markdown and text file at hand, and generated notes", () => {
+    const texts = [...edgeCases, ...realFiles.map((file) => readFileSync(file, "utf8").replace(/\r\n?/g, "\n")), ...notes];
+    expect(texts.length).toBeGreaterThan(100);
+    for (const text of texts) expect(markdownBlocks(text), text.slice(0, 200)).toEqual(markdownBlocksByTree(text));
+  });
+
+  it("reads most notes itself, leaving only the blocks with inline markup to micromark", () => {
+    expect(notes.length).toBe(60);
+    const scanned = notes.filter((text) => scanMarkdownBlocks(text, () => []) !== undefined);
+    expect(scanned.length).toBeGreaterThanOrEqual(notes.length * 0.9);
   });
 });

@@ -10,6 +10,8 @@ import { ChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core/types.js";
 import { decodeText } from "../text-encoding.js";
 import { normalizeNewlines } from "./text.js";
+import { scanMarkdownBlocks } from "./markdown-scan.js";
+import { collapse, stripAttributes } from "./markdown-text.js";
 
 /**
  * Markdown: CommonMark plus GitHub's tables, strikethrough and footnotes, read by micromark into
@@ -24,8 +26,7 @@ export const markdownParser: Parser = {
     const { text } = decodeText(input.data);
     const lines = normalizeNewlines(text).replaceAll("\u0000", "").split("\n");
     const { title: metadataTitle, bodyStart } = readFrontMatter(lines);
-    const tree = parseMarkdown(lines.slice(bodyStart).join("\n"));
-    const blocks = blocksOf(tree);
+    const blocks = markdownBlocks(lines.slice(bodyStart).join("\n"));
     if (blocks.length === 0) {
       throw new ChunkpadError("PARSE_EMPTY", "no text: the file is empty or holds only front matter and markup");
     }
@@ -47,6 +48,19 @@ const WITHOUT_AUTOLINKS = { extensions: [gfmFootnote(), gfmStrikethrough(), gfmT
 export function parseMarkdown(markdown: string, options: { autolinks?: "when-possible" | "always" } = {}): Root {
   const autolinks = options.autolinks === "always" || AUTOLINK_POSSIBLE.test(markdown);
   return fromMarkdown(markdown, autolinks ? WITH_AUTOLINKS : WITHOUT_AUTOLINKS);
+}
+
+/**
+ * The blocks of a markdown body: by the line scanner where it reads the text (most notes), each
+ * block with inline markup parsed on its own; by micromark's whole tree otherwise.
+ */
+export function markdownBlocks(markdown: string): ParsedBlock[] {
+  return scanMarkdownBlocks(markdown, markdownBlocksByTree) ?? markdownBlocksByTree(markdown);
+}
+
+/** The blocks of micromark's tree of the whole text (CommonMark plus GFM). */
+export function markdownBlocksByTree(markdown: string): ParsedBlock[] {
+  return blocksOf(parseMarkdown(markdown));
 }
 
 /** Lines of a grid or simple table's rules ("+----+", "------ ------"), which carry no text. */
@@ -179,14 +193,3 @@ function htmlText(html: string): string {
   );
 }
 
-function collapse(text: string): string {
-  return text
-    .replace(/[ \t]*\n[ \t]*/g, " ")
-    .replace(/[ \t]{2,}/g, " ")
-    .trim();
-}
-
-/** Pandoc heading attributes: "Title {#id .class}". */
-function stripAttributes(text: string): string {
-  return text.replace(/\s*\{[#.][^}]*\}\s*$/, "");
-}

@@ -100,6 +100,12 @@ export interface AnnIndex {
   logReset(): void;
   /** Brings the index file up to date when this process changed vectors (at close). */
   persist(): void;
+  /**
+   * Adds the vectors written since the index last looked (an embed run calls it after each batch,
+   * so its end holds no build); null when no index is kept (no usearch, or fewer vectors than the
+   * threshold). `added`: log rows just applied.
+   */
+  catchUp(): { vectors: number; added: number } | null;
   /** Deletes the index files (a removed folder, reset): the next search rebuilds from the rows. */
   discard(): void;
   /** Vectors in the loaded index (0 when none is loaded). */
@@ -311,6 +317,18 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     logReset() {
       wroteVectors = true;
       if (active()) db.prepare("INSERT INTO ann_log (chunk_id, op) VALUES (0, 'reset')").run();
+    },
+    catchUp() {
+      if (module === null || !db.open || (index === null && !wroteVectors)) return null;
+      const dimensions = vectorDimensionsOf(db);
+      if (dimensions === null) return null;
+      // Counted only until an index exists (then the index knows its size).
+      if (index === null && !active() && vectorRows() < options.threshold) return null;
+      const before = unsavedChanges;
+      const built = builds;
+      upToDate(dimensions);
+      const current = index as UsearchIndex | null;
+      return current === null ? null : { vectors: current.size(), added: builds !== built ? current.size() : unsavedChanges - before };
     },
     persist() {
       if (module === null || sidecarPath === null || !db.open) return;

@@ -24,6 +24,7 @@ import { createSourceStore } from "./sources.js";
 import type { VectorStore } from "./vectors.js";
 import { createVectorStore } from "./vectors.js";
 import { createAnnIndex, type AnnIndex } from "./ann.js";
+import { createCommitGrouping, type CommitGrouping } from "./commit-group.js";
 
 export interface OpenSqliteMainStoreOptions {
   /** Path of chunkpad.db (or ":memory:"); parent folders are created. */
@@ -60,6 +61,10 @@ export interface SqliteMainStore
   /** The approximate vector index: vectors loaded in this process (0: none loaded), and why it cannot be used at all. */
   vectorIndexInfo(): { loaded: number; threshold: number; unavailableReason: string | null; builds: number };
   close(): void;
+  /** Adds the vectors written so far to the approximate index (ann.ts catchUp); null when none is kept. */
+  updateVectorIndex(): { vectors: number; added: number } | null;
+  /** Grouped commits (commit-group.ts): `start` from the contract, `beforeWrite` before each grouped write. */
+  commitGrouping: CommitGrouping;
 }
 
 export function openSqliteMainStore({
@@ -130,8 +135,12 @@ function composeMainStore(
     },
     path,
     migration,
+    commitGrouping: createCommitGrouping(db),
+    updateVectorIndex: () => ann?.catchUp() ?? null,
     vectorIndexInfo: () => ({ loaded: ann?.loadedSize() ?? 0, threshold: ann?.threshold ?? Infinity, unavailableReason: ann?.unavailableReason ?? null, builds: ann?.builds() ?? 0 }),
     close() {
+      // A group left open by a run that stopped commits what it holds: those writes were complete.
+      if (db.open && db.inTransaction) db.exec("COMMIT");
       if (purgePending) purge();
       ann?.persist();
       keyword.closeKeywordIndex();

@@ -157,7 +157,7 @@ describe("opening the real databases", () => {
     old.close();
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
-    expect(store.migration.applied).toEqual([6, 7]);
+    expect(store.migration.applied).toEqual([6, 7, 8]);
     expect(store.keywordSearch('"il 6"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
     expect(store.keywordSearch('"tnf alpha"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
@@ -180,7 +180,7 @@ describe("opening the real databases", () => {
     old.close();
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
-    expect(store.migration.applied).toEqual([7]);
+    expect(store.migration.applied).toEqual([7, 8]);
     expect(store.keywordSearch('"회의"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
     expect(store.keywordSearchInMemory([{ word: "회의", prefix: false }], "all", [], { limit: 5 })?.map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
     expect(store.keywordSearch('"parse query"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);

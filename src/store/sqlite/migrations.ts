@@ -289,6 +289,14 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');");
     },
   },
+  {
+    version: 8,
+    description: "each source's chunk file stat beside its hash, so a run where nothing changed reads no chunk file (decision 038)",
+    up(db) {
+      // Null for every existing row: such a chunk file is read once more, and its stat recorded then.
+      db.exec("ALTER TABLE sources ADD COLUMN chunk_file_stat TEXT;");
+    },
+  },
 ];
 
 /** The chat database (chunkpad_chat.db). */

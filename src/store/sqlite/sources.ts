@@ -10,6 +10,7 @@ interface SourceRow {
   source_hash: string | null;
   chunk_file_hash: string | null;
   synced_chunk_file_hash: string | null;
+  chunk_file_stat: string | null;
   status: SourceStatus;
   error_code: string | null;
   error_message: string | null;
@@ -27,11 +28,11 @@ export function createSourceStore(db: SqliteDatabase): SourceStore {
   const list = db.prepare<[string], SourceRow>("SELECT * FROM sources WHERE folder_id = ? ORDER BY relative_path");
   const get = db.prepare<[string, string], SourceRow>("SELECT * FROM sources WHERE folder_id = ? AND relative_path = ?");
   const upsert = db.prepare(`
-    INSERT INTO sources (folder_id, relative_path, size, mtime_ms, source_hash, chunk_file_hash, synced_chunk_file_hash, status, error_code, error_message, processed_at)
-    VALUES (@folder_id, @relative_path, @size, @mtime_ms, @source_hash, @chunk_file_hash, @synced_chunk_file_hash, @status, @error_code, @error_message, @processed_at)
+    INSERT INTO sources (folder_id, relative_path, size, mtime_ms, source_hash, chunk_file_hash, synced_chunk_file_hash, chunk_file_stat, status, error_code, error_message, processed_at)
+    VALUES (@folder_id, @relative_path, @size, @mtime_ms, @source_hash, @chunk_file_hash, @synced_chunk_file_hash, @chunk_file_stat, @status, @error_code, @error_message, @processed_at)
     ON CONFLICT (folder_id, relative_path) DO UPDATE SET
       size = excluded.size, mtime_ms = excluded.mtime_ms, source_hash = excluded.source_hash,
-      chunk_file_hash = excluded.chunk_file_hash, synced_chunk_file_hash = excluded.synced_chunk_file_hash, status = excluded.status, error_code = excluded.error_code,
+      chunk_file_hash = excluded.chunk_file_hash, synced_chunk_file_hash = excluded.synced_chunk_file_hash, chunk_file_stat = excluded.chunk_file_stat, status = excluded.status, error_code = excluded.error_code,
       error_message = excluded.error_message, processed_at = excluded.processed_at`);
   const folderExists = db.prepare<[string], number>("SELECT 1 FROM indexed_folders WHERE id = ?").pluck();
   const remove = db.prepare("DELETE FROM sources WHERE folder_id = ? AND relative_path = ?");
@@ -54,6 +55,7 @@ export function createSourceStore(db: SqliteDatabase): SourceStore {
         source_hash: source.sourceHash,
         chunk_file_hash: source.chunkFileHash,
         synced_chunk_file_hash: source.syncedChunkFileHash,
+        chunk_file_stat: source.chunkFileStat ?? null,
         status: source.status,
         error_code: source.errorCode,
         error_message: source.errorMessage,
@@ -75,6 +77,7 @@ function toSource(row: SourceRow): SourceRecord {
     sourceHash: row.source_hash,
     chunkFileHash: row.chunk_file_hash,
     syncedChunkFileHash: row.synced_chunk_file_hash,
+    ...(row.chunk_file_stat === null ? {} : { chunkFileStat: row.chunk_file_stat }),
     status: row.status,
     errorCode: row.error_code,
     errorMessage: row.error_message,

@@ -7,6 +7,7 @@ import { formatKeywordTerm, quoteWords } from "../../core/keyword-query.js";
 import { toConstraintExpressions, toMatchExpression } from "./fts-query.js";
 import type { FtsHit } from "./keyword.js";
 import { openSqliteMainStore, type OpenSqliteMainStoreOptions, type SqliteMainStore } from "./main-store.js";
+import { toChunkpadError } from "./database.js";
 
 export interface OpenMainStoreOptions extends OpenSqliteMainStoreOptions {
   /** Where folder lock files go (default: `locks/` beside the database). */
@@ -81,6 +82,17 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
     <Arguments extends unknown[], Result>(method: (...args: Arguments) => Result) =>
     async (...args: Arguments): Promise<Result> =>
       method(...args);
+  // Writes a run may group into fewer commits (startCommitGroup): the group's transaction opens first.
+  const grouped =
+    <Arguments extends unknown[], Result>(method: (...args: Arguments) => Result) =>
+    async (...args: Arguments): Promise<Result> => {
+      try {
+        engine.commitGrouping.beforeWrite();
+      } catch (error) {
+        throw toChunkpadError(error, engine.path);
+      }
+      return method(...args);
+    };
   return {
     path: engine.path,
     get vectorAvailable() {
@@ -100,11 +112,23 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
     removeFolder: call(engine.removeFolder),
     listSources: call(engine.listSources),
     getSource: call(engine.getSource),
-    upsertSource: call(engine.upsertSource),
-    deleteSource: call(engine.deleteSource),
-    syncDocument: call(engine.syncDocument),
-    deleteDocument: call(engine.deleteDocument),
-    renameDocument: call(engine.renameDocument),
+    upsertSource: grouped(engine.upsertSource),
+    deleteSource: grouped(engine.deleteSource),
+    startCommitGroup(options) {
+      const group = engine.commitGrouping.start(options);
+      return {
+        async end() {
+          try {
+            await group.end();
+          } catch (error) {
+            throw toChunkpadError(error, engine.path);
+          }
+        },
+      };
+    },
+    syncDocument: grouped(engine.syncDocument),
+    deleteDocument: grouped(engine.deleteDocument),
+    renameDocument: grouped(engine.renameDocument),
     getDocument: call(engine.getDocument),
     getDocumentByPath: call(engine.getDocumentByPath),
     listDocuments: call(engine.listDocuments),
@@ -164,6 +188,7 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
       return { keyword: engine.keywordIndexStatus() };
     },
     listVectors: call(engine.listVectors),
+    updateVectorIndex: call(engine.updateVectorIndex),
     getMeta: call(engine.getMeta),
     setMeta: call(engine.setMeta),
     deleteMeta: call(engine.deleteMeta),

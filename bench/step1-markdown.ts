@@ -1,0 +1,88 @@
+/**
+ * Step 1 on markdown through the user's path (issue 22): the built CLI `chunkpad add` of a folder
+ * of generated markdown files, CPU time of the whole process (workers included) from start to
+ * exit, then `chunkpad add` again with nothing changed; each figure printed beside its anchor.
+ *
+ * The files: CISI abstracts (../shared/ir/cisi) as notes of 2–5 sections, with the things a notes
+ * folder has (bullet lists, a link, now and then a fenced code block or a table), 1.5–6 KB each.
+ * qmd is not installed here, so its figures are the anchors measured beside Chunkpad in
+ * /work/shared/MEASUREMENTS.md: `qmd collection add` 9.7 CPU-s per 5,000 files (1.94 ms a file),
+ * `qmd update` with nothing changed 0.87 CPU-s per 5,000.
+ * Nothing is stubbed: the real walk, parse workers, chunk files (fsync'd) and database.
+ * Build first (`npm run build`): `npx tsx bench/step1-markdown.ts [files=1000] [--keep]`.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseSmartDocuments } from "../src/search/smart-format.js";
+import { seededRandom } from "./vectors.js";
+
+const FILES = Number(process.argv.slice(2).find((argument) => /^\d+$/.test(argument)) ?? 1000);
+const KEEP = process.argv.includes("--keep");
+const QMD_ADD_CPU_MS_PER_FILE = 9_700 / 5_000;
+const QMD_UPDATE_CPU_MS_PER_FILE = 870 / 5_000;
+const bin = path.resolve("bin/chunkpad.js");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-step1-bench-"));
+const env = { PATH: process.env.PATH, HOME: work, CHUNKPAD_HOME: path.join(work, "home") };
+
+function run(args: string[]): { cpuMs: number; wallMs: number; peakMb: number; stdout: string } {
+  const started = performance.now();
+  const result = spawnSync("/usr/bin/time", ["-f", "%U %S %M", process.execPath, bin, ...args], { env, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const wallMs = performance.now() - started;
+  if (result.status !== 0) throw new Error(`chunkpad ${args.join(" ")} failed:\n${result.stderr}`);
+  const [user, system, peakKb] = (result.stderr.trim().split("\n").at(-1) ?? "0 0 0").split(" ").map(Number);
+  return { cpuMs: ((user ?? 0) + (system ?? 0)) * 1000, wallMs, peakMb: (peakKb ?? 0) / 1024, stdout: result.stdout };
+}
+
+function makeFolder(folder: string): number {
+  const abstracts = parseSmartDocuments(fs.readFileSync(path.resolve("../shared/ir/cisi/CISI.ALL"), "utf8"));
+  const random = seededRandom(22);
+  const pick = () => abstracts[Math.floor(random() * abstracts.length)] ?? { title: "", text: "" };
+  let bytes = 0;
+  for (let file = 0; file < FILES; file++) {
+    const directory = path.join(folder, `area-${file % 20}`, `topic-${file % 7}`);
+    fs.mkdirSync(directory, { recursive: true });
+    const lines = [`# ${pick().title || `Note ${file}`}`, "", `Written for project ${file % 13}; see [the index](https://example.org/notes/${file}).`, ""];
+    const sections = 2 + Math.floor(random() * 4);
+    for (let section = 0; section < sections; section++) {
+      const abstract = pick();
+      lines.push(`## ${abstract.title.split(/\s+/).slice(0, 6).join(" ") || `Part ${section + 1}`}`, "", abstract.text, "");
+      if (random() < 0.5) lines.push(...abstract.text.split(/(?<=\.)\s+/).slice(0, 3).map((sentence) => `- ${sentence}`), "");
+      if (random() < 0.15) lines.push("```sh", `chunkpad search "${abstract.title.split(/\s+/).slice(0, 2).join(" ")}"`, "```", "");
+      if (random() < 0.1) lines.push("| year | count |", "|---|---|", `| 19${60 + section} | ${file} |`, "");
+    }
+    const text = lines.join("\n");
+    bytes += Buffer.byteLength(text);
+    fs.writeFileSync(path.join(directory, `note-${file}.md`), text);
+  }
+  return bytes;
+}
+
+const folder = path.join(work, "notes");
+const bytes = makeFolder(folder);
+console.log(`step1-markdown: ${FILES.toLocaleString("en")} markdown files, ${(bytes / 1024 / 1024).toFixed(1)} MB (${(bytes / FILES / 1024).toFixed(1)} KB a file), ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}`);
+
+const first = run(["add", folder, "--json"]);
+const report = JSON.parse(first.stdout) as { processed: unknown[]; failed: unknown[]; chunksWritten: number };
+const again = run(["add", folder, "--json"]);
+const second = JSON.parse(again.stdout) as { processed: unknown[]; unchanged: unknown[] };
+
+const perFile = (ms: number) => ms / FILES;
+const verdict = (met: boolean) => (met ? "met" : "NOT met");
+console.log(`\nchunkpad add (first run): ${report.processed.length} processed, ${report.failed.length} failed, ${report.chunksWritten} chunks`);
+console.log(`  CPU ${(first.cpuMs / 1000).toFixed(2)} s (${perFile(first.cpuMs).toFixed(2)} ms a file), wall ${(first.wallMs / 1000).toFixed(2)} s, peak RSS ${first.peakMb.toFixed(0)} MB`);
+const addRatio = perFile(first.cpuMs) / QMD_ADD_CPU_MS_PER_FILE;
+console.log(`  anchor qmd collection add ${QMD_ADD_CPU_MS_PER_FILE.toFixed(2)} ms a file (9.7 CPU-s per 5,000): ${addRatio.toFixed(2)}×   target ≤ 2×: ${verdict(addRatio <= 2)}`);
+console.log(`\nchunkpad add (nothing changed): ${second.unchanged.length} unchanged, ${second.processed.length} processed`);
+console.log(`  CPU ${(again.cpuMs / 1000).toFixed(2)} s (${perFile(again.cpuMs).toFixed(3)} ms a file), wall ${(again.wallMs / 1000).toFixed(2)} s`);
+const updateRatio = perFile(again.cpuMs) / QMD_UPDATE_CPU_MS_PER_FILE;
+console.log(`  anchor qmd update ${QMD_UPDATE_CPU_MS_PER_FILE.toFixed(3)} ms a file (0.87 CPU-s per 5,000): ${updateRatio.toFixed(2)}×   target ≤ 1×: ${verdict(updateRatio <= 1)}`);
+const empty = path.join(work, "empty");
+fs.mkdirSync(empty);
+run(["add", empty, "--json"]);
+const fixed = run(["add", empty, "--json"]);
+console.log(`  fixed cost of a run (add of an empty folder already added): ${fixed.cpuMs.toFixed(0)} ms CPU; beyond it ${((again.cpuMs - fixed.cpuMs) / FILES).toFixed(3)} ms a file`);
+
+if (KEEP) console.log(`\nkept: ${work}`);
+else fs.rmSync(work, { recursive: true, force: true });
