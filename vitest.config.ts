@@ -1,3 +1,4 @@
+import os from "node:os";
 import { defineConfig } from "vitest/config";
 
 /** The real-document corpus and OCR: slow, so in their own project (`npm run test:corpus`). */
@@ -8,6 +9,9 @@ const PACKAGE_TESTS = ["test/package/**/*.test.ts"];
 export default defineConfig({
   test: {
     bail: 1,
+    // Vitest's default is one worker fewer than the cores: one file at a time on CI's 2 cores,
+    // while most files wait on child processes, servers or the browser. One per core (decision 053).
+    maxWorkers: os.availableParallelism(),
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
