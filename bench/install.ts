@@ -37,12 +37,14 @@ function timed(command: string, args: string[], cwd: string): number {
 function report(label: string, modules: string): void {
   const total = megabytes(modules);
   const llm = megabytes(path.join(modules, "node-llama-cpp")) + megabytes(path.join(modules, "@node-llama-cpp"));
-  const parts = ["onnxruntime-node", "onnxruntime-web", "@huggingface", "pdfjs-dist", "tesseract.js-core", "better-sqlite3", "typescript"]
+  const parts = ["onnxruntime-node", "@huggingface", "pdfjs-dist", "tesseract.js-core", "better-sqlite3", "typescript"]
     .map((name) => `${name} ${megabytes(path.join(modules, name)).toFixed(0)}`)
     .join(", ");
   console.log(`${label}: node_modules ${total.toFixed(0)} MB; without the local LLM ${(total - llm).toFixed(0)} MB (node-llama-cpp ${llm.toFixed(0)} MB)`);
   console.log(`  largest parts (MB): ${parts}`);
-  console.log(`  ONNX runtime installed: ${fs.existsSync(path.join(modules, "onnxruntime-node")) ? "yes" : "no (left out by npm: local embedding says how to get it)"}`);
+  const runtime = path.join(modules, "onnxruntime-node", "bin", "napi-v6");
+  const platforms = fs.existsSync(runtime) ? fs.readdirSync(runtime).join(", ") : "";
+  console.log(`  ONNX runtime installed: ${platforms ? `yes (binaries for ${platforms})` : "no (not a dependency of the package: the local embedder prints the command that adds it)"}`);
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-install-bench-"));
