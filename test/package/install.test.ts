@@ -65,25 +65,6 @@ function packagesWithInstallScripts(modules: string): string[] {
     .map(({ name }) => name);
 }
 
-/** Newest modification time (ms) of the files under `target` that pass `keep`. */
-function newestMtime(target: string, keep: (file: string) => boolean = () => true): number {
-  if (!fs.existsSync(target)) return 0;
-  if (fs.statSync(target).isFile()) return fs.statSync(target).mtimeMs;
-  return fs
-    .readdirSync(target, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && keep(entry.name))
-    .reduce((newest, entry) => Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs), 0);
-}
-
-/** True when dist/ (CLI and web app) was built after the last change to anything it is built from. */
-function builtAfterSources(): boolean {
-  const built = [path.join(REPO_ROOT, "dist", "cli", "main.js"), path.join(REPO_ROOT, "dist", "web", "index.html")];
-  if (!built.every((file) => fs.existsSync(file))) return false;
-  const oldestBuild = Math.min(...built.map((file) => fs.statSync(file).mtimeMs));
-  const sources = ["src", "web/src", "web/public", "web/index.html", "web/vite.config.ts", "web/tsconfig.json", "bin", "package.json", "tsconfig.json", "tsconfig.build.json"].map((name) => newestMtime(path.join(REPO_ROOT, name), (file) => !file.endsWith(".test.ts")));
-  return Math.max(...sources) < oldestBuild;
-}
-
 function userEnv(): NodeJS.ProcessEnv {
   return { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}`, HOME: home, CHUNKPAD_HOME: home };
 }
@@ -103,10 +84,10 @@ beforeAll(async () => {
   prefix = path.join(work, "prefix");
   home = path.join(work, "home");
   fs.mkdirSync(home);
-  // `npm pack` runs `prepare` (the build), as it does before a publish; CI built dist/ moments
-  // ago (the integration tests), so when nothing changed since, the build is not run again.
-  const scripts = builtAfterSources() ? ["--ignore-scripts"] : [];
-  const packed = await run("npm", ["pack", ...scripts, "--pack-destination", work, "--json"], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
+  // What `npm pack` builds in `prepare`, built only when dist/ is older than a source (CI has
+  // just built it), then packed as it is.
+  await run("node", [path.join(REPO_ROOT, "scripts", "build-if-stale.mjs")], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const packed = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", work, "--json"], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
   const [packReport] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string }>;
   const tarball = path.join(work, path.basename(packReport?.filename ?? "chunkpad.tgz"));
   const installed = await run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tarball], {
