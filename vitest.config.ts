@@ -1,3 +1,4 @@
+import os from "node:os";
 import { defineConfig } from "vitest/config";
 
 /** The real-document corpus and OCR: slow, so in their own project (`npm run test:corpus`). */
@@ -8,6 +9,12 @@ const PACKAGE_TESTS = ["test/package/**/*.test.ts"];
 export default defineConfig({
   test: {
     bail: 1,
+    // Vitest's default is one worker fewer than the cores: one file at a time on CI's 2 cores,
+    // while most files wait on child processes, servers or the browser. One per core (decision 053).
+    maxWorkers: os.availableParallelism(),
+    // A job or a page that settles within 10 s on a busy machine passes; 1 s (the default) made
+    // the server's job polls fail whenever another file shared the cores.
+    expect: { poll: { timeout: 10_000 } },
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

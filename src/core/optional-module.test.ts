@@ -1,6 +1,8 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isChunkpadError } from "./errors.js";
-import { assertInstalled, importOptional, isInstalled, llamaCppPlatformPackage } from "./optional-module.js";
+import { LLAMA_CPP_VERSION, TRANSFORMERS_VERSION, assertInstalled, importOptional, isInstalled, llamaCppPlatformPackage } from "./optional-module.js";
 
 describe("optional parts of Chunkpad", () => {
   it("says an optional package is missing, what needs it and how to get it, when its import finds no package", async () => {
@@ -24,7 +26,13 @@ describe("optional parts of Chunkpad", () => {
   it("checks what resolves without loading it", () => {
     expect(isInstalled("chunkpad-no-such-package")).toBe(false);
     expect(isInstalled("better-sqlite3")).toBe(true);
-    expect(() => assertInstalled("@huggingface/transformers", "chunkpad-no-such-package")).toThrow(/not installed, and the local embedding .*ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad.*embedding\.provider ollama/s);
+    expect(() => assertInstalled("@huggingface/transformers", "chunkpad-no-such-package")).toThrow(/not installed, and the local embedding .*"npm install -g --onnxruntime-node-install=skip @huggingface\/transformers@\d+\.\d+\.\d+".*embedding\.provider ollama/s);
+  });
+
+  it("tells users to add the very versions the clone installs and tests", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+    expect(manifest.devDependencies["@huggingface/transformers"]).toBe(TRANSFORMERS_VERSION);
+    expect(manifest.devDependencies["node-llama-cpp"]).toBe(LLAMA_CPP_VERSION);
   });
 
   it("names only the CPU build of llama.cpp for this platform", () => {

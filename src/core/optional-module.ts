@@ -10,17 +10,20 @@ export function llamaCppPlatformPackage(platform: NodeJS.Platform = process.plat
 
 export const LLAMA_CPP_VERSION = "3.21.1";
 const LLAMA_CPP_PACKAGES = `node-llama-cpp@${LLAMA_CPP_VERSION} ${llamaCppPlatformPackage()}@${LLAMA_CPP_VERSION}`;
+/** The version the local embedder is built and tested against (a dev dependency of the clone). */
+export const TRANSFORMERS_VERSION = "4.3.1";
 
 /**
- * The optional parts of Chunkpad: npm installs them when it can and leaves them out when their
- * own install step fails (onnxruntime-node's GPU download, a platform node-llama-cpp has no build
- * for), so Chunkpad itself always installs. Each says what it is for and how to get it.
+ * The optional parts of Chunkpad: not installed with the package, so `npm install -g chunkpad`
+ * runs no install step that fetches anything from outside npm (onnxruntime-node's would fetch
+ * CUDA libraries on Linux x64) and carries no GPU builds of llama.cpp. A clone has them (dev
+ * dependencies). Each says what it is for and how to add it beside Chunkpad, where Node finds it.
  */
 export const OPTIONAL_MODULES = {
   "@huggingface/transformers": {
     feature: "the local embedding and rerank models (ONNX Runtime)",
-    howToGet:
-      'Install it: "ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad" (in a clone: "npm install"), or embed with Ollama or OpenAI: "chunkpad config set embedding.provider ollama". Keyword search works without it.',
+    // The flag is onnxruntime-node's own: skip its CUDA download (GPU users: =cuda12).
+    howToGet: `Install it beside Chunkpad, without the GPU libraries: "npm install -g --onnxruntime-node-install=skip @huggingface/transformers@${TRANSFORMERS_VERSION}" (in a clone: "npm install"), or embed with Ollama or OpenAI: "chunkpad config set embedding.provider ollama". Keyword search works without it.`,
   },
   "node-llama-cpp": {
     feature: "the local Llama model (llama.cpp)",
@@ -46,23 +49,30 @@ function notInstalled(name: OptionalModuleName, cause?: unknown): ChunkpadError 
   });
 }
 
-/** True when `specifier` resolves from Chunkpad's own files (nothing is loaded). */
-export function isInstalled(specifier: string): boolean {
+/** Where `specifier` resolves from `from` (a file URL or path), or null; nothing is loaded. */
+function resolveFrom(specifier: string, from: string): string | null {
   try {
-    createRequire(import.meta.url).resolve(specifier);
-    return true;
+    return createRequire(from).resolve(specifier);
   } catch {
-    return false;
+    return null;
   }
 }
 
+/** True when `specifier` resolves from Chunkpad's own files (nothing is loaded). */
+export function isInstalled(specifier: string): boolean {
+  return resolveFrom(specifier, import.meta.url) !== null;
+}
+
 /**
- * Throws RUNTIME_NOT_INSTALLED unless the optional package (and what it cannot run without)
- * resolves: for code that loads it elsewhere, such as in a worker thread.
+ * Throws RUNTIME_NOT_INSTALLED unless the optional package resolves, and what it cannot run
+ * without resolves from it (installed beside a global Chunkpad, its own dependencies sit in its
+ * own node_modules): for code that loads it elsewhere, such as in a worker thread.
  */
 export function assertInstalled(name: OptionalModuleName, ...alsoNeeded: string[]): void {
-  for (const specifier of [name, ...alsoNeeded]) {
-    if (!isInstalled(specifier)) throw notInstalled(name);
+  const entry = resolveFrom(name, import.meta.url);
+  if (entry === null) throw notInstalled(name);
+  for (const specifier of alsoNeeded) {
+    if (resolveFrom(specifier, import.meta.url) === null && resolveFrom(specifier, entry) === null) throw notInstalled(name);
   }
 }
 

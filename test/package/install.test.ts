@@ -30,6 +30,41 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** Every installed package under `modules`, nested ones included: its name and folder. */
+function installedPackages(modules: string): Array<{ name: string; folder: string }> {
+  const found: Array<{ name: string; folder: string }> = [];
+  const visit = (folder: string): void => {
+    if (!fs.existsSync(folder)) return;
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
+      const names = entry.name.startsWith("@") ? fs.readdirSync(path.join(folder, entry.name)).map((inner) => `${entry.name}/${inner}`) : [entry.name];
+      for (const name of names) {
+        found.push({ name, folder: path.join(folder, name) });
+        visit(path.join(folder, name, "node_modules"));
+      }
+    }
+  };
+  visit(modules);
+  return found;
+}
+
+function findPackages(modules: string, name: string): string[] {
+  return installedPackages(modules)
+    .filter((installed) => installed.name === name)
+    .map((installed) => installed.folder);
+}
+
+/** Installed packages npm runs an install step for: a (pre/post)install script, or node-gyp for a binding.gyp. */
+function packagesWithInstallScripts(modules: string): string[] {
+  return installedPackages(modules)
+    .filter(({ name, folder }) => {
+      if (name === "chunkpad" || !fs.existsSync(path.join(folder, "package.json"))) return false;
+      const { scripts = {}, gypfile } = JSON.parse(fs.readFileSync(path.join(folder, "package.json"), "utf8")) as { scripts?: Record<string, string>; gypfile?: boolean };
+      return Boolean(scripts.preinstall || scripts.install || scripts.postinstall) || (gypfile !== false && fs.existsSync(path.join(folder, "binding.gyp")));
+    })
+    .map(({ name }) => name);
+}
+
 function userEnv(): NodeJS.ProcessEnv {
   return { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}`, HOME: home, CHUNKPAD_HOME: home };
 }
@@ -49,8 +84,10 @@ beforeAll(async () => {
   prefix = path.join(work, "prefix");
   home = path.join(work, "home");
   fs.mkdirSync(home);
-  // `npm pack` runs `prepare` (the build), as it does before a publish.
-  const packed = await run("npm", ["pack", "--pack-destination", work, "--json"], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
+  // What `npm pack` builds in `prepare`, built only when dist/ is older than a source (CI has
+  // just built it), then packed as it is.
+  await run("node", [path.join(REPO_ROOT, "scripts", "build-if-stale.mjs")], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const packed = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", work, "--json"], { cwd: REPO_ROOT, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
   const [packReport] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string }>;
   const tarball = path.join(work, path.basename(packReport?.filename ?? "chunkpad.tgz"));
   const installed = await run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tarball], {
@@ -96,18 +133,34 @@ describe("npm pack, then npm install -g from the tarball into an empty prefix", 
     expect(results.map((result) => result.relativePath)).toContain("notes.md");
   });
 
-  it("embeds with the local model when npm kept the ONNX runtime, or says how to get it when npm left it out", async () => {
-    const runtime = fs.existsSync(path.join(prefix, "lib", "node_modules", "chunkpad", "node_modules", "@huggingface", "transformers"));
+  it("runs no install step that needs anything beyond npm: the ONNX runtime is not installed, and only native builds of bundled sources remain", () => {
+    const installed = path.join(prefix, "lib", "node_modules");
+    const withScripts = packagesWithInstallScripts(installed);
+    expect(withScripts.filter((name) => name.startsWith("onnxruntime") || name.startsWith("@huggingface/")), installLog).toEqual([]);
+    // better-sqlite3 compiles its bundled SQLite (node-gyp) when its prebuilt binary is out of
+    // reach; usearch takes the prebuilt binary it ships (node-gyp-build) or compiles; tesseract.js
+    // prints a funding banner. None needs anything beyond npm.
+    expect([...new Set(withScripts)].sort()).toEqual(["better-sqlite3", "tesseract.js", "usearch"]);
+    expect(findPackages(installed, "onnxruntime-node")).toEqual([]);
+  });
+
+  it("embeds with the local model once the user adds the runtime the message names, without its GPU download", async () => {
     const model = path.join(SHARED, "models", "tiny-bert");
     expect((await cli(["config", "set", "embedding.model", model])).code).toBe(0);
+    const refused = await cli(["embed", path.join(home, "docs"), "--yes"]);
+    expect(refused.code).toBe(1);
+    const hint = /"(npm install -g --onnxruntime-node-install=skip @huggingface\/transformers@[\d.]+)"/.exec(refused.stderr);
+    expect(hint, refused.stderr).not.toBeNull();
+    // The user's command, as printed, into the same prefix; still no install variable set.
+    const userArgs = (hint?.[1] ?? "").split(" ").slice(3); // after "npm install -g"
+    await run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", ...userArgs], { cwd: work, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
+    const runtimes = findPackages(path.join(prefix, "lib", "node_modules"), "onnxruntime-node");
+    expect(runtimes.length).toBe(1);
+    const binaries = path.join(runtimes[0] ?? "", "bin", "napi-v6", process.platform, process.arch);
+    expect(fs.readdirSync(binaries).filter((file) => /providers_(cuda|tensorrt)/.test(file))).toEqual([]);
     const embedded = await cli(["embed", path.join(home, "docs"), "--yes"]);
-    if (runtime) {
-      expect(embedded.code, embedded.stderr).toBe(0);
-      expect(embedded.stdout).toMatch(/Embedded 3 chunks/);
-    } else {
-      expect(embedded.code).toBe(1);
-      expect(embedded.stderr).toMatch(/@huggingface\/transformers is not installed, and the local embedding .* Install it: "ONNXRUNTIME_NODE_INSTALL=skip npm install -g chunkpad"/);
-    }
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(embedded.stdout).toMatch(/Embedded 3 chunks/);
   });
 
   it("leaves the local Llama out, and says how to add only this platform's build of it", async () => {

@@ -1,0 +1,84 @@
+/**
+ * Runs in a clone's `prepare` (after `npm install` / `npm ci`; never for a user of the packed
+ * package, whose install runs no script of ours). Some dependencies ship files for every
+ * platform, or for browsers, in one npm package; Node on this machine never loads them. This
+ * deletes exactly those, each for a reason checked in the package's own loader (decision 053):
+ * - onnxruntime-node: native runtimes of all platforms under bin/napi-v6/{os}/{arch} (288 MB;
+ *   Linux x64 alone is 45 MB). Its binding loads only bin/napi-v6/{process.platform}/{process.arch}.
+ * - usearch: prebuilds/{os}-{arch}; node-gyp-build picks this platform's folder.
+ * - tesseract.js-core: the *.wasm.js single-file builds (25 MB) are for browsers; in Node,
+ *   tesseract.js's worker (src/worker-script/node/getCore.js) requires tesseract-core-*.js,
+ *   which reads the matching .wasm.
+ * - better-sqlite3: node-gyp's intermediate objects (build/Release/obj*, sqlite3.a); the addon it loads is
+ *   build/Release/better_sqlite3.node.
+ * Prints what it freed; does nothing for a package that is not installed or already pruned.
+ */
+import console from "node:console";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import process from "node:process";
+
+const require = createRequire(import.meta.url);
+
+/** The installed package's folder, as Node would find it from here (some export no package.json). */
+function packageFolder(name) {
+  for (const modules of require.resolve.paths(name) ?? []) {
+    if (fs.existsSync(path.join(modules, name, "package.json"))) return path.join(modules, name);
+  }
+  return null;
+}
+
+function bytesIn(target) {
+  const stat = fs.lstatSync(target);
+  if (!stat.isDirectory()) return stat.size;
+  let bytes = 0;
+  for (const entry of fs.readdirSync(target, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+  }
+  return bytes;
+}
+
+/** Paths (inside the package) that Node on this machine never loads. */
+const UNUSED_HERE = {
+  "onnxruntime-node": (folder) => {
+    const binaries = path.join(folder, "bin", "napi-v6");
+    if (!fs.existsSync(path.join(binaries, process.platform, process.arch))) return [];
+    return fs.readdirSync(binaries).flatMap((platform) =>
+      fs
+        .readdirSync(path.join(binaries, platform))
+        .filter((arch) => !(platform === process.platform && arch === process.arch))
+        .map((arch) => path.join(binaries, platform, arch)),
+    );
+  },
+  usearch: (folder) => {
+    const prebuilds = path.join(folder, "prebuilds");
+    if (!fs.existsSync(prebuilds)) return [];
+    const here = fs.readdirSync(prebuilds).filter((name) => name.startsWith(`${process.platform}-`) && name.split(/[-+]/).includes(process.arch));
+    if (here.length === 0) return [];
+    return fs.readdirSync(prebuilds).filter((name) => !here.includes(name)).map((name) => path.join(prebuilds, name));
+  },
+  "tesseract.js-core": (folder) => fs.readdirSync(folder).filter((name) => name.endsWith(".wasm.js")).map((name) => path.join(folder, name)),
+  "better-sqlite3": (folder) => {
+    const release = path.join(folder, "build", "Release");
+    if (!fs.existsSync(path.join(release, "better_sqlite3.node"))) return [];
+    return ["obj", "obj.target", "sqlite3.a"].map((name) => path.join(release, name)).filter((target) => fs.existsSync(target));
+  },
+};
+
+for (const [name, unused] of Object.entries(UNUSED_HERE)) {
+  const folder = packageFolder(name);
+  if (folder === null) continue;
+  let freed = 0;
+  for (const target of unused(folder)) {
+    freed += bytesIn(target);
+    fs.rmSync(target, { recursive: true, force: true });
+  }
+  if (name === "onnxruntime-node") {
+    const binaries = path.join(folder, "bin", "napi-v6");
+    for (const platform of fs.existsSync(binaries) ? fs.readdirSync(binaries) : []) {
+      if (fs.readdirSync(path.join(binaries, platform)).length === 0) fs.rmdirSync(path.join(binaries, platform));
+    }
+  }
+  if (freed > 0) console.log(`${name}: ${(freed / 1024 / 1024).toFixed(0)} MB that Node on ${process.platform}/${process.arch} never loads removed`);
+}
