@@ -18,6 +18,11 @@ const POSTGRES_INTEGRATION_TESTS = [
   "test/cli-sync.test.ts",
   "test/mcp-stdio.test.ts",
   "test/server-http.test.ts",
+  "test/server-jobs.test.ts",
+  "test/server-documents.test.ts",
+  "test/server-search-ready.test.ts",
+  "test/cli-cjk.test.ts",
+  "test/cli-ask.test.ts",
 ];
 
 export default defineConfig({
