@@ -1,10 +1,11 @@
 import { stemmer } from "stemmer";
-import { spaceCjkWords } from "../../core/cjk.js";
+import { searchableText } from "../../core/searchable-text.js";
 import type { KeywordQuery, KeywordTerm, TextConstraints } from "../../core/keyword-query.js";
 
 /**
  * The keyword index's words, made in Node so that PostgreSQL indexes exactly what SQLite's FTS5
- * does (`porter unicode61 remove_diacritics 2` over CJK text cut into words): letters and
+ * does (`porter unicode61 remove_diacritics 2` over `searchableText`: CJK text cut into words,
+ * Greek letters by name, a boundary between letters and digits): letters and
  * digits in runs, lower-case, diacritics removed, English words stemmed by Porter's algorithm.
  * No text-search configuration of the server is used, so every server (and PGlite) agrees.
  */
@@ -18,7 +19,7 @@ export const TITLE_WEIGHT = 2;
 
 /** The words of a text, in order. */
 export function tokenize(text: string): string[] {
-  const folded = spaceCjkWords(text).toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "");
+  const folded = searchableText(text).toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "");
   const tokens: string[] = [];
   for (const run of folded.split(/[^\p{L}\p{N}\p{Co}]+/u)) {
     if (run === "" || run.length > MAX_TOKEN_CHARS) continue;
