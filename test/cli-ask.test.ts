@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, writeFile } from "./helpers/cli.js";
+import { cliEnv, json, makeTempDir, writeFile } from "./helpers/cli.js";
 import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startHubServer, type HubServer } from "./helpers/hub-server.js";
 import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
@@ -241,7 +241,7 @@ describe("chunkpad ask with no provider set up: the local model", () => {
     let shown = "";
     stderr.on("data", (data: Buffer) => (shown += data.toString()));
     stdin.write("n\n");
-    const code = await main(["ask", "How long does the warranty last?"], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: localHome, CHUNKPAD_HUB_URL: hub.url } });
+    const code = await main(["ask", "How long does the warranty last?"], { stdin, stdout, stderr, env: cliEnv(localHome, { CHUNKPAD_HUB_URL: hub.url }) });
     expect(code).toBe(1);
     expect(shown).toMatch(/answers need the local model: Llama 3\.2 3B Instruct \(Q4_K_M\), 2\.0 GB, from http:\/\/127\.0\.0\.1:\d+\/bartowski\/Llama-3\.2-3B-Instruct-GGUF\. Download it now\? \[y\/N\] /);
     expect(shown).toContain("chunkpad: ");

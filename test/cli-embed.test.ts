@@ -4,9 +4,10 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openMainStore } from "../src/store/index.js";
-import { BIN, cliEnv, json, makeTempDir, REPO_ROOT, writeFile, writeSampleDocuments, type CliResult } from "./helpers/cli.js";
+import pg from "pg";
+import { BIN, cliEnv, databaseUrlFor, json, ON_POSTGRES, makeTempDir, REPO_ROOT, writeFile, writeSampleDocuments, type CliResult } from "./helpers/cli.js";
 import { runCliInProcess } from "./helpers/cli-in-process.js";
+import { openHomeStore } from "./helpers/store.js";
 import { closedServerUrl, startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 
 interface EmbedReport {
@@ -37,10 +38,24 @@ interface SearchReport {
   results: Array<{ ref: string; distance?: number }>;
 }
 
+/** PostgreSQL keeps a chunk's vector in its embed record's row: rows with a vector, and with none. */
+async function postgresVectorRows(home: string) {
+  const client = new pg.Client({ connectionString: databaseUrlFor(home).replace(/\?.*$/, "") });
+  await client.connect();
+  try {
+    const hasColumn = (await client.query("SELECT 1 FROM pg_attribute WHERE attrelid = 'vectors'::regclass AND attname = 'embedding' AND NOT attisdropped")).rowCount !== 0;
+    if (!hasColumn) return { vectorRows: 0, distinctVectorRefs: 0, vectorsWithoutRecord: 0 };
+    const row = (await client.query<{ rows: string; refs: string }>("SELECT COUNT(embedding) AS rows, COUNT(DISTINCT chunk_id) FILTER (WHERE embedding IS NOT NULL) AS refs FROM vectors")).rows[0];
+    return { vectorRows: Number(row?.rows), distinctVectorRefs: Number(row?.refs), vectorsWithoutRecord: 0 };
+  } finally {
+    await client.end();
+  }
+}
+
 /** What the database holds: vectors, embed records, and whether every included chunk's vector is current. */
 async function vectorState(home: string) {
   const file = path.join(home, "data", "chunkpad.db");
-  const store = openMainStore({ path: file });
+  const store = await openHomeStore(home);
   const rows = await store.embedState();
   const state = {
     embedRecords: await store.vectorCount(),
@@ -50,6 +65,7 @@ async function vectorState(home: string) {
     integrity: await store.integrityCheck(),
   };
   await store.close();
+  if (ON_POSTGRES) return { ...state, ...(await postgresVectorRows(home)) };
   const db = new Database(file, { readonly: true });
   sqliteVec.load(db);
   const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'").get() !== undefined;

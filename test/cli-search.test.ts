@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbedder } from "../src/embedding/registry.js";
 import { embedTextHash } from "../src/core/chunk-ref.js";
-import { openMainStore } from "../src/store/index.js";
+import { openHomeStore } from "./helpers/store.js";
 import { META_KEYS } from "../src/store/index.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
 import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
@@ -41,7 +41,7 @@ interface Report {
 /** Writes vectors for every chunk straight through the store, as `chunkpad embed` would. */
 async function embedWithTinyModel(home: string): Promise<string> {
   const embedder = await createEmbedder({ provider: "local", model: TINY_BERT_DIR, cacheDir: path.join(home, "cache", "models"), hubUrl: "http://127.0.0.1:9" });
-  const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+  const store = await openHomeStore(home);
   try {
     const chunks = await store.listChunks();
     const vectors = await embedder.embedDocuments(chunks.map((chunk) => chunk.content));
@@ -165,7 +165,7 @@ describe("chunkpad search: vectors without the model never download", () => {
     expect((await runCli(["add", folder], { home })).code).toBe(0);
     expect((await runCli(["config", "set", "embedding.model", TINY_BERT_REPO], { home })).code).toBe(0);
     // Vectors exist (say, embedded on another machine), but this model is not in the cache.
-    const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+    const store = await openHomeStore(home);
     const chunks = await store.listChunks();
     await store.upsertVectors(chunks.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: new Float32Array(64).fill(0.1) })), "some model");
     await store.close();
@@ -239,7 +239,7 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
   });
 
   it("stops with a clear error when the configured model is not the one that made the vectors", async () => {
-    const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+    const store = await openHomeStore(home);
     const original = await store.getMeta(META_KEYS.embeddingFingerprint) ?? "";
     await store.setMeta(META_KEYS.embeddingFingerprint, JSON.stringify({ provider: "local", model: "Xenova/bge-small-en-v1.5" }));
     await store.setMeta(META_KEYS.embeddingModel, "bge-small-en-v1.5");
@@ -251,7 +251,7 @@ describe("chunkpad search: hybrid with the tiny fixture model", () => {
       const keyword = await runCli(["search", "river", "--mode", "keyword"], { home });
       expect(keyword.code).toBe(0);
     } finally {
-      const restore = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+      const restore = await openHomeStore(home);
       await restore.setMeta(META_KEYS.embeddingFingerprint, original);
       await restore.close();
     }

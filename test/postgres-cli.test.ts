@@ -62,13 +62,15 @@ describe("the CLI on a shared PostgreSQL store", () => {
     expect(report.results.every((result) => result.folderPath === folder && !("id" in result.chunk))).toBe(true);
   });
 
-  it("adds a folder, embeds with a downloaded model and searches by meaning there", async () => {
+  it("adds a folder, embeds it (not the laptop's) with a downloaded model and searches by meaning there", async () => {
     const more = makeTempDir("chunkpad-pg-more-");
     writeFile(more, "herons.md", "# Herons\n\nThe grey heron waits motionless at the edge of the river for fish.\n");
     expect((await shared(["add", more])).code).toBe(0);
     const embedded = await shared(["embed", "--model", TINY_BERT_REPO, "--yes"]);
     expect(embedded.code, embedded.stderr).toBe(0);
-    expect(embedded.stdout).toMatch(/^Embedded \d+ chunks/m);
+    // Its own folder only: the migrated one belongs to the laptop, which embeds it (decision 056).
+    expect(embedded.stdout).toMatch(/^Embedded 1 chunk,/m);
+    expect(embedded.stdout + embedded.stderr).toContain(`${folder} belongs to the machine`);
     const hybrid = await shared(["search", "heron", "--json"]);
     expect(hybrid.code, hybrid.stderr).toBe(0);
     expect(json<SearchReport>(hybrid)).toMatchObject({ mode: "hybrid" });

@@ -71,7 +71,7 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
     expect(byPath.get("notes.txt")?.conflict).toBe(true);
     expect(byPath.get("reports/q3.txt")?.conflict).toBeUndefined();
     const job = (await (await send("POST", "/api/jobs", { kind: "process", folder: folderId })).json()) as { id: string };
-    await expect.poll(async () => JSON.stringify(await (await server.api(`/api/jobs/${job.id}`)).json())).toMatch(/"state":"done"/);
+    await expect.poll(async () => JSON.stringify(await (await server.api(`/api/jobs/${job.id}`)).json()), { timeout: 30_000 }).toMatch(/"state":"done"/);
     const after = new Map((await files()).map((file) => [file.path, file]));
     expect(after.get("notes.txt")?.conflict).toBe(true);
     expect(after.get("notes.txt")?.detail).toMatch(/conflict/);
@@ -119,7 +119,8 @@ describe("chunkpad serve: the document tree, conflicts and clearing all data", (
 
     // The same server adds the folder again into a fresh database.
     const job = (await (await send("POST", "/api/jobs", { kind: "process", folder })).json()) as { id: string };
-    await expect.poll(async () => JSON.stringify(await (await server.api(`/api/jobs/${job.id}`)).json())).toMatch(/"state":"done"/);
+    // A fresh database is made first (on PostgreSQL, its schema): the job may take a while on a busy machine.
+    await expect.poll(async () => JSON.stringify(await (await server.api(`/api/jobs/${job.id}`)).json()), { timeout: 30_000 }).toMatch(/"state":"done"/);
     const again = (await (await server.api(`/api/search?q=heron&mode=keyword`)).json()) as { results: Array<{ relativePath: string }> };
     expect(again.results.map((result) => result.relativePath)).toContain("notes.txt");
   });

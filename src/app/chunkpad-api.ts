@@ -50,6 +50,8 @@ export interface OpenChunkpadOptions {
 export interface AddFolderOptions extends ProcessFolderOptions, FolderLockOptions {
   /** Chunk settings for this folder, remembered for later runs. */
   chunking?: Partial<ChunkingOptions>;
+  /** Make this machine the folder's owner even though another machine added it (its files must be here). */
+  takeOver?: boolean;
 }
 
 export interface ModelHost {

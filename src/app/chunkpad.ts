@@ -23,6 +23,7 @@ import { createAnswerService } from "./answer/ask-service.js";
 import { createEmbedService } from "./embed/embed-service.js";
 import type { EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
+import { checkOwner, claimFolder, folderOwner, otherOwner, thisMachine, type Machine } from "./folder-owner.js";
 import { syncFolders } from "./sync/sync.js";
 import { watchFolders } from "./watch/watch.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
@@ -90,6 +91,9 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   };
   let store: MainStore | undefined;
   let runner: ParseRunner | undefined;
+  let machineCache: Machine | undefined;
+  // Which machine this is: a folder belongs to the one that added it (see folder-owner.ts).
+  const machine = () => (machineCache ??= thisMachine(paths.dataDir, env));
 
   // The store registry: SQLite in the data folder, or the PostgreSQL that store.url / CHUNKPAD_DATABASE_URL names.
   const storeOptions = (): OpenStoresOptions => ({
@@ -148,6 +152,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
 
   const runProcessFolder = async (folderPath: string, addOptions: AddFolderOptions = {}): Promise<ProcessReport> => {
     const existing = await findAddedFolder(getStore(), folderPath, { byId: false }) ?? undefined;
+    if (existing && !addOptions.takeOver) await checkOwner(getStore(), existing, machine(), "process");
     const chunking = await folderChunking(existing, addOptions.chunking);
     const report = await processFolder(
       {
@@ -164,6 +169,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       addOptions,
     );
     await recordFolder(paths.dataDir, report.folder);
+    if (addOptions.takeOver || (await folderOwner(getStore(), report.folder.id)) === null) await claimFolder(getStore(), report.folder.id, machine());
     if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
       await getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
     }
@@ -180,6 +186,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
     chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
     setConfig: (key, value) => void facade.setConfig(key, value),
+    otherOwner: async (folderId) => otherOwner(getStore(), folderId, machine()),
     ...(viaServer ? { createEmbedder: viaServer } : {}),
   });
 
@@ -225,6 +232,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     async editChunk(ref, text, baseHash, editOptions = {}) {
       const folder = parseChunkRef(ref) === null ? null : await getStore().getFolder(parseChunkRef(ref)?.folderId ?? "");
       if (!folder) return readChunk(getStore(), ref, 0);
+      await checkOwner(getStore(), folder, machine(), "edit the chunks of");
       await withFolderLocks([folder.rootPath], { ...pickLockOptions(editOptions), purpose: "editing a chunk" }, async () => {
         await editChunkText(getStore(), ref, text, baseHash);
         await runProcessFolder(folder.rootPath);
@@ -235,6 +243,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     async removeFolder(folderPath, removeOptions = {}) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
+      await checkOwner(getStore(), folder, machine(), "remove");
       // Not under another process's add or embed of the same folder, which would write chunks back.
       await withFolderLocks([folder.rootPath], { ...pickLockOptions(removeOptions), purpose: "removing" }, async () => {
         await getStore().removeFolder(folder.id);
@@ -349,7 +358,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return { report, embedded };
     },
     watch: (folders, watchOptions) =>
-      watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions), privateDirectories: [paths.dataDir, paths.configDir, paths.cacheDir] }, folders, watchOptions),
+      watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions), privateDirectories: [paths.dataDir, paths.configDir, paths.cacheDir], otherOwner: async (id) => otherOwner(getStore(), id, machine()) }, folders, watchOptions),
     warmModels: () => warm.describe(),
     embedForClient: (request) => warm.embed(request, (overrides) => embedderConfigFor(config(), paths, env, overrides)),
     async modelHost() {
@@ -400,7 +409,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         const folders = (await getStore().listFolders()).map((folder) => folder.rootPath);
         // No writer changes the source while it is copied.
         return await withFolderLocks(folders, { wait: false, purpose: "migrating the store" }, () =>
-          migrateStore({ source: getStore(), sourceChats, target, targetChats, ...(migrateOptions.onProgress ? { onProgress: migrateOptions.onProgress } : {}) }),
+          migrateStore({ source: getStore(), sourceChats, target, targetChats, machine: machine(), ...(migrateOptions.onProgress ? { onProgress: migrateOptions.onProgress } : {}) }),
         );
       } finally {
         await Promise.all([target.close(), targetChats.close(), sourceChats.close()]);

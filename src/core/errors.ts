@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   FOLDER_NOT_FOUND: "the folder does not exist or is not a directory",
   FOLDER_NOT_INDEXED: "the folder has not been added yet",
   FOLDER_BUSY: "another Chunkpad process is adding, processing or embedding the folder",
+  FOLDER_ELSEWHERE: "the folder belongs to another machine sharing the database: only that machine processes, embeds, watches or removes it",
   NOT_FOUND: "a document, chunk, conversation or reference does not exist",
 
   // parsing (per file; a run reports them and goes on)
@@ -93,6 +94,8 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorOutcome>> = {
   FOLDER_NOT_INDEXED: user(404),
   // Another process is writing the folder: waiting, or trying again later, succeeds.
   FOLDER_BUSY: retryable(409),
+  // Run it on the machine that owns the folder, or take the folder over deliberately.
+  FOLDER_ELSEWHERE: user(409),
   NOT_FOUND: user(404),
 
   PARSE_UNSUPPORTED: user(415),

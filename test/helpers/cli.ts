@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,9 +14,22 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The `integration-postgres` project's server (test/global-setup-postgres.ts), when this run has
+ * one: each Chunkpad home then keeps its store in a PostgreSQL database of its own.
+ */
+export const TEST_POSTGRES = process.env.CHUNKPAD_TEST_POSTGRES;
+export const ON_POSTGRES = TEST_POSTGRES !== undefined;
+
+/** The database a home's Chunkpad uses on the test PostgreSQL server (one per home, as one per machine). */
+export function databaseUrlFor(home: string): string {
+  return `${TEST_POSTGRES as string}/h${createHash("sha256").update(path.resolve(home)).digest("hex").slice(0, 20)}?pool_size=1`;
+}
+
 /** The environment a CLI child process runs in: nothing of the caller's but PATH, all state under `home`. */
 export function cliEnv(home: string, env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: home, CHUNKPAD_HOME: home, ...env };
+  const store = ON_POSTGRES ? { CHUNKPAD_DATABASE_URL: databaseUrlFor(home) } : {};
+  return { PATH: process.env.PATH, HOME: home, CHUNKPAD_HOME: home, ...store, ...env };
 }
 
 /** Runs the real CLI (bin/chunkpad.js over the built dist/) in a child process. */

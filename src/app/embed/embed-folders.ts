@@ -2,6 +2,7 @@ import { isChunkpadError } from "../../core/errors.js";
 import type { IndexedFolder } from "../../core/types.js";
 import type { MainStore } from "../../store/index.js";
 import type { ProcessReport } from "../process/process-folder.js";
+import { ownedElsewhere, type FolderOwner } from "../folder-owner.js";
 
 /** Which folders an embed run covers, and taking hand edits of their chunk files in first. */
 
@@ -63,4 +64,20 @@ export async function embeddedRefs(store: MainStore, folders: readonly IndexedFo
   const refs = new Set<string>();
   for (const folder of folders) for (const row of await store.embedState(folder.id)) if (row.embeddedHash !== null) refs.add(row.ref);
   return refs;
+}
+
+/**
+ * The folders this machine may embed: a folder another machine owns is skipped with a notice
+ * when embedding all, and refused (FOLDER_ELSEWHERE) when named or when re-embedding everything.
+ */
+export async function foldersOwnedHere(folders: readonly IndexedFolder[], otherOwner: ((folderId: string) => Promise<FolderOwner | null>) | undefined, refuse: string | null, notices: string[]): Promise<IndexedFolder[]> {
+  if (otherOwner === undefined) return [...folders];
+  const kept: IndexedFolder[] = [];
+  for (const folder of folders) {
+    const owner = await otherOwner(folder.id);
+    if (owner === null) kept.push(folder);
+    else if (refuse !== null) throw ownedElsewhere(folder.rootPath, owner, refuse);
+    else notices.push(`${folder.rootPath} belongs to the machine "${owner.name}", which embeds it; its chunks stay searchable here.`);
+  }
+  return kept;
 }

@@ -9,7 +9,8 @@ import { sha256Hex } from "../../core/chunk-ref.js";
 import { META_KEYS } from "../../store/index.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import { configModelValue, embedderConfigFor, modelIdentity, type ModelIdentity } from "./embedder-setup.js";
-import { embeddedRefs, foldersToEmbed, syncFolders, type SyncFolder, type SyncSummary } from "./embed-folders.js";
+import type { FolderOwner } from "../folder-owner.js";
+import { embeddedRefs, foldersOwnedHere, foldersToEmbed, syncFolders, type SyncFolder, type SyncSummary } from "./embed-folders.js";
 import { databaseFingerprint, describeIdentity, differingFields, embeddingMismatch, identityIsCurrent, readStoredFingerprint, sameIdentity, vectorStamp, type StoredFingerprint } from "../../embedding/vector-fingerprint.js";
 import { inBatches, planEmbedding, type EmbedPlan } from "./embed-plan.js";
 import type { ChunkpadPaths } from "../settings/paths.js";
@@ -92,6 +93,8 @@ export interface EmbedDependencies {
   createEmbedder?: (config: EmbedderConfig, options: CreateEmbedderOptions) => Promise<Embedder>;
   /** Milliseconds, for durations and throughput. */
   clock?: () => number;
+  /** The owner of a folder when it is another machine (which alone embeds it). */
+  otherOwner?: (folderId: string) => Promise<FolderOwner | null>;
 }
 
 const MAX_BATCH_SIZE = 512;
@@ -113,10 +116,12 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
   });
   const identity = modelIdentity(embedderConfig);
   const reembed = options.reembed === true;
-  const folders = reembed ? await store.listFolders() : await foldersToEmbed(store, options.folder, options.cwd ?? process.cwd());
   const notices: string[] = [];
+  const refuse = reembed ? "re-embed (a new model re-embeds every folder)" : options.folder === undefined ? null : "embed";
+  const named = reembed ? await store.listFolders() : await foldersToEmbed(store, options.folder, options.cwd ?? process.cwd());
+  const folders = await foldersOwnedHere(named, dependencies.otherOwner, refuse, notices);
   if (reembed && options.folder !== undefined) notices.push("--reembed embeds every added folder: the vectors of all folders must come from one model.");
-  if (folders.length === 0) notices.push('No folders are added yet. Run "chunkpad add <folder>" first.');
+  if (named.length === 0) notices.push('No folders are added yet. Run "chunkpad add <folder>" first.');
 
   const stored = readStoredFingerprint(await store.getMeta(META_KEYS.embeddingFingerprint));
   // Before anything is synced or downloaded: a model other than the one that made the vectors stops here.

@@ -7,6 +7,7 @@ import { describeModel, downloadModel, type DownloadModelOptions, type ModelRepo
 import type { SyncFolder } from "./embed-folders.js";
 import { embedSelected, type EmbedOptions, type EmbedReport } from "./embed-selected.js";
 import type { ChunkpadPaths } from "../settings/paths.js";
+import type { FolderOwner } from "../folder-owner.js";
 
 /** Embedding and the model, for one open Chunkpad (the facade wires its store, config and Step 1 in). */
 
@@ -20,6 +21,8 @@ export interface EmbedServiceOptions {
   chunkingFor: (folderId: string) => Promise<ChunkingOptions>;
   /** Saves a config key; `embed --model` remembers the model so search uses the same one. */
   setConfig: (key: string, value: string) => void;
+  /** The owner of a folder when it is another machine (which alone embeds it). */
+  otherOwner?: (folderId: string) => Promise<FolderOwner | null>;
   /** Replaces the registry (tests). */
   createEmbedder?: (config: EmbedderConfig, options: CreateEmbedderOptions) => Promise<Embedder>;
 }
@@ -50,6 +53,7 @@ export function createEmbedService(options: EmbedServiceOptions): EmbedService {
           chunkingFor: options.chunkingFor,
           rememberConfig: options.setConfig,
           ...(options.createEmbedder === undefined ? {} : { createEmbedder: options.createEmbedder }),
+          ...(options.otherOwner === undefined ? {} : { otherOwner: options.otherOwner }),
         },
         embedOptions,
       ),

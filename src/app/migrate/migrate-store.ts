@@ -1,5 +1,6 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkMeta } from "../../core/types.js";
+import { claimFolder, ownerKey, type Machine } from "../folder-owner.js";
 import { META_KEYS, type ChatStore, type MainStore } from "../../store/index.js";
 
 /**
@@ -43,11 +44,13 @@ export interface MigrateStores {
   targetChats: ChatStore;
   onProgress?: (progress: MigrateProgress) => void;
   now?: () => number;
+  /** The machine migrating: it owns the folders that have no owner recorded yet (their files are here). */
+  machine?: Machine;
 }
 
 const VECTOR_BATCH = 500;
 
-export async function migrateStore({ source, sourceChats, target, targetChats, onProgress, now = () => performance.now() }: MigrateStores): Promise<MigrateReport> {
+export async function migrateStore({ source, sourceChats, target, targetChats, onProgress, now = () => performance.now(), machine }: MigrateStores): Promise<MigrateReport> {
   const started = now();
   if ((await target.listFolders()).length > 0 || (await target.vectorCount()) > 0) {
     throw new ChunkpadError("INVALID_ARGUMENT", `The store at ${target.path} already holds folders. migrate copies into an empty store: point --to at a new database, or empty this one first (CHUNKPAD_DATABASE_URL=… chunkpad reset).`);
@@ -71,6 +74,9 @@ export async function migrateStore({ source, sourceChats, target, targetChats, o
       throw new ChunkpadError("INTERNAL", `The folder ${folder.rootPath} got the id ${copy.id} in the new store but has ${folder.id} here; its chunk refs would change. Report this.`);
     }
     await target.setFolderSettings(folder.id, folder.settings);
+    const owner = await source.getMeta(ownerKey(folder.id));
+    if (owner !== null) await target.setMeta(ownerKey(folder.id), owner);
+    else if (machine !== undefined) await claimFolder(target, folder.id, machine);
     await target.setNewChunksIncluded(folder.id, folder.newChunksIncluded);
     await target.updateFolderStats(folder.id, { lastProcessedAt: folder.lastProcessedAt, fileCount: folder.fileCount, chunkCount: folder.chunkCount });
     for (const sourceRecord of await source.listSources(folder.id)) await target.upsertSource(sourceRecord);

@@ -51,31 +51,37 @@ export async function syncFolders(dependencies: SyncDependencies, folder: string
   const lock = { ...(wait === undefined ? {} : { wait }), ...(onWaiting === undefined ? {} : { onWaiting }), ...(signal === undefined ? {} : { signal }) };
   const report: SyncReport = { folders: [] };
   for (const target of targets) {
-    if (embed || target.embeddedChunkCount + target.modifiedChunkCount > 0) {
-      onFolder?.({ rootPath: target.rootPath, step: "embed" });
-      const embedded = await dependencies.embed({ folder: target.id, ...lock, ...(consent ? { consent } : {}), ...(batchSize ? { batchSize } : {}), ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}) });
-      report.folders.push({ rootPath: target.rootPath, processed: null, embedded });
-    } else {
-      onFolder?.({ rootPath: target.rootPath, step: "process" });
-      let processed: ProcessReport;
-      try {
-        processed = await dependencies.processFolder(target.rootPath, {
-          ...lock,
-          ...(password === undefined ? {} : { password }),
-          ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-          ...(onProcessProgress ? { onProgress: onProcessProgress } : {}),
-        });
-      } catch (error) {
-        // A folder belongs to the machine that has its files; the others search and chat over it.
-        if (folder !== undefined || !isChunkpadError(error, "FOLDER_NOT_FOUND")) throw error;
-        const notHere = `${target.rootPath} is not on this machine (added on another machine that shares the database, or moved): its chunks stay searchable; sync it where its files are.`;
-        report.folders.push({ rootPath: target.rootPath, processed: null, embedded: null, notHere });
-        continue;
-      }
-      report.folders.push({ rootPath: target.rootPath, processed, embedded: null });
+    try {
+      report.folders.push(await syncOne(dependencies, target, { embed, onFolder, consent, batchSize, password, timeoutSeconds, onProcessProgress, onEmbedProgress, lock }));
+    } catch (error) {
+      // A folder belongs to the machine that has its files (and added it); the others search and chat over it.
+      if (folder !== undefined || !(isChunkpadError(error, "FOLDER_NOT_FOUND") || isChunkpadError(error, "FOLDER_ELSEWHERE"))) throw error;
+      const notHere = isChunkpadError(error, "FOLDER_ELSEWHERE")
+        ? error.message
+        : `${target.rootPath} is not on this machine (added on another machine that shares the database, or moved): its chunks stay searchable; sync it where its files are.`;
+      report.folders.push({ rootPath: target.rootPath, processed: null, embedded: null, notHere });
     }
   }
   return report;
+}
+
+type SyncOneOptions = Pick<SyncOptions, "embed" | "onFolder" | "consent" | "batchSize" | "password" | "timeoutSeconds" | "onProcessProgress" | "onEmbedProgress"> & { lock: FolderLockOptions };
+
+async function syncOne(dependencies: SyncDependencies, target: FolderSummary, options: SyncOneOptions): Promise<SyncFolderReport> {
+  const { embed, onFolder, consent, batchSize, password, timeoutSeconds, onProcessProgress, onEmbedProgress, lock } = options;
+  if (embed || target.embeddedChunkCount + target.modifiedChunkCount > 0) {
+    onFolder?.({ rootPath: target.rootPath, step: "embed" });
+    const embedded = await dependencies.embed({ folder: target.id, ...lock, ...(consent ? { consent } : {}), ...(batchSize ? { batchSize } : {}), ...(onEmbedProgress ? { onProgress: onEmbedProgress } : {}) });
+    return { rootPath: target.rootPath, processed: null, embedded };
+  }
+  onFolder?.({ rootPath: target.rootPath, step: "process" });
+  const processed: ProcessReport = await dependencies.processFolder(target.rootPath, {
+    ...lock,
+    ...(password === undefined ? {} : { password }),
+    ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+    ...(onProcessProgress ? { onProgress: onProcessProgress } : {}),
+  });
+  return { rootPath: target.rootPath, processed, embedded: null };
 }
 
 async function foldersToSync(store: MainStore, folder: string | undefined, cwd: string | undefined): Promise<FolderSummary[]> {

@@ -6,6 +6,7 @@ import { hashText } from "../../chunkfiles/hash.js";
 import { isChunkpadError } from "../../core/errors.js";
 import type { MainStore } from "../../store/index.js";
 import { findAddedFolder, folderNotAdded } from "../folder-lookup.js";
+import { ownedElsewhere, type FolderOwner } from "../folder-owner.js";
 import type { SyncOptions, SyncReport } from "../sync/sync.js";
 
 /**
@@ -43,6 +44,8 @@ export interface WatchDependencies {
   sync: (folder: string, options: SyncOptions) => Promise<SyncReport>;
   /** Chunkpad's own folders: never indexed, so their writes (the database's, during each sync) are no news. */
   privateDirectories?: readonly string[];
+  /** The owner of a folder when it is another machine: that machine watches it, this one does not. */
+  otherOwner?: (folderId: string) => Promise<FolderOwner | null>;
 }
 
 const DEFAULT_MAX_WAIT_MS = 2000;
@@ -64,8 +67,8 @@ const SCRATCH_FILE = /(^\.|~$|^#.*#$|\.(swp|swx|tmp|part|crdownload)$)/i;
 /** Watches the added folders (all, or those named) until `signal` aborts. */
 export async function watchFolders(dependencies: WatchDependencies, folders: readonly string[], options: WatchOptions = {}): Promise<void> {
   const { store } = dependencies;
-  const roots = await foldersToWatch(store, folders, options.cwd);
   const emit = (event: WatchEvent) => options.onEvent?.(event);
+  const roots = await foldersToWatch(store, folders, options.cwd, dependencies.otherOwner, emit);
   const privateDirectories = (dependencies.privateDirectories ?? []).flatMap((directory) => {
     try {
       return [fs.realpathSync(directory)];
@@ -244,13 +247,21 @@ function isDirectory(file: string): boolean {
   }
 }
 
-async function foldersToWatch(store: MainStore, folders: readonly string[], cwd: string | undefined): Promise<string[]> {
-  if (folders.length === 0) return (await store.listFolders()).map((folder) => folder.rootPath);
+/** The folders to watch: those named, or all; one another machine owns is refused when named, skipped (with an error event saying why) otherwise. */
+async function foldersToWatch(store: MainStore, folders: readonly string[], cwd: string | undefined, otherOwner: WatchDependencies["otherOwner"], emit: (event: WatchEvent) => void): Promise<string[]> {
   const roots: string[] = [];
+  const named = folders.length > 0;
+  const candidates: Array<{ id: string; rootPath: string }> = named ? [] : await store.listFolders();
   for (const spec of folders) {
     const found = await findAddedFolder(store, spec, cwd === undefined ? {} : { cwd });
     if (!found) throw folderNotAdded(spec, '"chunkpad watch" with no folder watches them all');
-    if (!roots.includes(found.rootPath)) roots.push(found.rootPath);
+    candidates.push(found);
+  }
+  for (const folder of candidates) {
+    const owner = (await otherOwner?.(folder.id)) ?? null;
+    if (owner !== null && named) throw ownedElsewhere(folder.rootPath, owner, "watch");
+    if (owner !== null) emit({ type: "error", rootPath: folder.rootPath, message: `belongs to the machine "${owner.name}", which watches it; not watched here (its chunks stay searchable)` });
+    else if (!roots.includes(folder.rootPath)) roots.push(folder.rootPath);
   }
   return roots;
 }

@@ -19,6 +19,7 @@ interface ProcessFlags {
   newChunks?: "included" | "excluded";
   json?: boolean;
   wait?: boolean;
+  takeOver?: boolean;
 }
 
 const FAILED_FILES_HELP = `
@@ -44,6 +45,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
       .option("--new-chunks <state>", "review state of text new to this folder: included (default) or excluded, remembered for this folder", parseNewChunks)
       .option("--json", "print a machine-readable report on stdout")
       .option("--no-wait", NO_WAIT_HELP)
+      .option("--take-over", "make this machine the folder's owner though another machine sharing the database added it (its files must be here)")
       .addHelpText("after", FAILED_FILES_HELP)
       .action(async (folder: string, flags: ProcessFlags) => {
         await confirmBroadFolder(context, folder, flags.yes);
@@ -62,6 +64,7 @@ export function registerProcessCommands(program: Command, context: CliContext): 
             chunking,
             ...timeoutOption(flags),
             ...(flags.newChunks === undefined ? {} : { newChunksIncluded: flags.newChunks === "included" }),
+            ...(flags.takeOver ? { takeOver: true } : {}),
             onProgress,
             ...lockOptions(context, flags.wait),
           }),

@@ -1,5 +1,6 @@
+import type pg from "pg";
 import { indexText } from "./text-index.js";
-import type { Queryable } from "./connection.js";
+import { inTransaction, type Queryable } from "./connection.js";
 
 /**
  * Keeps the keyword index's statistics in SQL, in the writer's transaction: each chunk's words
@@ -98,4 +99,38 @@ export async function checkKeywordIndex(client: Queryable): Promise<string[]> {
   )).rows[0]?.n ?? 0;
   if (Number(wrongRows) > 0) problems.push(`keyword index: ${wrongRows} words have wrong chunk counts; rebuild the keyword index from the chunks table (nothing is lost)`);
   return problems;
+}
+
+/**
+ * The words are cut in Node (text-index.ts), CJK text by Intl.Segmenter, whose dictionary is
+ * Node's ICU: another ICU can cut the same text differently, and the index would no longer match
+ * its queries. The ICU that built the index is recorded in meta (`keyword.icu`, as on SQLite);
+ * a process with a newer one rebuilds the index once, under a lock, and records it. One with an
+ * older ICU leaves the index as it is (servers of a team on two Node versions must not rebuild
+ * it back and forth at every start); its CJK queries may then cut a word differently.
+ */
+export const KEYWORD_ICU_KEY = "keyword.icu";
+
+function newerVersion(a: string, b: string): boolean {
+  const parts = (version: string) => version.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0);
+  const [left, right] = [parts(a), parts(b)];
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return difference > 0;
+  }
+  return false;
+}
+
+export async function rebuildAfterIcuChange(pool: pg.Pool, icu: string): Promise<void> {
+  const recorded = async (client: Queryable) => (await client.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [KEYWORD_ICU_KEY])).rows[0]?.value ?? null;
+  const stale = (version: string | null) => version === null || newerVersion(icu, version);
+  if (!stale(await recorded(pool))) return;
+  await inTransaction(pool, async (client) => {
+    // Writers wait; a second process starting at the same moment finds it done.
+    await client.query("LOCK TABLE chunks IN SHARE ROW EXCLUSIVE MODE");
+    const version = await recorded(client);
+    if (!stale(version)) return;
+    if (version !== null) await rebuildKeywordIndex(client);
+    await client.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [KEYWORD_ICU_KEY, icu]);
+  });
 }

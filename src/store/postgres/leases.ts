@@ -34,7 +34,10 @@ export function createLeases(connect: () => Promise<pg.Client>, command: string)
     const release = async () => {
       try {
         for (const key of taken.splice(0).reverse()) {
-          await client.query("DELETE FROM folder_leases WHERE key = $1 AND holder->>'token' = $2", [key, token]);
+          // The job may have been `reset`, which drops every table (this one too): nothing to take back then.
+          await client.query("DELETE FROM folder_leases WHERE key = $1 AND holder->>'token' = $2", [key, token]).catch((error: unknown) => {
+            if ((error as { code?: string }).code !== "42P01") throw error;
+          });
           await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
         }
       } finally {

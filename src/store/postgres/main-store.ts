@@ -3,7 +3,7 @@ import pg from "pg";
 import { createPool, describeUrl, inTransaction, parseStoreUrl, toDatabaseError, withPostgresErrors, type Queryable } from "./connection.js";
 import { createDocumentMethods } from "./documents.js";
 import { createFolderMethods } from "./folders.js";
-import { checkKeywordIndex, rebuildKeywordIndex } from "./keyword-index.js";
+import { checkKeywordIndex, rebuildAfterIcuChange, rebuildKeywordIndex } from "./keyword-index.js";
 import { createKeywordMethods } from "./keyword.js";
 import { createLeases } from "./leases.js";
 import { dropSchema, migrate } from "./schema.js";
@@ -18,6 +18,8 @@ export interface OpenPostgresStoreOptions {
   /** What this process is (the CLI, a server…), shown to whoever waits for a folder. */
   command?: string;
   now?: () => Date;
+  /** Node's ICU version (tests give another to see the index rebuilt). */
+  icuVersion?: string;
 }
 
 /** The channel on which every write is announced (LISTEN chunkpad_changes), for other servers' caches. */
@@ -29,13 +31,14 @@ export const CHANGE_CHANNEL = "chunkpad_changes";
  * no cache in the process: every read sees every server's writes. Writes are announced on
  * CHANGE_CHANNEL for caches above the store.
  */
-export async function openPostgresStore({ url, poolSize, command = "chunkpad", now = () => new Date() }: OpenPostgresStoreOptions): Promise<MainStore> {
+export async function openPostgresStore({ url, poolSize, command = "chunkpad", now = () => new Date(), icuVersion = process.versions.icu ?? "none" }: OpenPostgresStoreOptions): Promise<MainStore> {
   const where = describeUrl(url);
   const pool = createPool({ url, ...(poolSize === undefined ? {} : { poolSize }) });
   let support: VectorSupport;
   try {
     await migrate(pool, where);
     await rebuildAfterSearchTextChange(pool);
+    await rebuildAfterIcuChange(pool, icuVersion);
     support = await loadVectorSupport(pool, where);
   } catch (error) {
     await pool.end().catch(() => undefined);

@@ -130,6 +130,13 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX messages_conversation ON messages (conversation_id, seq);
     `,
   },
+  {
+    version: 2,
+    // text-index.ts now cuts words as SQLite's search_text() does (decision 041): the index is
+    // rebuilt at the next open, as for a new ICU (keyword-index.ts, rebuildAfterIcuChange).
+    description: "Greek letters by name and letter-digit boundaries in the keyword index",
+    sql: "INSERT INTO meta (key, value) VALUES ('keyword.icu', '0') ON CONFLICT (key) DO UPDATE SET value = '0';",
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

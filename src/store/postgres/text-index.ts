@@ -4,7 +4,8 @@ import type { KeywordQuery, KeywordTerm, TextConstraints } from "../../core/keyw
 
 /**
  * The keyword index's words, made in Node so that PostgreSQL indexes exactly what SQLite's FTS5
- * does (`porter unicode61 remove_diacritics 2` over core/searchable-text.ts, as SQLite's search_text): letters and
+ * does (`porter unicode61 remove_diacritics 2` over `searchableText` (core/searchable-text.ts, as SQLite's search_text): CJK text cut into words,
+ * Greek letters by name, a boundary between letters and digits): letters and
  * digits in runs, lower-case, diacritics removed, English words stemmed by Porter's algorithm.
  * No text-search configuration of the server is used, so every server (and PGlite) agrees.
  */
