@@ -292,6 +292,11 @@ describe("the web app", () => {
     await tree.getByRole("treeitem", { name: /^notes\.md/ }).click();
     const note = page.getByRole("note", { name: "Conflict in notes.md" });
     await poll(() => note.count()).toBe(1);
+    // Before choosing, the user sees what each choice keeps: their edit against the fresh chunks.
+    const diff = note.getByRole("region", { name: "Your edit against the fresh chunks" });
+    await poll(() => diff.locator("del").allTextContents()).toContain("−Only in your edit: A kingfisher dives into the river at dawn.");
+    expect(await diff.locator("ins").allTextContents()).toContain("+Only in the fresh chunks: The heron waits by the river at dawn, and the kingfisher too.");
+    expect(await note.textContent()).toMatch(/\d+ lines? only in your edit, \d+ lines? only in the fresh chunks/);
     expect(await axeProblems()).toEqual([]);
     await note.getByRole("button", { name: "Keep my edit" }).click();
     await poll(() => page.getByRole("status").filter({ hasText: "Kept your edit of notes.md." }).count()).toBe(1);

@@ -8,6 +8,7 @@ import type { ChunkpadPaths } from "./settings/paths.js";
 import type { ResetOptions, ResetReport } from "./settings/reset.js";
 import type { ConflictChoice, ProcessFolderOptions, ProcessReport } from "./process/process-folder.js";
 import type { ChunkTreeReport } from "./review/chunk-tree.js";
+import type { ConflictDiff } from "./review/conflict-diff.js";
 import type { SearchOptions, SearchReport } from "./search/search.js";
 import type { QueryEmbedderLoader } from "./search/search-vector.js";
 import type { SearchReadiness } from "./search/search-service.js";
@@ -68,6 +69,11 @@ export interface Chunkpad {
    * or its chunk file. The folder is processed as usual; only this file is affected by the choice.
    */
   resolveConflict(filePath: string, choice: ConflictChoice, options?: AddFolderOptions): Promise<{ relativePath: string; resolved: boolean; report: ProcessReport }>;
+  /**
+   * Before a conflict is settled: the user's chunk file of `relativePath` (in the added folder
+   * `folderPath`) against the chunks a fresh parse of its source would write, line by line. Writes nothing.
+   */
+  conflictDiff(folderPath: string, relativePath: string, options?: { password?: string }): Promise<ConflictDiff>;
   listFolders(): Promise<FolderSummary[]>;
   /** Documents of every added folder (or of the folder with this id), in path order. */
   listDocuments(folderId?: string): Promise<DocumentRecord[]>;

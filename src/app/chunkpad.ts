@@ -14,6 +14,7 @@ import { executeReset, planReset } from "./settings/reset.js";
 import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
 import { chunkTree } from "./review/chunk-tree.js";
+import { conflictDiff } from "./review/conflict-diff.js";
 import { createSearchService, type SearchReadiness } from "./search/search-service.js";
 import { calibrateGuardrail } from "./answer/calibrate-guardrail.js";
 import { questionTermWeights } from "./answer/term-weights.js";
@@ -213,6 +214,12 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         return { relativePath, resolved: report.resolved.some((entry) => entry.path === relativePath), report };
       }
       throw new ChunkpadError("NOT_FOUND", `${filePath} is not in a folder you added. Give the path of a document (or its chunk file) inside one of the folders "chunkpad folders" lists.`);
+    },
+    async conflictDiff(folderPath, relativePath, diffOptions = {}) {
+      const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
+      if (!folder) throw folderNotAdded(folderPath);
+      const limits = { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries, ocr: config().ingest.ocr };
+      return conflictDiff({ store: getStore(), runner: getRunner(), chunking: await folderChunking(folder, undefined), limits }, folder, relativePath, diffOptions);
     },
     async listFolders() {
       return await getStore().listFolders();

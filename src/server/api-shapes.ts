@@ -67,6 +67,10 @@ export const resolveBody = z.object({
   file: z.string().min(1),
   choice: z.enum(["keep-mine", "take-fresh"]),
 });
+export const conflictQuery = z.object({
+  /** The file's path relative to its folder, as the tree names it. */
+  file: z.string().min(1),
+});
 export const resetBody = z.object({
   /** Typed by the user: deleting everything needs more than a stray request. */
   confirm: z.literal("delete all data", { message: 'confirm must be "delete all data"' }),
@@ -116,6 +120,7 @@ export function openApiDocument(version: string) {
       "/api/folders/{id}/files": { post: { summary: "Upload one document (the raw bytes; ?name=file.pdf) into an added folder; never overwrites", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { name: "name", in: "query", required: true, schema: { type: "string" } }], responses: { 201: ok("folderId, relativePath, bytes"), default: error } } },
       "/api/folders/{id}/tree": { get: { summary: "The folder's chunk-file tree, each file with its chunk states and any failure or conflict", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("chunk tree"), default: error } } },
       "/api/folders/{id}/resolve": { post: { summary: "Settle one file's conflict: keep the edited chunk file or take fresh chunks", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], requestBody: { content: { "application/json": { schema: z.toJSONSchema(resolveBody) } } }, responses: { 200: ok("relativePath, resolved, process report"), default: error } } },
+      "/api/folders/{id}/conflict": { get: { summary: "Before settling a conflict: the edited chunk file against the chunks a fresh parse would write, line by line", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, ...parameters(conflictQuery, "query")], responses: { 200: ok("ConflictDiff: mine, fresh, failure, lines, counts"), default: error } } },
       "/api/reset": { post: { summary: "Delete Chunkpad's data as chunkpad reset does (documents are never touched); refused while a job runs", requestBody: { content: { "application/json": { schema: z.toJSONSchema(resetBody) } } }, responses: { 200: ok("deleted, failed, notes"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/2)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/2"), default: error } } },

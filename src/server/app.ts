@@ -14,7 +14,7 @@ import { registerDataRoutes } from "./data-routes.js";
 import { requireCredential } from "./credential.js";
 import { serverHostNames, uploadName } from "./guards.js";
 import { createMcpServer } from "../mcp/server.js";
-import { chunkEdit, chunkQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody } from "./api-shapes.js";
+import { chunkEdit, chunkQuery, conflictQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody } from "./api-shapes.js";
 
 export { TOKEN_HEADER } from "./api-shapes.js";
 
@@ -149,6 +149,13 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.get("/api/folders/:folder/tree", async (c) => {
     const folder = await folderById(c.req.param("folder"));
     return c.json(toPlainJson(await chunkpad.chunkTree(folder.rootPath)) as object);
+  });
+
+  // Before settling a conflict: the user's chunk file against the chunks a fresh parse would write.
+  app.get("/api/folders/:folder/conflict", async (c) => {
+    const folder = await folderById(c.req.param("folder"));
+    const file = parsed(conflictQuery, c.req.query()).file;
+    return c.json(toPlainJson(await chunkpad.conflictDiff(folder.rootPath, file)) as object);
   });
 
   // Settles one file's conflict (hand-edited chunk file, changed source), as `chunkpad resolve` does.

@@ -5,7 +5,7 @@
  * next to the route that sends it.
  */
 import type {
-  AnswerJson, AskStreamEvent, ChunkJson, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
+  AnswerJson, AskStreamEvent, ChunkJson, ConflictDiff as CoreConflictDiff, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
   ConversationView, FolderSummary, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
 } from "../../../src/index.js";
 
@@ -28,6 +28,7 @@ export type Citation = Json<StoredCitation>;
 export type Answer = Json<AnswerJson>;
 export type AnswerChunk = Json<ChunkJson>;
 export type AskEvent = Json<AskStreamEvent>;
+export type ConflictDiff = Json<CoreConflictDiff>;
 
 /** GET /api/status (server/app.ts). */
 export interface Status {
