@@ -38,6 +38,8 @@ describe("the web app", () => {
   let info: RunningServer["info"];
   let browser: Browser;
   let page: Page;
+  /** The Sources list of the regenerated answer as shown live, to compare with the reopened one. */
+  let liveSources = "";
   /** Errors the page logged (a failed request the app reports in words is not one of them). */
   const consoleErrors: string[] = [];
 
@@ -389,6 +391,7 @@ describe("the web app", () => {
     await page.locator(".answer").last().getByRole("button", { name: "Open citation C1" }).click();
     await poll(() => inspector().locator(".metadata").textContent()).toBe(secondSource);
     await page.getByRole("button", { name: "Close the inspector" }).click();
+    liveSources = await sources.innerText();
     // The conversation list counts the answers as they come (two asks, three regenerations here).
     const conversationId = await page.evaluate(() => document.querySelector(".conversation-row[aria-current=true]")?.textContent ?? "");
     const stored = ((await (await server.api(`/api/conversations`)).json()) as { conversations: Array<{ title: string; messageCount: number }> }).conversations[0];
@@ -488,6 +491,18 @@ describe("the web app", () => {
     const secondSource = await inspector().locator(".metadata").textContent();
     await page.locator(".answer").last().getByRole("button", { name: "Open citation C1" }).click();
     await poll(() => inspector().locator(".metadata").textContent()).toBe(secondSource);
+    await page.getByRole("button", { name: "Close the inspector" }).click();
+    // Exactly as shown live: numbers, files, pages, labels and relevance (kept in the chat store).
+    expect(liveSources).toMatch(/\d+%/);
+    expect(await sources.innerText()).toBe(liveSources);
+    // And it regenerates from the sources the chat store kept, with the user's new choice.
+    openai.script({ reply: "text", deltas: ["Reopened: dawn [C1]."] });
+    await sources.getByRole("checkbox", { name: "Use source 1 for the answer" }).check();
+    await sources.getByRole("checkbox", { name: "Use source 2 for the answer" }).uncheck();
+    await page.getByRole("button", { name: "Regenerate with the sources switched on" }).click();
+    await poll(() => page.locator(".answer").last().textContent()).toContain("Reopened: dawn");
+    await page.locator(".answer").last().getByRole("button", { name: "Open citation C1" }).click();
+    await poll(() => inspector().locator(".metadata").textContent()).not.toBe(secondSource);
     await page.getByRole("button", { name: "Close the inspector" }).click();
   });
 

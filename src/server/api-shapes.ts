@@ -61,6 +61,10 @@ export const regenerateBody = z.object({
   conversationId: z.string().min(1),
   /** The chunk numbers (1-based, as the chunks event numbered them) to answer from. */
   included: z.array(z.number().int().min(1)),
+  /** As the question was asked: the app sends the composer's choices again. */
+  strict: z.boolean().optional(),
+  provider: z.enum(LLM_PROVIDER_NAMES).optional(),
+  model: z.string().min(1).optional(),
 });
 export const resolveBody = z.object({
   /** The file's path relative to its folder, as the tree names it. */

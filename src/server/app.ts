@@ -217,7 +217,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     return c.json(toReviewJson(report));
   });
 
-  const jobRoutes = registerJobRoutes(app, chunkpad, jobs);
+  registerJobRoutes(app, chunkpad, jobs);
   registerDataRoutes(app, chunkpad, async (id) => (await folderById(id)).rootPath);
 
   // Conversations (kept in the chat database), answer providers, and API keys: write-only.
@@ -251,7 +251,6 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     const body = parsed(resetBody, await c.req.json().catch(() => undefined));
     const running = jobs.list().filter((job) => job.state === "running");
     if (running.length > 0) throw new ChunkpadError("FOLDER_BUSY", `${running.length} job${running.length === 1 ? " is" : "s are"} still running (${running.map((job) => job.kind).join(", ")}); cancel ${running.length === 1 ? "it" : "them"} or wait, then clear the data.`);
-    jobRoutes.forgetAnswers();
     const report = await chunkpad.clearAllData({ models: body.models === true, keys: body.keys === true, chunkFiles: body.chunkFiles === true });
     return c.json(toPlainJson(report) as object);
   });
