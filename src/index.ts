@@ -13,6 +13,7 @@ export { createFolderLocks, folderLockKey, type FolderLocks, type FolderLockOpti
 export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFileConflict, ConflictChoice } from "./app/process/process-folder.js";
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/review/chunk-tree.js";
 export type { ConflictDiff } from "./app/review/conflict-diff.js";
+export type { FolderListing, SavedDocument } from "./app/files/folder-files.js";
 export type { DiffLine } from "./chunkfiles/diff.js";
 export type { ChunkpadConfig } from "./app/settings/config.js";
 export type { ChunkpadPaths } from "./app/settings/paths.js";

@@ -9,6 +9,7 @@ import type { ResetOptions, ResetReport } from "./settings/reset.js";
 import type { ConflictChoice, ProcessFolderOptions, ProcessReport } from "./process/process-folder.js";
 import type { ChunkTreeReport } from "./review/chunk-tree.js";
 import type { ConflictDiff } from "./review/conflict-diff.js";
+import type { FolderListing, SavedDocument } from "./files/folder-files.js";
 import type { SearchOptions, SearchReport } from "./search/search.js";
 import type { QueryEmbedderLoader } from "./search/search-vector.js";
 import type { SearchReadiness } from "./search/search-service.js";
@@ -75,6 +76,10 @@ export interface Chunkpad {
    */
   conflictDiff(folderPath: string, relativePath: string, options?: { password?: string }): Promise<ConflictDiff>;
   listFolders(): Promise<FolderSummary[]>;
+  /** Copies a document into the top of the added folder with this id (never over an existing file); process the folder to read it. */
+  saveDocument(folderId: string, name: string, bytes: Uint8Array): Promise<SavedDocument>;
+  /** The folders inside a folder (default: the home folder), for a folder picker. */
+  listFolderChoices(folderPath?: string): Promise<FolderListing>;
   /** Documents of every added folder (or of the folder with this id), in path order. */
   listDocuments(folderId?: string): Promise<DocumentRecord[]>;
   /** One chunk by its reference, with up to `neighbours` chunks before and after it in its document. */

@@ -15,6 +15,7 @@ import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
 import { chunkTree } from "./review/chunk-tree.js";
 import { conflictDiff } from "./review/conflict-diff.js";
+import { listFolderChoices, saveDocument } from "./files/folder-files.js";
 import { createSearchService, type SearchReadiness } from "./search/search-service.js";
 import { calibrateGuardrail } from "./answer/calibrate-guardrail.js";
 import { questionTermWeights } from "./answer/term-weights.js";
@@ -224,6 +225,12 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     async listFolders() {
       return await getStore().listFolders();
     },
+    async saveDocument(folderId, name, bytes) {
+      const folder = await getStore().getFolder(folderId);
+      if (!folder) throw new ChunkpadError("NOT_FOUND", `No added folder has the id ${folderId}; add the folder first.`);
+      return saveDocument(folder, name, bytes);
+    },
+    listFolderChoices: (folderPath) => listFolderChoices(folderPath),
     async listDocuments(folderId) {
       return (await getStore().listDocuments(folderId)).sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
     },

@@ -166,8 +166,7 @@ export function useChat() {
     if (!last || !conversationId || busy) return;
     update((turn) => ({ ...turn, answer: "", labels: null, invalidCitations: [], done: false, stopped: false, error: null, errorCode: null }));
     try {
-      const { provider, model, strict } = lastOptions.current;
-      follow(await post<Job>("/api/regenerate", { conversationId, included: last.sources.filter((source) => source.included).map((source) => source.number), ...(provider ? { provider } : {}), ...(model?.trim() ? { model: model.trim() } : {}), ...(strict ? { strict: true } : {}) }));
+      follow(await post<Job>("/api/regenerate", { conversationId, included: last.sources.filter((source) => source.included).map((source) => source.number) }));
     } catch (failure) {
       update((turn) => ({ ...turn, error: (failure as Error).message, done: true }));
     }
