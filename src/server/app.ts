@@ -9,6 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ChunkpadError, errorOutcome, toErrorJson, toPlainJson, toProcessJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
 import { createJobManager, type JobManager } from "./jobs.js";
+import type { SettingJson, StatusJson } from "./wire-types.js";
 import { registerJobRoutes } from "./job-routes.js";
 import { registerDataRoutes } from "./data-routes.js";
 import { requireCredential } from "./credential.js";
@@ -87,7 +88,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.get("/api/status", async (c) => {
     const folders = await chunkpad.listFolders();
     const model = chunkpad.modelStatus();
-    return c.json({
+    const status: StatusJson = {
       version: options.version,
       folders: folders.length,
       documents: folders.reduce((sum, folder) => sum + folder.documentCount, 0),
@@ -97,7 +98,8 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
       runningJobs: jobs.list().filter((job) => job.state === "running").map((job) => ({ id: job.id, kind: job.kind, subject: job.subject, events: `/api/jobs/${job.id}/events` })),
       warm: chunkpad.warmModels(),
       search: await chunkpad.searchReadiness(),
-    });
+    };
+    return c.json(status);
   });
 
   // The warm daemon: another process's texts embedded with a model this server keeps loaded.
@@ -213,7 +215,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.delete("/api/keys/:provider", async (c) => c.json(toPlainJson(await chunkpad.deleteApiKey(c.req.param("provider"))) as object));
 
   // Settings, as `chunkpad config` shows and changes them (API keys are never settings).
-  const settingJson = (row: ReturnType<Chunkpad["setting"]>) => ({
+  const settingJson = (row: ReturnType<Chunkpad["setting"]>): SettingJson => ({
     key: row.key, value: row.value ?? null, source: row.source, problem: row.problem ?? null, description: row.setting.description,
     kind: row.setting.kind, default: row.setting.default ?? null,
   });

@@ -6,6 +6,7 @@ import {
 } from "../index.js";
 import { summarize, type Job, type JobContext, type JobEvent, type JobManager } from "./jobs.js";
 import { checkProcessTarget } from "./guards.js";
+import type { JobJson } from "./wire-types.js";
 import { askBody, jobBody, parsed, regenerateBody } from "./api-shapes.js";
 
 /**
@@ -14,7 +15,7 @@ import { askBody, jobBody, parsed, regenerateBody } from "./api-shapes.js";
  * or from Last-Event-ID), stopped by DELETE; they run on when the tab that started them closes.
  */
 export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManager): void {
-  const jobJson = (job: Job) => ({ ...summarize(job), events: `/api/jobs/${job.id}/events` });
+  const jobJson = (job: Job): JobJson => ({ ...summarize(job), events: `/api/jobs/${job.id}/events` });
   const consentOf = (agreed: boolean | undefined) => async () => agreed === true;
 
   app.post("/api/jobs", async (c) => {
@@ -93,7 +94,7 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
     return c.json(jobJson(job), 202);
   });
 
-  app.get("/api/jobs", (c) => c.json({ jobs: jobs.list().map((job) => ({ ...job, events: `/api/jobs/${job.id}/events` })) }));
+  app.get("/api/jobs", (c) => c.json({ jobs: jobs.list().map((job): JobJson => ({ ...job, events: `/api/jobs/${job.id}/events` })) }));
 
   const findJob = (id: string): Job => {
     const job = jobs.get(id);

@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from "react";
 import { post, remove } from "../api/client.js";
-import type { Job } from "../api/types.js";
+import type { Job, JobHandle } from "../api/types.js";
 import { followJob, type JobEvent } from "./useJobEvents.js";
 
 export interface JobProgress {
@@ -22,12 +22,12 @@ export function progressOf(event: JobEvent): JobProgress | null {
 
 /** One long job at a time (process, embed, sync): start or re-attach, progress, outcome, cancel. */
 export function useJob(onDone: () => void) {
-  const [job, setJob] = useState<Job | null>(null);
+  const [job, setJob] = useState<JobHandle | null>(null);
   const [progress, setProgress] = useState<JobProgress | null>(null);
   const [outcome, setOutcome] = useState<{ tone: "good" | "bad"; text: string } | null>(null);
   const done = useRef(onDone);
   done.current = onDone;
-  const attach = useCallback((started: Job) => {
+  const attach = useCallback((started: JobHandle) => {
     setJob(started);
     setOutcome(null);
     setProgress({ label: "Starting…", value: null });

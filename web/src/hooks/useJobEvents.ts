@@ -18,7 +18,7 @@ const TYPES = ["process-progress", "embed-progress", "chunks", "answer-start", "
 const ENDS = ["job-done", "job-failed", "job-cancelled"];
 
 /** Follows a job's server-sent events until it ends; the server replays what the page missed. */
-export function followJob(job: Job, onEvent: (event: JobEvent) => void): () => void {
+export function followJob(job: Pick<Job, "events">, onEvent: (event: JobEvent) => void): () => void {
   const source = new EventSource(job.events, { withCredentials: true });
   const parse = (type: string, message: Event) => ({ ...(JSON.parse((message as MessageEvent<string>).data) as object), type }) as JobEvent;
   for (const type of TYPES) source.addEventListener(type, (message) => onEvent(parse(type, message)));
