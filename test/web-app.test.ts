@@ -731,9 +731,23 @@ describe("the web app", () => {
     await settingsSection("Data");
     const archive = path.join(home, "backup.zip");
     await page.getByLabel("Archive to write").fill(archive);
+    // Every progress bar the page shows while the job runs, as a screen reader would hear it.
+    const recordProgress = () =>
+      page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { progressSeen: string[] }).progressSeen = seen;
+        const note = () => document.querySelectorAll('[role="progressbar"]').forEach((bar) => seen.push(`${bar.getAttribute("aria-label")} ${bar.getAttribute("aria-valuenow") ?? "-"}`));
+        new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-label", "aria-valuenow"] });
+      });
+    const progressSeen = () => page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen);
+    await recordProgress();
     await page.getByRole("region", { name: "Export" }).getByRole("button", { name: "Export" }).click();
     await poll(() => page.getByRole("status").filter({ hasText: `Exported to ${archive}` }).count(), { timeout: 30_000 }).toBe(1);
     expect(fs.existsSync(archive)).toBe(true);
+    // Real progress from the job's events: files counted per folder, then compressing and writing.
+    const exported = await progressSeen();
+    expect(exported.some((entry) => /^Reading .*docs: \d+ of \d+ files \d+$/.test(entry))).toBe(true);
+    expect(exported).toContain("Writing the archive -");
     await page.getByRole("button", { name: `Remove ${fs.realpathSync(folder)}` }).click();
     expect(await axeProblems()).toEqual([]);
     await page.getByRole("dialog", { name: "Remove this folder?" }).getByRole("button", { name: "Remove folder" }).click();
@@ -742,8 +756,11 @@ describe("the web app", () => {
     expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toContain("aardvark");
     await page.getByLabel("Archive to import").fill(archive);
     await page.getByLabel("Restore into folder").fill(folder);
+    await recordProgress();
     await page.getByRole("region", { name: "Import" }).getByRole("button", { name: "Import" }).click();
     await poll(() => page.getByRole("status").filter({ hasText: "Imported" }).count(), { timeout: 30_000 }).toBe(1);
+    const imported = await progressSeen();
+    expect(imported.some((entry) => /^Restoring documents: (\d+) of \1 100$/.test(entry))).toBe(true);
     await poll(() => folderButton().getAttribute("title")).toBe(fs.realpathSync(folder));
   });
 

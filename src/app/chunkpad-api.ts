@@ -24,6 +24,7 @@ import type { SyncOptions, SyncReport } from "./sync/sync.js";
 import type { WatchOptions } from "./watch/watch.js";
 import type { ExportReport } from "./archive/export.js";
 import type { ImportOptions, ImportReport } from "./archive/import.js";
+import type { ArchiveProgress } from "./archive/archive-format.js";
 import type { DaemonEmbedRequest, DaemonEmbedResponse } from "../embedding/daemon.js";
 import type { ChunkWithNeighbours, DocumentRequest, DocumentText, SourceFile } from "./read/read.js";
 import type { FolderLockOptions } from "./folder-lock.js";
@@ -122,7 +123,7 @@ export interface Chunkpad {
   /** Brings one added folder (or all) up to date: processes what changed, and embeds it where the folder has vectors (or `embed` asks). */
   sync(folder?: string, options?: SyncOptions): Promise<SyncReport>;
   /** Writes added folders (all, or those named) to one portable archive: chunks, review state, chunk files, vectors, and the sources when asked. */
-  exportArchive(file: string, options?: { folders?: readonly string[]; withSources?: boolean }): Promise<ExportReport>;
+  exportArchive(file: string, options?: { folders?: readonly string[]; withSources?: boolean; onProgress?: (progress: ArchiveProgress) => void }): Promise<ExportReport>;
   /** Restores an archive into this machine's store (and its folders' `_chunks/`); `reembed` embeds its chunks with the configured model instead of taking its vectors. */
   importArchive(file: string, options?: ImportOptions & Pick<EmbedOptions, "consent" | "onProgress"> & FolderLockOptions): Promise<{ report: ImportReport; embedded: EmbedReport | null }>;
   /** Keeps added folders (all, or those named) in sync with their files until `signal` aborts: a full sync on start, then one per burst of changes. */

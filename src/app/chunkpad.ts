@@ -325,6 +325,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return exportArchive({ store: getStore(), chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined) }, file, {
         ...(folderIds.length > 0 ? { folderIds } : {}),
         ...(exportOptions.withSources ? { withSources: true } : {}),
+        ...(exportOptions.onProgress ? { onProgress: exportOptions.onProgress } : {}),
       });
     },
     async importArchive(file, importOptions = {}) {

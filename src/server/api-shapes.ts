@@ -32,7 +32,7 @@ export const embedBody = z.object({
 });
 export const jobBody = z.object({
   /** local-model: download the local answer model (needs consent), as Settings offers it. */
-  kind: z.enum(["process", "embed", "sync", "local-model"]),
+  kind: z.enum(["process", "embed", "sync", "local-model", "export", "import"]),
   /** An added folder (path or id); process needs one, embed and sync default to every folder. */
   folder: z.string().min(1).optional(),
   /** The user agreed, in the app, to download the embedding model if it is needed. */
@@ -43,6 +43,12 @@ export const jobBody = z.object({
   confirmBroadFolder: z.boolean().optional(),
   /** process: the password for the encrypted documents of this run (the app's password prompt); never stored. */
   password: z.string().min(1).max(1000).optional(),
+  /** export: the archive to write; import: the archive to read (a path on this computer, "~/" for the home folder). */
+  file: z.string().min(1).max(4096).optional(),
+  /** export: put the documents themselves in the archive too. */
+  withSources: z.boolean().optional(),
+  /** import: the folder to restore into (an archive never chooses where its files go). */
+  into: z.string().min(1).max(4096).optional(),
 });
 export const askBody = z.object({
   question: z.string().min(1, "question is required").max(10_000),

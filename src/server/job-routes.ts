@@ -1,12 +1,13 @@
 import { streamSSE } from "hono/streaming";
 import type { Hono } from "hono";
 import {
-  ChunkpadError, createAnswerCollector, toAskFailureEvents, toAskStreamEvents, toDownloadProgressEvent, toEmbedJson, toEmbedProgressEvent,
+  ChunkpadError, createAnswerCollector, toArchiveProgressEvent, toExportJson, toImportJson, toAskFailureEvents, toAskStreamEvents, toDownloadProgressEvent, toEmbedJson, toEmbedProgressEvent,
   toProcessJson, toProcessProgressEvent, toSyncJson, type AskEvent, type Chunkpad,
 } from "../index.js";
 import { summarize, type Job, type JobContext, type JobEvent, type JobManager } from "./jobs.js";
 import { checkProcessTarget } from "./guards.js";
 import type { JobJson } from "./wire-types.js";
+import { localPath } from "./data-routes.js";
 import { askBody, jobBody, parsed, regenerateBody } from "./api-shapes.js";
 
 /**
@@ -26,7 +27,17 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
     const byId = body.folder === undefined ? undefined : (await chunkpad.listFolders()).find((folder) => folder.id === body.folder);
     const processTarget = byId?.rootPath ?? body.folder;
     if (body.kind === "process" && byId === undefined) checkProcessTarget(processTarget as string, body.confirmBroadFolder === true);
-    const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
+    if ((body.kind === "export" || body.kind === "import") && body.file === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `file: an ${body.kind} job needs the archive to ${body.kind === "export" ? "write" : "read"} (a path on this computer).`);
+    if (body.kind === "import" && body.into === undefined) throw new ChunkpadError("INVALID_ARGUMENT", "into: an import job needs the folder to restore into (an archive never chooses where its files go).");
+    const archive = body.file === undefined ? undefined : parsed(localPath, body.file);
+    const job = jobs.start(body.kind, archive ?? body.folder ?? null, async ({ signal, emit }) => {
+      if (body.kind === "export") {
+        return toExportJson(await chunkpad.exportArchive(archive as string, { withSources: body.withSources === true, onProgress: (progress) => emit(toArchiveProgressEvent(progress)) }));
+      }
+      if (body.kind === "import") {
+        const { report, embedded } = await chunkpad.importArchive(archive as string, { into: parsed(localPath, body.into), signal, onArchiveProgress: (progress) => emit(toArchiveProgressEvent(progress)) });
+        return toImportJson({ ...report, embedded });
+      }
       if (body.kind === "process") {
         return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, ...(body.password ? { password: body.password } : {}), onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
       }

@@ -7,7 +7,7 @@
 import type {
   AnswerJson, AskStreamEvent, ChunkJson, ConflictDiff as CoreConflictDiff, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
   ConversationView, FolderSummary, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
-  FolderListing,
+  FolderListing, ExportJson, ImportJson, ProgressEvent,
 } from "../../../src/index.js";
 import type { JobJson, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
 
@@ -31,6 +31,10 @@ export type Answer = Json<AnswerJson>;
 export type AnswerChunk = Json<ChunkJson>;
 export type AskEvent = Json<AskStreamEvent>;
 export type ConflictDiff = Json<CoreConflictDiff>;
+export type ArchiveProgressEvent = Json<Extract<ProgressEvent, { type: "archive-progress" }>>;
+/** What an export or import job ends with (its job-done result). */
+export type ExportReport = Json<ExportJson>;
+export type ImportReport = Json<ImportJson>;
 
 /** Shapes the server assembles itself: its own types (server/wire-types.ts), never restated here. */
 export type Status = StatusJson;
