@@ -12,6 +12,9 @@ export { describeBroadFolder, type BroadFolder } from "./app/process/broad-folde
 export { createFolderLocks, folderLockKey, type FolderLocks, type FolderLockOptions, type LockHolder } from "./app/folder-lock.js";
 export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFileConflict, ConflictChoice } from "./app/process/process-folder.js";
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/review/chunk-tree.js";
+export type { ConflictDiff } from "./app/review/conflict-diff.js";
+export type { FolderListing, SavedDocument } from "./app/files/folder-files.js";
+export type { DiffLine } from "./chunkfiles/diff.js";
 export type { ChunkpadConfig } from "./app/settings/config.js";
 export type { ChunkpadPaths } from "./app/settings/paths.js";
 export type { LoadedSettings } from "./app/settings/config.js";

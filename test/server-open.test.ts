@@ -37,6 +37,25 @@ describe("chunkpad serve --open", () => {
     fs.rmSync(home, { recursive: true, force: true });
   });
 
+  it("opens the app in an app window of a Chromium-family browser when one is installed, the token still off its command line", async () => {
+    const other = makeTempDir("open-app-window");
+    try {
+      const bin = path.join(other, "bin");
+      const called = path.join(other, "called.txt");
+      fs.mkdirSync(bin);
+      fs.writeFileSync(path.join(bin, "chromium"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${called}'\n`, { mode: 0o755 });
+      const running = await startServe(other, { args: ["--open"], env: { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` } });
+      try {
+        await expect.poll(() => (fs.existsSync(called) ? fs.readFileSync(called, "utf8").trim() : "")).toMatch(/^--app=file:\/\/.*open-app\.html$/);
+        expect(fs.readFileSync(called, "utf8")).not.toContain(running.info.token);
+      } finally {
+        await running.stop();
+      }
+    } finally {
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it("removes the page it opened (it holds the token) when it stops", async () => {
     const other = makeTempDir("open-stop");
     try {

@@ -8,6 +8,8 @@ import type { ChunkpadPaths } from "./settings/paths.js";
 import type { ResetOptions, ResetReport } from "./settings/reset.js";
 import type { ConflictChoice, ProcessFolderOptions, ProcessReport } from "./process/process-folder.js";
 import type { ChunkTreeReport } from "./review/chunk-tree.js";
+import type { ConflictDiff } from "./review/conflict-diff.js";
+import type { FolderListing, SavedDocument } from "./files/folder-files.js";
 import type { SearchOptions, SearchReport } from "./search/search.js";
 import type { QueryEmbedderLoader } from "./search/search-vector.js";
 import type { SearchReadiness } from "./search/search-service.js";
@@ -22,6 +24,7 @@ import type { SyncOptions, SyncReport } from "./sync/sync.js";
 import type { WatchOptions } from "./watch/watch.js";
 import type { ExportReport } from "./archive/export.js";
 import type { ImportOptions, ImportReport } from "./archive/import.js";
+import type { ArchiveProgress } from "./archive/archive-format.js";
 import type { DaemonEmbedRequest, DaemonEmbedResponse } from "../embedding/daemon.js";
 import type { ChunkWithNeighbours, DocumentRequest, DocumentText, SourceFile } from "./read/read.js";
 import type { FolderLockOptions } from "./folder-lock.js";
@@ -70,7 +73,16 @@ export interface Chunkpad {
    * or its chunk file. The folder is processed as usual; only this file is affected by the choice.
    */
   resolveConflict(filePath: string, choice: ConflictChoice, options?: AddFolderOptions): Promise<{ relativePath: string; resolved: boolean; report: ProcessReport }>;
+  /**
+   * Before a conflict is settled: the user's chunk file of `relativePath` (in the added folder
+   * `folderPath`) against the chunks a fresh parse of its source would write, line by line. Writes nothing.
+   */
+  conflictDiff(folderPath: string, relativePath: string, options?: { password?: string }): Promise<ConflictDiff>;
   listFolders(): Promise<FolderSummary[]>;
+  /** Copies a document into the top of the added folder with this id (never over an existing file); process the folder to read it. */
+  saveDocument(folderId: string, name: string, bytes: Uint8Array): Promise<SavedDocument>;
+  /** The folders inside a folder (default: the home folder), for a folder picker. */
+  listFolderChoices(folderPath?: string): Promise<FolderListing>;
   /** Documents of every added folder (or of the folder with this id), in path order. */
   listDocuments(folderId?: string): Promise<DocumentRecord[]>;
   /** One chunk by its reference, with up to `neighbours` chunks before and after it in its document. */
@@ -113,7 +125,7 @@ export interface Chunkpad {
   /** Brings one added folder (or all) up to date: processes what changed, and embeds it where the folder has vectors (or `embed` asks). */
   sync(folder?: string, options?: SyncOptions): Promise<SyncReport>;
   /** Writes added folders (all, or those named) to one portable archive: chunks, review state, chunk files, vectors, and the sources when asked. */
-  exportArchive(file: string, options?: { folders?: readonly string[]; withSources?: boolean }): Promise<ExportReport>;
+  exportArchive(file: string, options?: { folders?: readonly string[]; withSources?: boolean; onProgress?: (progress: ArchiveProgress) => void }): Promise<ExportReport>;
   /** Restores an archive into this machine's store (and its folders' `_chunks/`); `reembed` embeds its chunks with the configured model instead of taking its vectors. */
   importArchive(file: string, options?: ImportOptions & Pick<EmbedOptions, "consent" | "onProgress"> & FolderLockOptions): Promise<{ report: ImportReport; embedded: EmbedReport | null }>;
   /** Keeps added folders (all, or those named) in sync with their files until `signal` aborts: a full sync on start, then one per burst of changes. */

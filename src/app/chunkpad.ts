@@ -14,6 +14,8 @@ import { executeReset, planReset } from "./settings/reset.js";
 import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
 import { chunkTree } from "./review/chunk-tree.js";
+import { conflictDiff } from "./review/conflict-diff.js";
+import { listFolderChoices, saveDocument } from "./files/folder-files.js";
 import { createSearchService, type SearchReadiness } from "./search/search-service.js";
 import { calibrateGuardrail } from "./answer/calibrate-guardrail.js";
 import { questionTermWeights } from "./answer/term-weights.js";
@@ -221,9 +223,21 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       }
       throw new ChunkpadError("NOT_FOUND", `${filePath} is not in a folder you added. Give the path of a document (or its chunk file) inside one of the folders "chunkpad folders" lists.`);
     },
+    async conflictDiff(folderPath, relativePath, diffOptions = {}) {
+      const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
+      if (!folder) throw folderNotAdded(folderPath);
+      const limits = { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries, ocr: config().ingest.ocr };
+      return conflictDiff({ store: getStore(), runner: getRunner(), chunking: await folderChunking(folder, undefined), limits }, folder, relativePath, diffOptions);
+    },
     async listFolders() {
       return await getStore().listFolders();
     },
+    async saveDocument(folderId, name, bytes) {
+      const folder = await getStore().getFolder(folderId);
+      if (!folder) throw new ChunkpadError("NOT_FOUND", `No added folder has the id ${folderId}; add the folder first.`);
+      return saveDocument(folder, name, bytes);
+    },
+    listFolderChoices: (folderPath) => listFolderChoices(folderPath),
     async listDocuments(folderId) {
       return (await getStore().listDocuments(folderId)).sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
     },
@@ -320,6 +334,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return exportArchive({ store: getStore(), chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined) }, file, {
         ...(folderIds.length > 0 ? { folderIds } : {}),
         ...(exportOptions.withSources ? { withSources: true } : {}),
+        ...(exportOptions.onProgress ? { onProgress: exportOptions.onProgress } : {}),
       });
     },
     async importArchive(file, importOptions = {}) {

@@ -8,6 +8,7 @@
  *
  * Types only are imported from app/: the converters are pure and run in any face.
  */
+import type { ArchiveProgress } from "./archive/archive-format.js";
 import type { AnswerResult, AskEvent } from "./answer/ask.js";
 import type { EmbedProgress, EmbedReport } from "./embed/embed-selected.js";
 import type { ProcessProgress, ProcessReport } from "./process/process-folder.js";
@@ -262,7 +263,8 @@ export type ProgressEvent =
   | { type: "embed-progress"; phase: "sync"; folder: string }
   | { type: "embed-progress"; phase: "model"; status: JsonValue }
   | { type: "embed-progress"; phase: "embed"; done: number; total: number; chunksPerSecond: number }
-  | { type: "download-progress"; file: string; bytesDone: number; bytesTotal: number | null; percent: number };
+  | { type: "download-progress"; file: string; bytesDone: number; bytesTotal: number | null; percent: number }
+  | { type: "archive-progress"; stage: ArchiveProgress["stage"]; done: number; total: number; folder: string | null };
 
 export function toProcessProgressEvent(progress: ProcessProgress): ProgressEvent {
   return { type: "process-progress", phase: progress.phase, done: progress.done, total: progress.total, file: progress.file ?? null };
@@ -281,4 +283,8 @@ export function toEmbedProgressEvent(progress: EmbedProgress): ProgressEvent {
 
 export function toDownloadProgressEvent(progress: DownloadProgress): ProgressEvent {
   return { type: "download-progress", file: progress.file, bytesDone: progress.bytesDone, bytesTotal: progress.bytesTotal, percent: progress.percent };
+}
+
+export function toArchiveProgressEvent(progress: ArchiveProgress): ProgressEvent {
+  return { type: "archive-progress", stage: progress.stage, done: progress.done, total: progress.total, folder: progress.folder };
 }

@@ -32,7 +32,7 @@ export const embedBody = z.object({
 });
 export const jobBody = z.object({
   /** local-model: download the local answer model (needs consent), as Settings offers it. */
-  kind: z.enum(["process", "embed", "sync", "local-model"]),
+  kind: z.enum(["process", "embed", "sync", "local-model", "export", "import"]),
   /** An added folder (path or id); process needs one, embed and sync default to every folder. */
   folder: z.string().min(1).optional(),
   /** The user agreed, in the app, to download the embedding model if it is needed. */
@@ -43,6 +43,12 @@ export const jobBody = z.object({
   confirmBroadFolder: z.boolean().optional(),
   /** process: the password for the encrypted documents of this run (the app's password prompt); never stored. */
   password: z.string().min(1).max(1000).optional(),
+  /** export: the archive to write; import: the archive to read (a path on this computer, "~/" for the home folder). */
+  file: z.string().min(1).max(4096).optional(),
+  /** export: put the documents themselves in the archive too. */
+  withSources: z.boolean().optional(),
+  /** import: the folder to restore into (an archive never chooses where its files go). */
+  into: z.string().min(1).max(4096).optional(),
 });
 export const askBody = z.object({
   question: z.string().min(1, "question is required").max(10_000),
@@ -61,11 +67,19 @@ export const regenerateBody = z.object({
   conversationId: z.string().min(1),
   /** The chunk numbers (1-based, as the chunks event numbered them) to answer from. */
   included: z.array(z.number().int().min(1)),
+  /** As the question was asked: the app sends the composer's choices again. */
+  strict: z.boolean().optional(),
+  provider: z.enum(LLM_PROVIDER_NAMES).optional(),
+  model: z.string().min(1).optional(),
 });
 export const resolveBody = z.object({
   /** The file's path relative to its folder, as the tree names it. */
   file: z.string().min(1),
   choice: z.enum(["keep-mine", "take-fresh"]),
+});
+export const conflictQuery = z.object({
+  /** The file's path relative to its folder, as the tree names it. */
+  file: z.string().min(1),
 });
 export const resetBody = z.object({
   /** Typed by the user: deleting everything needs more than a stray request. */
@@ -116,6 +130,7 @@ export function openApiDocument(version: string) {
       "/api/folders/{id}/files": { post: { summary: "Upload one document (the raw bytes; ?name=file.pdf) into an added folder; never overwrites", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { name: "name", in: "query", required: true, schema: { type: "string" } }], responses: { 201: ok("folderId, relativePath, bytes"), default: error } } },
       "/api/folders/{id}/tree": { get: { summary: "The folder's chunk-file tree, each file with its chunk states and any failure or conflict", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("chunk tree"), default: error } } },
       "/api/folders/{id}/resolve": { post: { summary: "Settle one file's conflict: keep the edited chunk file or take fresh chunks", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], requestBody: { content: { "application/json": { schema: z.toJSONSchema(resolveBody) } } }, responses: { 200: ok("relativePath, resolved, process report"), default: error } } },
+      "/api/folders/{id}/conflict": { get: { summary: "Before settling a conflict: the edited chunk file against the chunks a fresh parse would write, line by line", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, ...parameters(conflictQuery, "query")], responses: { 200: ok("ConflictDiff: mine, fresh, failure, lines, counts"), default: error } } },
       "/api/reset": { post: { summary: "Delete Chunkpad's data as chunkpad reset does (documents are never touched); refused while a job runs", requestBody: { content: { "application/json": { schema: z.toJSONSchema(resetBody) } } }, responses: { 200: ok("deleted, failed, notes"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
       "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/2)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/2"), default: error } } },

@@ -1,20 +1,21 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Readable } from "node:stream";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ChunkpadError, errorOutcome, toErrorJson, toPlainJson, toProcessJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
 import { createJobManager, type JobManager } from "./jobs.js";
+import type { SettingJson, StatusJson } from "./wire-types.js";
 import { registerJobRoutes } from "./job-routes.js";
 import { registerDataRoutes } from "./data-routes.js";
 import { requireCredential } from "./credential.js";
 import { serverHostNames, uploadName } from "./guards.js";
 import { createMcpServer } from "../mcp/server.js";
-import { chunkEdit, chunkQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody } from "./api-shapes.js";
+import { chunkEdit, chunkQuery, conflictQuery, documentQuery, embedBody, keyBody, openApiDocument, parsed, resetBody, resolveBody, reviewBody, searchQuery, settingBody } from "./api-shapes.js";
 
 export { TOKEN_HEADER } from "./api-shapes.js";
 
@@ -42,16 +43,6 @@ export interface ServerAppOptions {
   /** Where the built web app is (default: dist/web beside this file). */
   webRoot?: string;
 }
-
-const STATIC_TYPES: Record<string, string> = {
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".woff2": "font/woff2",
-  ".json": "application/json",
-};
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const UPLOAD_PATH = /^\/api\/folders\/[^/]+\/files$/;
@@ -97,7 +88,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.get("/api/status", async (c) => {
     const folders = await chunkpad.listFolders();
     const model = chunkpad.modelStatus();
-    return c.json({
+    const status: StatusJson = {
       version: options.version,
       folders: folders.length,
       documents: folders.reduce((sum, folder) => sum + folder.documentCount, 0),
@@ -107,7 +98,8 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
       runningJobs: jobs.list().filter((job) => job.state === "running").map((job) => ({ id: job.id, kind: job.kind, subject: job.subject, events: `/api/jobs/${job.id}/events` })),
       warm: chunkpad.warmModels(),
       search: await chunkpad.searchReadiness(),
-    });
+    };
+    return c.json(status);
   });
 
   // The warm daemon: another process's texts embedded with a model this server keeps loaded.
@@ -127,16 +119,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.post("/api/folders/:folder/files", async (c) => {
     const folder = await folderById(c.req.param("folder"));
     const name = uploadName(new URL(c.req.url).searchParams.get("name") ?? undefined);
-    const target = path.join(folder.rootPath, name);
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    try {
-      // "wx": an existing file is never overwritten.
-      await fs.promises.writeFile(target, bytes, { flag: "wx" });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new ChunkpadError("INVALID_ARGUMENT", `${name} already exists in ${folder.rootPath}; rename the file you upload, or replace it on disk.`);
-      throw error;
-    }
-    return c.json({ folderId: folder.id, relativePath: name, bytes: bytes.byteLength }, 201);
+    return c.json(await chunkpad.saveDocument(folder.id, name, new Uint8Array(await c.req.arrayBuffer())), 201);
   });
 
   app.get("/api/folders/:folder/chunks", async (c) => {
@@ -149,6 +132,13 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.get("/api/folders/:folder/tree", async (c) => {
     const folder = await folderById(c.req.param("folder"));
     return c.json(toPlainJson(await chunkpad.chunkTree(folder.rootPath)) as object);
+  });
+
+  // Before settling a conflict: the user's chunk file against the chunks a fresh parse would write.
+  app.get("/api/folders/:folder/conflict", async (c) => {
+    const folder = await folderById(c.req.param("folder"));
+    const file = parsed(conflictQuery, c.req.query()).file;
+    return c.json(toPlainJson(await chunkpad.conflictDiff(folder.rootPath, file)) as object);
   });
 
   // Settles one file's conflict (hand-edited chunk file, changed source), as `chunkpad resolve` does.
@@ -210,7 +200,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     return c.json(toReviewJson(report));
   });
 
-  const jobRoutes = registerJobRoutes(app, chunkpad, jobs);
+  registerJobRoutes(app, chunkpad, jobs);
   registerDataRoutes(app, chunkpad, async (id) => (await folderById(id)).rootPath);
 
   // Conversations (kept in the chat database), answer providers, and API keys: write-only.
@@ -225,7 +215,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   app.delete("/api/keys/:provider", async (c) => c.json(toPlainJson(await chunkpad.deleteApiKey(c.req.param("provider"))) as object));
 
   // Settings, as `chunkpad config` shows and changes them (API keys are never settings).
-  const settingJson = (row: ReturnType<Chunkpad["setting"]>) => ({
+  const settingJson = (row: ReturnType<Chunkpad["setting"]>): SettingJson => ({
     key: row.key, value: row.value ?? null, source: row.source, problem: row.problem ?? null, description: row.setting.description,
     kind: row.setting.kind, default: row.setting.default ?? null,
   });
@@ -244,26 +234,12 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     const body = parsed(resetBody, await c.req.json().catch(() => undefined));
     const running = jobs.list().filter((job) => job.state === "running");
     if (running.length > 0) throw new ChunkpadError("FOLDER_BUSY", `${running.length} job${running.length === 1 ? " is" : "s are"} still running (${running.map((job) => job.kind).join(", ")}); cancel ${running.length === 1 ? "it" : "them"} or wait, then clear the data.`);
-    jobRoutes.forgetAnswers();
     const report = await chunkpad.clearAllData({ models: body.models === true, keys: body.keys === true, chunkFiles: body.chunkFiles === true });
     return c.json(toPlainJson(report) as object);
   });
 
   // The folder picker: the folders inside one folder (never files, never hidden ones).
-  app.get("/api/browse", async (c) => {
-    const asked = c.req.query("path");
-    const start = asked === undefined || asked === "" ? os.homedir() : path.resolve(asked);
-    let real: string;
-    let entries: fs.Dirent[];
-    try {
-      real = await fs.promises.realpath(start);
-      entries = await fs.promises.readdir(real, { withFileTypes: true });
-    } catch (error) {
-      throw new ChunkpadError("NOT_FOUND", `Cannot open the folder ${start} (${(error as NodeJS.ErrnoException).code ?? "error"}). Pick another one.`);
-    }
-    const folders = entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort((a, b) => a.localeCompare(b));
-    return c.json({ path: real, parent: path.dirname(real) === real ? null : path.dirname(real), folders });
-  });
+  app.get("/api/browse", async (c) => c.json(await chunkpad.listFolderChoices(c.req.query("path"))));
 
   app.get("/api/openapi.json", (c) => c.json(openApiDocument(options.version)));
 
@@ -275,13 +251,17 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
   };
-  app.get("/assets/*", (c) => {
-    const relative = c.req.path.slice(1);
-    const file = path.join(webRoot, relative);
-    if (!file.startsWith(path.join(webRoot, "assets") + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return c.json({ code: "NOT_FOUND", message: `No such file: ${c.req.path}.`, retryable: false }, 404);
-    const type = STATIC_TYPES[path.extname(file)] ?? "application/octet-stream";
-    return new Response(fs.readFileSync(file), { headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable", ...securityHeaders } });
-  });
+  // Built files through @hono/node-server's serveStatic (it refuses "..", encoded or not); hashed names never change.
+  if (fs.existsSync(webRoot)) {
+    app.use("/assets/*", serveStatic({
+      root: webRoot,
+      onFound: (_file, c) => {
+        c.header("cache-control", "public, max-age=31536000, immutable");
+        for (const [name, value] of Object.entries(securityHeaders)) c.header(name, value);
+      },
+    }));
+  }
+  app.get("/assets/*", (c) => c.json({ code: "NOT_FOUND", message: `No such file: ${c.req.path}.`, retryable: false }, 404));
   app.get("*", (c) => {
     if (c.req.path.startsWith("/api/") || c.req.path === "/mcp") return c.json({ code: "NOT_FOUND", message: `No such endpoint: GET ${c.req.path}. See /api/openapi.json.`, retryable: false }, 404);
     const index = path.join(webRoot, "index.html");

@@ -6,7 +6,7 @@ import { toExportJson, toImportJson, toPlainJson, type Chunkpad } from "../index
 import { parsed } from "./api-shapes.js";
 
 /** A path on this computer as the user types it ("~/Backups/notes.zip"). */
-const localPath = z.string().min(1, "give a path on this computer").max(4096).transform((value) => (value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value));
+export const localPath = z.string().min(1, "give a path on this computer").max(4096).transform((value) => (value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value));
 export const removeFolderQuery = z.object({ deleteChunkFiles: z.enum(["true", "false"]).optional() });
 export const exportBody = z.object({ file: localPath, folders: z.array(z.string().min(1)).optional(), withSources: z.boolean().optional() });
 /** An archive never chooses where its files go: the folder to restore into is required. */

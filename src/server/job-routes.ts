@@ -1,11 +1,13 @@
 import { streamSSE } from "hono/streaming";
 import type { Hono } from "hono";
 import {
-  ChunkpadError, createAnswerCollector, toAskFailureEvents, toAskStreamEvents, toDownloadProgressEvent, toEmbedJson, toEmbedProgressEvent,
-  toProcessJson, toProcessProgressEvent, toSyncJson, type Chunkpad, type SearchMode, type SearchResult,
+  ChunkpadError, createAnswerCollector, toArchiveProgressEvent, toExportJson, toImportJson, toAskFailureEvents, toAskStreamEvents, toDownloadProgressEvent, toEmbedJson, toEmbedProgressEvent,
+  toProcessJson, toProcessProgressEvent, toSyncJson, type AskEvent, type Chunkpad,
 } from "../index.js";
-import { summarize, type Job, type JobEvent, type JobManager } from "./jobs.js";
+import { summarize, type Job, type JobContext, type JobEvent, type JobManager } from "./jobs.js";
 import { checkProcessTarget } from "./guards.js";
+import type { JobJson } from "./wire-types.js";
+import { localPath } from "./data-routes.js";
 import { askBody, jobBody, parsed, regenerateBody } from "./api-shapes.js";
 
 /**
@@ -13,8 +15,8 @@ import { askBody, jobBody, parsed, regenerateBody } from "./api-shapes.js";
  * answers and regenerated answers. Started by POST, followed over SSE (replayed from the start,
  * or from Last-Event-ID), stopped by DELETE; they run on when the tab that started them closes.
  */
-export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManager): { forgetAnswers(): void } {
-  const jobJson = (job: Job) => ({ ...summarize(job), events: `/api/jobs/${job.id}/events` });
+export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManager): void {
+  const jobJson = (job: Job): JobJson => ({ ...summarize(job), events: `/api/jobs/${job.id}/events` });
   const consentOf = (agreed: boolean | undefined) => async () => agreed === true;
 
   app.post("/api/jobs", async (c) => {
@@ -25,7 +27,17 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
     const byId = body.folder === undefined ? undefined : (await chunkpad.listFolders()).find((folder) => folder.id === body.folder);
     const processTarget = byId?.rootPath ?? body.folder;
     if (body.kind === "process" && byId === undefined) checkProcessTarget(processTarget as string, body.confirmBroadFolder === true);
-    const job = jobs.start(body.kind, body.folder ?? null, async ({ signal, emit }) => {
+    if ((body.kind === "export" || body.kind === "import") && body.file === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `file: an ${body.kind} job needs the archive to ${body.kind === "export" ? "write" : "read"} (a path on this computer).`);
+    if (body.kind === "import" && body.into === undefined) throw new ChunkpadError("INVALID_ARGUMENT", "into: an import job needs the folder to restore into (an archive never chooses where its files go).");
+    const archive = body.file === undefined ? undefined : parsed(localPath, body.file);
+    const job = jobs.start(body.kind, archive ?? body.folder ?? null, async ({ signal, emit }) => {
+      if (body.kind === "export") {
+        return toExportJson(await chunkpad.exportArchive(archive as string, { withSources: body.withSources === true, onProgress: (progress) => emit(toArchiveProgressEvent(progress)) }));
+      }
+      if (body.kind === "import") {
+        const { report, embedded } = await chunkpad.importArchive(archive as string, { into: parsed(localPath, body.into), signal, onArchiveProgress: (progress) => emit(toArchiveProgressEvent(progress)) });
+        return toImportJson({ ...report, embedded });
+      }
       if (body.kind === "process") {
         return toProcessJson(await chunkpad.processFolder(processTarget as string, { signal, ...(body.password ? { password: body.password } : {}), onProgress: (progress) => emit(toProcessProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
       }
@@ -47,73 +59,53 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
     return c.json(jobJson(job), 202);
   });
 
-  /**
-   * The chunks each conversation's last question found, with their numbers, so the app can
-   * switch some off and regenerate without searching again. Kept in memory only: the
-   * conversation itself is in the chat database; after a restart, the question is asked again.
-   */
-  const lastChunks = new Map<string, { question: string; searchMode: SearchMode; chunks: SearchResult[] }>();
-
+  // An answer in a conversation (a new one when none is named): the chat session (app/) searches,
+  // answers with the conversation so far, and keeps the question's sources in the chat store.
   app.post("/api/ask", async (c) => {
     const body = parsed(askBody, await c.req.json().catch(() => undefined));
     const job = jobs.start("ask", body.question, async ({ signal, emit }) => {
-      const collector = createAnswerCollector(body.question);
-      let found: { searchMode: SearchMode; chunks: SearchResult[] } | undefined;
-      try {
-        for await (const event of chunkpad.ask(body.question, {
-          signal,
-          ...(body.mode ? { mode: body.mode } : {}),
-          ...(body.strict === undefined ? {} : { strict: body.strict }),
-          ...(body.provider ? { provider: body.provider } : {}),
-          ...(body.model ? { model: body.model } : {}),
-          ...(body.pins ? { pins: body.pins } : {}),
-          ...(body.folders ? { folders: body.folders } : {}),
-          ...(body.conversationId ? { conversationId: body.conversationId } : {}),
-          consent: () => body.consent === true,
-          onDownloadProgress: (progress) => emit(toDownloadProgressEvent(progress)),
-          onNotice: (message) => emit({ type: "notice", message }),
-        })) {
-          if (event.type === "chunks") found = { searchMode: event.search.mode, chunks: event.chunks };
-          if (event.type === "done" && found && event.answer.conversationId) lastChunks.set(event.answer.conversationId, { question: body.question, ...found });
-          for (const wire of toAskStreamEvents(event, collector)) emit(wire);
-        }
-      } catch (error) {
-        for (const wire of toAskFailureEvents(error, collector)) emit(wire);
-        throw error;
-      }
-      return collector.result();
+      const session = await chunkpad.startChat({
+        signal,
+        ...(body.mode ? { mode: body.mode } : {}),
+        ...(body.strict === undefined ? {} : { strict: body.strict }),
+        ...(body.provider ? { provider: body.provider } : {}),
+        ...(body.model ? { model: body.model } : {}),
+        ...(body.pins ? { pins: body.pins } : {}),
+        ...(body.folders ? { folders: body.folders } : {}),
+        ...(body.conversationId ? { conversationId: body.conversationId } : {}),
+        consent: () => body.consent === true,
+        onDownloadProgress: (progress) => emit(toDownloadProgressEvent(progress)),
+        onNotice: (message) => emit({ type: "notice", message }),
+      });
+      return await streamAnswer(body.question, session.ask(body.question), emit);
     });
     return c.json(jobJson(job), 202);
   });
 
-  // Regenerate: the last question of a conversation, answered again from its chunks with only
-  // the numbers in `included` switched on; no new search. The answer is added to the conversation.
+  // Regenerate: the conversation's last question, answered again from the sources the chat store
+  // kept for it with only the numbers in `included` switched on; no new search.
   app.post("/api/regenerate", async (c) => {
     const body = parsed(regenerateBody, await c.req.json().catch(() => undefined));
-    const last = lastChunks.get(body.conversationId);
-    if (!last) throw new ChunkpadError("NOT_FOUND", "This server has not answered a question in that conversation since it started; ask the question again to get its chunks.");
-    const conversation = await chunkpad.getConversation(body.conversationId);
-    const lastUser = conversation.messages.map((message) => message.role).lastIndexOf("user");
-    const history = conversation.messages.slice(0, Math.max(0, lastUser)).filter((message) => message.role === "user" || message.role === "assistant").map((message) => ({ role: message.role as "user" | "assistant", content: message.content }));
-    const chunks = last.chunks.map((chunk, index) => ({ ...chunk, isIncluded: body.included.includes(index + 1) }));
-    const job = jobs.start("ask", last.question, async ({ signal, emit }) => {
-      const collector = createAnswerCollector(last.question);
-      try {
-        for await (const event of chunkpad.regenerate({ question: last.question, chunks, searchMode: last.searchMode, history, storeQuestion: false, conversationId: body.conversationId, signal })) {
-          for (const wire of toAskStreamEvents(event, collector)) emit(wire);
-        }
-      } catch (error) {
-        for (const wire of toAskFailureEvents(error, collector)) emit(wire);
-        throw error;
-      }
-      // The chunks bar keeps the toggles for the next regenerate.
-      lastChunks.set(body.conversationId, { ...last, chunks });
-      return collector.result();
+    // The session is opened here, so a conversation with nothing to regenerate is a 404, not a failed job.
+    const stopped = new AbortController();
+    const session = await chunkpad.startChat({
+      conversationId: body.conversationId,
+      signal: stopped.signal,
+      ...(body.strict === undefined ? {} : { strict: body.strict }),
+      ...(body.provider ? { provider: body.provider } : {}),
+      ...(body.model ? { model: body.model } : {}),
+    });
+    if (session.chunks.length === 0) throw new ChunkpadError("NOT_FOUND", "That conversation's last question has no sources kept (asked before sources were stored, or its chunks are gone); ask it again.");
+    session.setIncluded(body.included);
+    const question = await chunkpad.getConversation(body.conversationId).then((conversation) => conversation.messages.findLast((message) => message.role === "user")?.content ?? "");
+    const job = jobs.start("ask", question, ({ signal, emit }) => {
+      signal.addEventListener("abort", () => stopped.abort(signal.reason), { once: true });
+      return streamAnswer(question, session.regenerate(), emit);
     });
     return c.json(jobJson(job), 202);
   });
 
-  app.get("/api/jobs", (c) => c.json({ jobs: jobs.list().map((job) => ({ ...job, events: `/api/jobs/${job.id}/events` })) }));
+  app.get("/api/jobs", (c) => c.json({ jobs: jobs.list().map((job): JobJson => ({ ...job, events: `/api/jobs/${job.id}/events` })) }));
 
   const findJob = (id: string): Job => {
     const job = jobs.get(id);
@@ -158,5 +150,16 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
     });
   });
 
-  return { forgetAnswers: () => lastChunks.clear() };
+}
+
+/** An answer's events as the wire's, collected into the job's result; a failure ends the stream with its events. */
+async function streamAnswer(question: string, events: AsyncGenerator<AskEvent>, emit: JobContext["emit"]): Promise<unknown> {
+  const collector = createAnswerCollector(question);
+  try {
+    for await (const event of events) for (const wire of toAskStreamEvents(event, collector)) emit(wire);
+  } catch (error) {
+    for (const wire of toAskFailureEvents(error, collector)) emit(wire);
+    throw error;
+  }
+  return collector.result();
 }

@@ -8,7 +8,7 @@ import { isChunkpadError, toErrorJson, toPlainJson, type JsonValue } from "../in
  * through its AbortSignal. Finished jobs are kept for a while so their result can be read.
  */
 
-export type JobKind = "process" | "embed" | "sync" | "ask" | "local-model";
+export type JobKind = "process" | "embed" | "sync" | "ask" | "local-model" | "export" | "import";
 export type JobState = "running" | "done" | "failed" | "cancelled";
 
 export interface JobEvent {

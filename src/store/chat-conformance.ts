@@ -84,6 +84,32 @@ export function runChatStoreSuite({ name, open, reopen }: ChatStoreSuiteOptions)
       expect(await target.getConversation(conversation.id)).toEqual(original);
     });
 
+    it("keeps a question's sources with their relevance and the user's toggles, and changes them", async () => {
+      const store = await fresh();
+      const conversation = await store.createConversation({ title: "Sources" });
+      const sources = {
+        searchMode: "hybrid",
+        chunks: [
+          { ref: "f:a.md#1", included: true, scores: { score: 0.82, distance: 0.31, keywordScore: 4.5, vectorRank: 1, keywordRank: 2 } },
+          { ref: "f:b.md#3", included: true, scores: { score: 0.4, pinned: true } },
+        ],
+      };
+      const question = await store.addMessage(conversation.id, { role: "user", content: "q", sources });
+      expect(question).toMatchObject({ chunkRefs: ["f:a.md#1", "f:b.md#3"], sources });
+      const switchedOff = { ...sources, chunks: sources.chunks.map((chunk, index) => ({ ...chunk, included: index !== 0 })) };
+      await store.updateMessage(question?.id ?? "", { sources: switchedOff });
+      let reader = store;
+      if (reopen) {
+        reader = await reopen(store);
+        if (reader !== store) opened.push(reader);
+      }
+      const [stored] = (await reader.getConversation(conversation.id))?.messages ?? [];
+      expect(stored).toMatchObject({ chunkRefs: ["f:a.md#1", "f:b.md#3"], sources: switchedOff, citedChunks: [] });
+      // A message stored without sources has none.
+      const answer = await reader.addMessage(conversation.id, { role: "assistant", content: "a" });
+      expect(answer?.sources).toBeNull();
+    });
+
     it("keeps many messages in the order they were added", async () => {
       const store = await fresh();
       const conversation = await store.createConversation({ title: "Order" });

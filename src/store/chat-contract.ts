@@ -1,4 +1,4 @@
-import type { ChunkRef } from "../core/types.js";
+import type { ChunkRef, ChunkScores } from "../core/types.js";
 
 export type StoredMessageRole = "system" | "user" | "assistant";
 
@@ -23,6 +23,17 @@ export interface CitedChunk {
   text: string;
 }
 
+/**
+ * What a question's search found, as the user last saw it: each source in the order shown, with
+ * its scores (relevance) and whether the user switched it on. A reopened conversation shows it,
+ * and regenerates from it.
+ */
+export interface MessageSources {
+  /** The search that ran (keyword, vector, hybrid): it decides the guardrail's measure. */
+  searchMode: string;
+  chunks: Array<{ ref: ChunkRef; included: boolean; scores: ChunkScores }>;
+}
+
 export interface StoredMessage {
   id: string;
   conversationId: string;
@@ -32,6 +43,8 @@ export interface StoredMessage {
   chunkRefs: ChunkRef[];
   /** The same chunks with their text at the time, in the same order; empty for messages stored before citations kept their text. */
   citedChunks: CitedChunk[];
+  /** A question's sources with their scores and toggles; null for answers and older questions. */
+  sources: MessageSources | null;
   provider: string | null;
   model: string | null;
   createdAt: string;
@@ -55,6 +68,8 @@ export interface NewMessage {
   chunkRefs?: ChunkRef[];
   /** Replaces chunkRefs when given: the refs with their text at the time. */
   citedChunks?: CitedChunk[];
+  /** Replaces chunkRefs when given: a question's sources with their scores and toggles. */
+  sources?: MessageSources;
   provider?: string | null;
   model?: string | null;
   incomplete?: boolean;
@@ -64,6 +79,7 @@ export interface MessageChanges {
   content?: string;
   chunkRefs?: ChunkRef[];
   citedChunks?: CitedChunk[];
+  sources?: MessageSources;
   incomplete?: boolean;
   provider?: string | null;
   model?: string | null;

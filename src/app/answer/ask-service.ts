@@ -19,6 +19,7 @@ import type { DownloadProgress } from "../../hub/download.js";
 import { describeProviders, type ProviderStatus } from "./providers.js";
 import type { ChunkpadPaths } from "../settings/paths.js";
 import { questionTermWeights } from "./term-weights.js";
+import { restoreSources } from "./restore-sources.js";
 import type { SearchOptions, SearchReport } from "../search/search.js";
 
 /**
@@ -84,7 +85,14 @@ export function createAnswerService(options: AnswerServiceOptions): AnswerServic
   });
   let chats: ChatStore | undefined;
   const getChats = () => (chats ??= options.openChats ? options.openChats() : openChatStore({ path: options.paths.chatDatabasePath }));
-  const dependencies: AskDependencies = { search: options.search, getConfig: options.getConfig, llm, chats: getChats, termWeights: (question) => questionTermWeights(options.getStore(), question) };
+  const dependencies: AskDependencies = {
+    search: options.search,
+    getConfig: options.getConfig,
+    llm,
+    chats: getChats,
+    restoreSources: (sources) => restoreSources(options.getStore(), sources),
+    termWeights: (question) => questionTermWeights(options.getStore(), question),
+  };
 
   return {
     ask: (question, askOptions) => askQuestion(dependencies, question, askOptions),

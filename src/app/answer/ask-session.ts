@@ -31,6 +31,8 @@ export interface ChatSession {
   regenerate(): AsyncGenerator<AskEvent>;
   /** Switches chunk `number` (1-based, as shown) off or on; returns it. */
   toggle(number: number): SearchResult;
+  /** Switches on exactly the chunks numbered in `numbers` (1-based, as shown), the others off. */
+  setIncluded(numbers: readonly number[]): void;
   pin(document: string): void;
   unpin(): void;
   setProvider(provider: LlmProviderName, model?: string): void;
@@ -58,6 +60,13 @@ export async function createChatSession(dependencies: AskDependencies, options: 
     for (const message of stored.messages) {
       if (message.role === "user") turns.push({ role: "user", content: message.content });
       else if (message.role === "assistant") recordAnswer(message.content, turns.at(-1)?.role === "assistant");
+    }
+    // The last question's sources, with the user's toggles, come back from the chat store: a
+    // reopened conversation (another process, a restarted server) regenerates without searching.
+    const question = stored.messages.findLast((message) => message.role === "user");
+    if (question?.sources && dependencies.restoreSources) {
+      ({ searchMode, chunks } = await dependencies.restoreSources(question.sources));
+      lastQuestion = question.content;
     }
   }
 
@@ -142,6 +151,17 @@ export async function createChatSession(dependencies: AskDependencies, options: 
       }
       chunk.isIncluded = !chunk.isIncluded;
       return chunk;
+    },
+
+    setIncluded(numbers) {
+      const wrong = numbers.filter((number) => !Number.isInteger(number) || number < 1 || number > chunks.length);
+      if (wrong.length > 0) {
+        const range = chunks.length === 0 ? "There are no chunks yet: ask a question first." : `Give numbers from 1 to ${chunks.length}.`;
+        throw new ChunkpadError("INVALID_ARGUMENT", `There is no chunk ${wrong.join(", ")}. ${range}`);
+      }
+      chunks.forEach((chunk, index) => {
+        chunk.isIncluded = numbers.includes(index + 1);
+      });
     },
 
     pin(document) {

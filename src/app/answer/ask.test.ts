@@ -286,4 +286,36 @@ describe("chat session", () => {
     expect(llm.calls[1]?.messages.slice(1, 3).map((message) => message.content)).toEqual(["How long is the warranty?", "Two years."]);
     expect((await chats.getConversation(first.conversationId ?? ""))?.messages).toHaveLength(4);
   });
+
+  it("keeps the question's sources, relevance and toggles in the chat store; a reopened chat regenerates from them", async () => {
+    const chats = tempChatStore();
+    const search = fakeSearch([WARRANTY, RETURNS], "hybrid");
+    const llm = fakeLlm(textAnswer("Two years [C1]."), textAnswer("Misuse [C1]."), textAnswer("Two years again [C1]."));
+    const first = await createChatSession(dependencies(search, llm, chats));
+    await collect(first.ask("What does the warranty cover?"));
+    first.toggle(1);
+    await collect(first.regenerate());
+    const [question] = (await chats.getConversation(first.conversationId ?? ""))?.messages ?? [];
+    expect(question?.sources).toEqual({
+      searchMode: "hybrid",
+      chunks: [
+        { ref: "f:warranty.md#1", included: false, scores: { score: 1 } },
+        { ref: "f:returns.md#1", included: true, scores: { score: 0.6 } },
+      ],
+    });
+
+    // Another process (a restarted server): the chunks come back from the store as they are now.
+    const restored = { ...dependencies(search, llm, chats), restoreSources: async () => ({ searchMode: "hybrid" as const, chunks: [{ ...WARRANTY, isIncluded: false }, { ...RETURNS }] }) };
+    const again = await createChatSession(restored, { conversationId: first.conversationId ?? "" });
+    expect(again.chunks.map((chunk) => chunk.isIncluded)).toEqual([false, true]);
+    again.setIncluded([1]);
+    const answer = answerOf(await collect(again.regenerate()));
+    expect(search.calls).toHaveLength(1);
+    expect(userPrompt(llm.calls[2])).toContain("The warranty lasts two years");
+    expect(userPrompt(llm.calls[2])).not.toContain("Returns are accepted");
+    expect(answer.citations.map((label) => label.ref)).toEqual(["f:warranty.md#1"]);
+    const stored = (await chats.getConversation(first.conversationId ?? ""))?.messages ?? [];
+    expect(stored[0]?.sources?.chunks.map((chunk) => chunk.included)).toEqual([true, false]);
+    expect(() => again.setIncluded([3])).toThrow(/from 1 to 2/);
+  });
 });

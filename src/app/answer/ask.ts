@@ -6,7 +6,7 @@ import { parseCitations } from "../../rag/citations.js";
 import type { CitationLabel } from "../../rag/context.js";
 import { REFUSAL_TEXT, type RefusalReason } from "../../rag/guardrail.js";
 import { buildAnswerPrompt, type AnswerMode } from "../../rag/prompt.js";
-import type { ChatStore, CitedChunk } from "../../store/index.js";
+import type { ChatStore, CitedChunk, MessageSources } from "../../store/index.js";
 import { decideRefusal } from "../../rag/question-similarity.js";
 import type { ChunkpadConfig } from "../settings/config.js";
 import type { LlmSetup } from "./llm-setup.js";
@@ -79,6 +79,8 @@ export interface AskDependencies {
   getConfig: () => ChunkpadConfig;
   llm: Pick<LlmSetup, "select" | "client">;
   chats: () => ChatStore;
+  /** A stored question's sources as search results again (a reopened chat); absent: a reopened chat cannot regenerate. */
+  restoreSources?: (sources: MessageSources) => Promise<{ searchMode: SearchMode; chunks: SearchResult[] }>;
   /** Rarity weights of the question's search terms for the guardrail (absent: every term counts the same). */
   termWeights?: (question: string) => Promise<number[]>;
 }
@@ -223,12 +225,28 @@ async function store(dependencies: AskDependencies, input: AnswerInput, answer: 
   if (conversationId === undefined || (await chats.getConversation(conversationId)) === null) {
     conversationId = (await chats.createConversation({ title: titleOf(input.question), provider: answer.provider, model: answer.model })).id;
   }
+  const sources = sourcesOf(input.chunks, input.searchMode);
   if (input.storeQuestion !== false) {
-    await chats.addMessage(conversationId, { role: "user", content: input.question, chunkRefs: input.chunks.map((chunk) => chunk.ref) });
+    await chats.addMessage(conversationId, { role: "user", content: input.question, sources });
+  } else {
+    // Regenerated: the question's sources keep the toggles this answer was given, for a reopened conversation.
+    const question = (await chats.getConversation(conversationId))?.messages.findLast((message) => message.role === "user");
+    if (question && sources.chunks.length > 0) await chats.updateMessage(question.id, { sources });
   }
   const message = await chats.addMessage(conversationId, { role: "assistant", ...answer });
   if (!message) throw new ChunkpadError("INTERNAL", `The conversation ${conversationId} disappeared while the answer was stored.`);
   return { conversationId, messageId: message.id };
+}
+
+/** A question's sources as the chat store keeps them: refs in the order shown, scores, toggles. */
+export function sourcesOf(chunks: readonly SearchResult[], searchMode: SearchMode): MessageSources {
+  return {
+    searchMode,
+    chunks: chunks.map((result) => {
+      const { chunk: _chunk, isIncluded, ref, documentId: _documentId, documentTitle: _title, relativePath: _path, folderId: _folderId, folderPath: _folderPath, location: _location, section: _section, snippet: _snippet, relevancePercent: _percent, stale: _stale, moreInDocument: _more, ...scores } = result;
+      return { ref, included: isIncluded, scores };
+    }),
+  };
 }
 
 function citedChunksOf(chunks: readonly SearchResult[], refs: readonly ChunkRef[]): CitedChunk[] {

@@ -30,7 +30,19 @@ export interface StoredCitation {
   changed: boolean;
 }
 
+/** A question's source as it was shown: numbered as found, with its relevance and the user's toggle. */
+export interface ShownSource {
+  number: number;
+  ref: ChunkRef;
+  relativePath: string;
+  location: string | null;
+  included: boolean;
+  relevancePercent: number;
+}
+
 export interface MessageView extends StoredMessage {
+  /** A question's sources as shown (null when the question was stored without them). */
+  shownSources: ShownSource[] | null;
   /** Valid citations the message makes, in order of first use (assistant messages). */
   citations: StoredCitation[];
   /** Citations to labels the answer was never given. */
@@ -66,7 +78,7 @@ export async function getConversation(chats: ChatStore, lookUp: ChunkLookup, idO
   const id = await findConversationId(chats, idOrPrefix);
   const conversation = await chats.getConversation(id);
   if (!conversation) throw new ChunkpadError("NOT_FOUND", `There is no conversation "${idOrPrefix}". Run "chunkpad history" to list them.`);
-  const refs = [...new Set(conversation.messages.flatMap((message) => (message.role === "assistant" ? message.chunkRefs : [])))];
+  const refs = [...new Set(conversation.messages.flatMap((message) => message.chunkRefs))];
   const chunks = new Map((await lookUp(refs)).map((chunk) => [chunk.ref, chunk]));
   return { ...conversation, messages: conversation.messages.map((message) => viewOf(message, chunks)) };
 }
@@ -78,7 +90,13 @@ export async function deleteConversation(chats: ChatStore, idOrPrefix: string): 
 }
 
 function viewOf(message: StoredMessage, chunks: ReadonlyMap<ChunkRef, ChunkRecord>): MessageView {
-  if (message.role !== "assistant") return { ...message, citations: [], invalidCitations: [] };
+  if (message.role !== "assistant") {
+    const shownSources = message.sources?.chunks.map((source, index) => {
+      const chunk = chunks.get(source.ref);
+      return { number: index + 1, ref: source.ref, relativePath: sourceOf(source.ref, chunk), location: chunk ? locationOf(chunk) : null, included: source.included, relevancePercent: Math.round(source.scores.score * 100) };
+    });
+    return { ...message, shownSources: shownSources ?? null, citations: [], invalidCitations: [] };
+  }
   const labels: CitationLabel[] = message.chunkRefs.map((ref, index) => ({ label: `C${index + 1}`, ref, source: sourceOf(ref, chunks.get(ref)) }));
   const parsed = parseCitations(message.content, labels);
   const citations = parsed.used.map((label) => {
@@ -87,7 +105,7 @@ function viewOf(message: StoredMessage, chunks: ReadonlyMap<ChunkRef, ChunkRecor
     const changed = cited === undefined ? chunk === undefined : chunk?.contentHash !== cited.contentHash;
     return { label: label.label, ref: label.ref, source: label.source, location: chunk ? locationOf(chunk) : null, missing: chunk === undefined, text: cited?.text ?? null, changed };
   });
-  return { ...message, citations, invalidCitations: parsed.invalid };
+  return { ...message, shownSources: null, citations, invalidCitations: parsed.invalid };
 }
 
 function sourceOf(ref: ChunkRef, chunk: ChunkRecord | undefined): string {

@@ -129,3 +129,16 @@ export function parseManifest(text: string, file: string): Manifest {
   }
   return parsed.data;
 }
+
+/**
+ * How far an export or import is, for a progress bar: the files of one folder read into the
+ * archive (export), the documents restored (import), then compressing or placing files.
+ */
+export interface ArchiveProgress {
+  stage: "reading" | "collecting" | "compressing" | "writing" | "restoring" | "placing";
+  /** Files (collecting) or documents (restoring) done so far, of `total`; 0 of 1 for a stage with no count. */
+  done: number;
+  total: number;
+  /** The added folder (export) or the folder restored into (import), when the stage is about one. */
+  folder: string | null;
+}

@@ -8,7 +8,7 @@ import { ChunkpadError } from "../../core/errors.js";
 import type { ChunkingOptions, ChunkMeta } from "../../core/types.js";
 import { describeIdentity, readStoredFingerprint } from "../../embedding/vector-fingerprint.js";
 import { META_KEYS, type MainStore } from "../../store/index.js";
-import { ARCHIVE_FORMAT, type ArchivedChunk, type ArchivedDocument, type ArchivedVector, type Manifest } from "./archive-format.js";
+import { ARCHIVE_FORMAT, type ArchiveProgress, type ArchivedChunk, type ArchivedDocument, type ArchivedVector, type Manifest } from "./archive-format.js";
 
 /** `chunkpad export`: added folders' index as one archive (see archive-format.ts). */
 
@@ -16,6 +16,7 @@ export interface ExportOptions {
   /** Added folders to export (ids); default all. */
   folderIds?: readonly string[];
   withSources?: boolean;
+  onProgress?: (progress: ArchiveProgress) => void;
 }
 
 export interface ExportReport {
@@ -86,7 +87,13 @@ export async function exportArchive({ store, chunkingFor }: ExportDependencies, 
     }
 
     const chunkFiles: string[] = [];
-    for (const relative of await filesUnder(folder.chunksRootPath)) {
+    const listed = await filesUnder(folder.chunksRootPath);
+    const total = listed.length + (options.withSources ? documents.length : 0);
+    let done = 0;
+    const tick = () => options.onProgress?.({ stage: "collecting", done: ++done, total, folder: folder.rootPath });
+    options.onProgress?.({ stage: "collecting", done, total, folder: folder.rootPath });
+    for (const relative of listed) {
+      tick();
       const data = new Uint8Array(await fs.readFile(path.join(folder.chunksRootPath, ...relative.split("/"))));
       // A chunk file processing refused (a chunk over the cap, not UTF-8) is not in the index, and
       // import would refuse the whole archive for it: it stays behind, the index travels.
@@ -97,6 +104,7 @@ export async function exportArchive({ store, chunkingFor }: ExportDependencies, 
     const sourceFiles: string[] = [];
     if (options.withSources) {
       for (const document of documents) {
+        tick();
         const bytes = await fs.readFile(path.join(folder.rootPath, ...document.relativePath.split("/"))).catch(() => undefined);
         if (bytes === undefined) continue;
         // Changed since it was processed: the record describes other bytes, so it is left out
@@ -124,7 +132,9 @@ export async function exportArchive({ store, chunkingFor }: ExportDependencies, 
     report.folders.push({ rootPath: folder.rootPath, documents: documents.length, chunks: chunks.length, vectors: vectors.length, chunkFiles: chunkFiles.length, sources: sourceFiles.length });
   }
   entries["manifest.json"] = strToU8(JSON.stringify(manifest));
+  options.onProgress?.({ stage: "compressing", done: 0, total: 1, folder: null });
   const zipped = zipSync(entries, { level: 6 });
+  options.onProgress?.({ stage: "writing", done: 0, total: 1, folder: null });
   // Written beside the target and renamed, so a stopped export never leaves half an archive.
   const temporary = `${report.file}.partial-${process.pid}`;
   await fs.writeFile(temporary, zipped, { mode: 0o600 });

@@ -11,7 +11,7 @@ import { recordedMtimeMs } from "../../ingest/walk.js";
 import { openZip, type ZipArchive } from "../../ingest/zip.js";
 import { META_KEYS, type MainStore, type StoredFolder } from "../../store/index.js";
 import { chunkingMeta } from "../process/process-folder.js";
-import { badArchive, notAnArchive, parseManifest, type Manifest } from "./archive-format.js";
+import { badArchive, notAnArchive, parseManifest, type ArchiveProgress, type Manifest } from "./archive-format.js";
 import { checkArchive, MANIFEST_ENTRY, type CheckedFolder } from "./archive-check.js";
 import { createImportFiles, removeLeftoverStaging, removePlaced, type ImportFiles } from "./import-files.js";
 
@@ -33,6 +33,8 @@ export interface ImportOptions {
   cwd?: string;
   /** Import without the archive's vectors, so they can be made with the configured model. */
   reembed?: boolean;
+  /** How far the import is: reading the archive, documents restored, files placed. */
+  onArchiveProgress?: (progress: ArchiveProgress) => void;
 }
 
 export interface ImportedFolder {
@@ -107,6 +109,7 @@ export async function importArchive(dependencies: ImportDependencies, file: stri
   });
   if (!stat.isFile()) throw notAnArchive(absolute);
   if (stat.size > MAX_ARCHIVE_FILE_BYTES) throw badArchive(absolute, `it is ${(stat.size / 1024 ** 3).toFixed(1)} GB, more than the 2 GB an archive may be; export fewer folders at a time (--folder)`);
+  options.onArchiveProgress?.({ stage: "reading", done: 0, total: 1, folder: null });
   const { manifest, checked } = readArchive(new Uint8Array(await fs.readFile(absolute)), absolute);
 
   if (options.into === undefined || options.into.trim() === "") {
@@ -141,7 +144,13 @@ export async function importArchive(dependencies: ImportDependencies, file: stri
   const files = createImportFiles(stat.mode);
   const written: Array<{ folder: StoredFolder; createdFolder: boolean }> = [];
   try {
-    for (const plan of plans) report.folders.push(await importFolder(dependencies, plan, files, importVectors ? manifest.embedding : null, written));
+    const total = plans.reduce((sum, plan) => sum + plan.checked.archived.documents.length, 0);
+    let done = 0;
+    for (const plan of plans) {
+      const restored = () => options.onArchiveProgress?.({ stage: "restoring", done: ++done, total, folder: plan.root });
+      report.folders.push(await importFolder(dependencies, plan, files, importVectors ? manifest.embedding : null, written, restored));
+    }
+    options.onArchiveProgress?.({ stage: "placing", done: 0, total: 1, folder: null });
     await files.place();
     for (const [index, { folder }] of written.entries()) {
       const archived = plans[index]?.checked.archived;
@@ -208,6 +217,7 @@ async function importFolder(
   files: ImportFiles,
   embedding: Manifest["embedding"],
   written: Array<{ folder: StoredFolder; createdFolder: boolean }>,
+  onDocument: () => void,
 ): Promise<ImportedFolder> {
   const { store } = dependencies;
   const { archived } = checked;
@@ -258,6 +268,7 @@ async function importFolder(
       pageCount: document.pageCount,
       chunks: document.chunks.map((chunk) => ({ content: chunk.content, meta: chunk.meta })),
     });
+    onDocument();
     const refs = (await store.listChunks({ folderId: folder.id, relativePath: document.relativePath })).map((chunk) => chunk.ref);
     const excluded = document.chunks.flatMap((chunk, index) => (chunk.included ? [] : [refs[index] as string]));
     const included = document.chunks.flatMap((chunk, index) => (chunk.included ? [refs[index] as string] : []));

@@ -10,6 +10,7 @@ import type { CliContext } from "../context.js";
 import { parseIntegerOption } from "../shared/io.js";
 import { describeWatchEvent } from "../shared/render.js";
 import { describeSearchIndexes } from "../shared/search-readiness.js";
+import { chooseOpener } from "../shared/app-window.js";
 
 interface ServeFlags {
   port: number;
@@ -124,17 +125,15 @@ export function registerServeCommand(program: Command, context: CliContext): voi
 /**
  * Opens the launch URL in the browser without putting the token on a command line, where every
  * local account can read it (ps): the opener gets a 0600 page in the data folder that forwards
- * to the URL (as Jupyter does). $BROWSER, when set, is the opener.
+ * to the URL (as Jupyter does). A Chromium-family browser opens it as an app window; $BROWSER,
+ * when set, is the opener (shared/app-window.ts).
  */
 function openInBrowser(url: string, dataDir: string): void {
   const page = path.join(dataDir, OPEN_PAGE);
   const escaped = url.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
   fs.rmSync(page, { force: true });
   fs.writeFileSync(page, `<!doctype html>\n<meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}">\n<title>Opening Chunkpad</title><a href="${escaped}">Open Chunkpad</a>\n`, { mode: 0o600, flag: "wx" });
-  const target = pathToFileURL(page).href;
-  const chosen = process.env.BROWSER;
-  const command = chosen !== undefined && chosen !== "" ? chosen : process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
-  const args = chosen === undefined && process.platform === "win32" ? ["/c", "start", "", target] : [target];
+  const { command, args } = chooseOpener(pathToFileURL(page).href, { env: process.env, platform: process.platform });
   try {
     spawn(command, args, { detached: true, stdio: "ignore" }).on("error", () => undefined).unref();
   } catch {

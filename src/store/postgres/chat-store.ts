@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { ChunkRef } from "../../core/types.js";
-import type { ChatStore, CitedChunk, Conversation, StoredMessage, StoredMessageRole } from "../chat-contract.js";
+import type { ChatStore, Conversation, StoredMessage, StoredMessageRole } from "../chat-contract.js";
+import { decodeChunks, encodeChunks } from "../chat-chunks.js";
 import { createPool, describeUrl, inTransaction, toDatabaseError, withPostgresErrors } from "./connection.js";
 import { migrate } from "./schema.js";
 
@@ -78,7 +78,7 @@ export async function openPostgresChatStore({ url, poolSize = 4, now = () => new
         const id = newId();
         const inserted = await client.query<MessageRow>(
           `INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-          [id, conversationId, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks), message.provider ?? null, message.model ?? null, timestamp, message.incomplete === true],
+          [id, conversationId, message.role, message.content, encodeChunks(message), message.provider ?? null, message.model ?? null, timestamp, message.incomplete === true],
         );
         return toMessage(inserted.rows[0] as MessageRow);
       });
@@ -87,7 +87,7 @@ export async function openPostgresChatStore({ url, poolSize = 4, now = () => new
       return inTransaction(pool, async (client) => {
         const row = (await client.query<MessageRow>("SELECT * FROM messages WHERE id = $1 FOR UPDATE", [id])).rows[0];
         if (!row) return null;
-        const chunkRefs = changes.chunkRefs === undefined && changes.citedChunks === undefined ? JSON.stringify(row.chunk_refs) : encodeChunks(changes.chunkRefs, changes.citedChunks);
+        const chunkRefs = changes.chunkRefs === undefined && changes.citedChunks === undefined && changes.sources === undefined ? JSON.stringify(row.chunk_refs) : encodeChunks(changes);
         const updated = await client.query<MessageRow>(
           "UPDATE messages SET content = $2, chunk_refs = $3, incomplete = $4, provider = $5, model = $6 WHERE id = $1 RETURNING *",
           [id, changes.content ?? row.content, chunkRefs, changes.incomplete ?? row.incomplete, changes.provider === undefined ? row.provider : changes.provider, changes.model === undefined ? row.model : changes.model],
@@ -109,7 +109,7 @@ export async function openPostgresChatStore({ url, poolSize = 4, now = () => new
         for (const message of conversation.messages) {
           await client.query(
             "INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            [message.id, conversation.id, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks.length > 0 ? message.citedChunks : undefined), message.provider, message.model, message.createdAt, message.incomplete],
+            [message.id, conversation.id, message.role, message.content, encodeChunks(message), message.provider, message.model, message.createdAt, message.incomplete],
           );
         }
         return true;
@@ -144,25 +144,4 @@ function toMessage(row: MessageRow): StoredMessage {
     createdAt: row.created_at,
     incomplete: row.incomplete,
   };
-}
-
-/** As the SQLite chat store: refs, or {ref, contentHash, text} when citations keep their text. */
-function encodeChunks(refs: readonly ChunkRef[] | undefined, cited: readonly CitedChunk[] | undefined): string {
-  if (cited !== undefined) return JSON.stringify(cited.map(({ ref, contentHash, text }) => ({ ref, contentHash, text })));
-  return JSON.stringify(refs ?? []);
-}
-
-function decodeChunks(value: unknown): { chunkRefs: ChunkRef[]; citedChunks: CitedChunk[] } {
-  if (!Array.isArray(value)) return { chunkRefs: [], citedChunks: [] };
-  const chunkRefs: ChunkRef[] = [];
-  const citedChunks: CitedChunk[] = [];
-  for (const item of value as unknown[]) {
-    if (typeof item === "string") chunkRefs.push(item);
-    else if (item !== null && typeof item === "object" && typeof (item as CitedChunk).ref === "string" && typeof (item as CitedChunk).contentHash === "string" && typeof (item as CitedChunk).text === "string") {
-      const cited = item as CitedChunk;
-      chunkRefs.push(cited.ref);
-      citedChunks.push({ ref: cited.ref, contentHash: cited.contentHash, text: cited.text });
-    }
-  }
-  return { chunkRefs, citedChunks: citedChunks.length === chunkRefs.length ? citedChunks : [] };
 }

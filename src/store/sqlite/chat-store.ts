@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { ChunkRef } from "../../core/types.js";
-import type { ChatStore, CitedChunk, Conversation, StoredMessage, StoredMessageRole } from "../chat-contract.js";
+import type { ChatStore, Conversation, StoredMessage, StoredMessageRole } from "../chat-contract.js";
+import { decodeChunks, encodeChunks } from "../chat-chunks.js";
 import type { SqliteDatabase } from "./database.js";
 import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
 import { CHAT_MIGRATIONS, runMigrations } from "./migrations.js";
@@ -110,7 +110,7 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
         db.prepare(`
           INSERT INTO messages (id, conversation_id, role, content, chunk_refs, provider, model, created_at, incomplete)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-          id, conversationId, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks),
+          id, conversationId, message.role, message.content, encodeChunks(message),
           message.provider ?? null, message.model ?? null, timestamp, message.incomplete ? 1 : 0,
         );
         touch.run(timestamp, conversationId);
@@ -125,7 +125,7 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
         const next: MessageRow = {
           ...row,
           content: changes.content ?? row.content,
-          chunk_refs: changes.chunkRefs === undefined && changes.citedChunks === undefined ? row.chunk_refs : encodeChunks(changes.chunkRefs, changes.citedChunks),
+          chunk_refs: changes.chunkRefs === undefined && changes.citedChunks === undefined && changes.sources === undefined ? row.chunk_refs : encodeChunks(changes),
           incomplete: changes.incomplete === undefined ? row.incomplete : changes.incomplete ? 1 : 0,
           provider: changes.provider === undefined ? row.provider : changes.provider,
           model: changes.model === undefined ? row.model : changes.model,
@@ -149,7 +149,7 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
         for (const message of conversation.messages) {
           insert.run(
-            message.id, conversation.id, message.role, message.content, encodeChunks(message.chunkRefs, message.citedChunks.length > 0 ? message.citedChunks : undefined),
+            message.id, conversation.id, message.role, message.content, encodeChunks(message),
             message.provider, message.model, message.createdAt, message.incomplete ? 1 : 0,
           );
         }
@@ -190,39 +190,4 @@ function toMessage(row: MessageRow): StoredMessage {
     createdAt: row.created_at,
     incomplete: row.incomplete !== 0,
   };
-}
-
-/**
- * messages.chunk_refs holds a JSON array: refs (strings) as first stored, or, since citations
- * keep their text, {ref, contentHash, text} objects. Both are read.
- */
-function encodeChunks(refs: readonly ChunkRef[] | undefined, cited: readonly CitedChunk[] | undefined): string {
-  if (cited !== undefined) return JSON.stringify(cited.map(({ ref, contentHash, text }) => ({ ref, contentHash, text })));
-  return JSON.stringify(refs ?? []);
-}
-
-function decodeChunks(json: string): { chunkRefs: ChunkRef[]; citedChunks: CitedChunk[] } {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return { chunkRefs: [], citedChunks: [] };
-  }
-  if (!Array.isArray(value)) return { chunkRefs: [], citedChunks: [] };
-  const chunkRefs: ChunkRef[] = [];
-  const citedChunks: CitedChunk[] = [];
-  for (const item of value as unknown[]) {
-    if (typeof item === "string") chunkRefs.push(item);
-    else if (isCitedChunk(item)) {
-      chunkRefs.push(item.ref);
-      citedChunks.push({ ref: item.ref, contentHash: item.contentHash, text: item.text });
-    }
-  }
-  return { chunkRefs, citedChunks: citedChunks.length === chunkRefs.length ? citedChunks : [] };
-}
-
-function isCitedChunk(item: unknown): item is CitedChunk {
-  if (item === null || typeof item !== "object") return false;
-  const record = item as Record<string, unknown>;
-  return typeof record.ref === "string" && typeof record.contentHash === "string" && typeof record.text === "string";
 }

@@ -1,13 +1,15 @@
 /**
  * The wire shapes the app reads, taken from the core's own types (`import type`, nothing of the
  * core is bundled): a field renamed there breaks this build. `Json<T>` is what JSON makes of a
- * type (dates become strings). Shapes the server assembles itself are written out below, each
- * next to the route that sends it.
+ * type (dates become strings). Shapes the server assembles itself come from its own types
+ * (src/server/wire-types.ts), which its routes are built as.
  */
 import type {
-  AnswerJson, AskStreamEvent, ChunkJson, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
+  AnswerJson, AskStreamEvent, ChunkJson, ConflictDiff as CoreConflictDiff, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
   ConversationView, FolderSummary, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
+  FolderListing, ExportJson, ImportJson, ProgressEvent,
 } from "../../../src/index.js";
+import type { JobJson, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
 
 export type Json<T> = T extends Date ? string : T extends ReadonlyArray<infer Item> ? Array<Json<Item>> : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
 
@@ -28,40 +30,17 @@ export type Citation = Json<StoredCitation>;
 export type Answer = Json<AnswerJson>;
 export type AnswerChunk = Json<ChunkJson>;
 export type AskEvent = Json<AskStreamEvent>;
+export type ConflictDiff = Json<CoreConflictDiff>;
+export type ArchiveProgressEvent = Json<Extract<ProgressEvent, { type: "archive-progress" }>>;
+/** What an export or import job ends with (its job-done result). */
+export type ExportReport = Json<ExportJson>;
+export type ImportReport = Json<ImportJson>;
 
-/** GET /api/status (server/app.ts). */
-export interface Status {
-  version: string;
-  folders: number;
-  documents: number;
-  chunks: number;
-  embeddedChunks: number;
-  embeddingModel: { provider: string; model: string; dtype: string; state: string; approximateBytes: number | null };
-  runningJobs: Array<{ id: string; kind: string; subject: string | null; events: string }>;
-}
-
-/** A job as POST /api/jobs, /api/ask and /api/regenerate answer it (server/job-routes.ts). */
-export interface Job {
-  id: string;
-  kind: string;
-  state: string;
-  events: string;
-}
-
-/** One setting of GET /api/settings (server/app.ts, settingJson). */
-export interface SettingRow {
-  key: string;
-  value: string | number | null;
-  source: string;
-  problem: string | null;
-  description: string;
-  kind: { type: string; values?: string[]; min?: number; max?: number };
-  default: string | number | null;
-}
-
-/** GET /api/browse (server/app.ts). */
-export interface Listing {
-  path: string;
-  parent: string | null;
-  folders: string[];
-}
+/** Shapes the server assembles itself: its own types (server/wire-types.ts), never restated here. */
+export type Status = StatusJson;
+export type Job = JobJson;
+/** What following a job needs: a started job, or one GET /api/status lists as running. */
+export type JobHandle = Pick<JobJson, "id" | "kind" | "events">;
+export type SettingRow = Json<SettingJson>;
+/** GET /api/browse: the folder picker's listing (app/files). */
+export type Listing = Json<FolderListing>;

@@ -28,6 +28,8 @@ export interface Turn {
   /** Download of the local model, in percent, while it runs. */
   download: number | null;
   jobId: string | null;
+  /** Reopened with the sources the chat store kept (relevance and toggles as shown). */
+  stored?: boolean;
 }
 
 export interface AskOptions {
@@ -51,7 +53,11 @@ export const pathOfRef = (ref: string) => ref.slice(ref.indexOf(":") + 1, ref.la
 export function turnsOf(conversation: Conversation): Turn[] {
   const turns: Turn[] = [];
   for (const message of conversation.messages) {
-    if (message.role === "user") turns.push({ ...emptyTurn(message.content), done: true, sources: message.chunkRefs.map((ref, index) => ({ number: index + 1, ref, relativePath: pathOfRef(ref), location: null, included: true, relevancePercent: null })) });
+    if (message.role === "user") {
+      // Kept with their relevance and toggles since the chat store keeps them; older questions have refs only.
+      const sources = message.shownSources ?? message.chunkRefs.map((ref, index) => ({ number: index + 1, ref, relativePath: pathOfRef(ref), location: null, included: true, relevancePercent: null }));
+      turns.push({ ...emptyTurn(message.content), done: true, sources, stored: message.shownSources !== null });
+    }
     const turn = turns.at(-1);
     if (message.role !== "assistant" || !turn) continue;
     const given = new Set(message.chunkRefs);
@@ -60,7 +66,7 @@ export function turnsOf(conversation: Conversation): Turn[] {
     turn.labels = message.chunkRefs.map((ref, index) => ({ label: `C${index + 1}`, ref }));
     turn.invalidCitations = message.invalidCitations;
     turn.stopped = message.incomplete;
-    turn.sources = turn.sources.map((source) => ({ ...source, included: given.has(source.ref), location: cited.get(source.ref) ?? source.location }));
+    if (!turn.stored) turn.sources = turn.sources.map((source) => ({ ...source, included: given.has(source.ref), location: cited.get(source.ref) ?? source.location }));
   }
   return turns;
 }

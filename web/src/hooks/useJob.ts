@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from "react";
 import { post, remove } from "../api/client.js";
-import type { Job } from "../api/types.js";
+import type { Job, JobHandle } from "../api/types.js";
 import { followJob, type JobEvent } from "./useJobEvents.js";
 
 export interface JobProgress {
@@ -16,18 +16,23 @@ export function progressOf(event: JobEvent): JobProgress | null {
   if (event.type === "embed-progress" && event.phase === "embed") return { label: `Embedding ${event.done} of ${event.total} chunks`, value: percent(event.done, event.total) };
   if (event.type === "embed-progress" && event.phase === "model") return { label: event.status.state === "downloading" ? "Downloading the embedding model" : "Loading the embedding model", value: event.status.percent ?? null };
   if (event.type === "download-progress") return { label: "Downloading", value: event.percent };
+  if (event.type === "archive-progress") {
+    const counted = event.stage === "collecting" || event.stage === "restoring";
+    const label = { reading: "Reading the archive", collecting: `Reading ${event.folder ?? "the folder"}: ${event.done} of ${event.total} files`, compressing: "Compressing the archive", writing: "Writing the archive", restoring: `Restoring documents: ${event.done} of ${event.total}`, placing: "Putting the files in place" }[event.stage];
+    return { label, value: counted ? percent(event.done, event.total) : null };
+  }
   if (event.type === "waiting") return { label: "Waiting for another Chunkpad process to finish with this folder", value: null };
   return null;
 }
 
 /** One long job at a time (process, embed, sync): start or re-attach, progress, outcome, cancel. */
-export function useJob(onDone: () => void) {
-  const [job, setJob] = useState<Job | null>(null);
+export function useJob(onDone: (result?: unknown) => void) {
+  const [job, setJob] = useState<JobHandle | null>(null);
   const [progress, setProgress] = useState<JobProgress | null>(null);
   const [outcome, setOutcome] = useState<{ tone: "good" | "bad"; text: string } | null>(null);
   const done = useRef(onDone);
   done.current = onDone;
-  const attach = useCallback((started: Job) => {
+  const attach = useCallback((started: JobHandle) => {
     setJob(started);
     setOutcome(null);
     setProgress({ label: "Starting…", value: null });
@@ -40,7 +45,7 @@ export function useJob(onDone: () => void) {
         if (event.type === "job-done") setOutcome({ tone: "good", text: "Done." });
         else if (event.type === "job-cancelled") setOutcome({ tone: "good", text: "Cancelled." });
         else setOutcome({ tone: "bad", text: `Failed: ${event.error?.message ?? "unknown error"}` });
-        done.current();
+        done.current(event.type === "job-done" ? event.result : undefined);
       }
     });
   }, []);

@@ -1,4 +1,4 @@
-import type { AskEvent, Job } from "../api/types.js";
+import type { ArchiveProgressEvent, AskEvent, Job } from "../api/types.js";
 
 /** A job's events as the app reads them: the answer events of the core's wire shape, job progress and its end. */
 export type JobEvent =
@@ -7,6 +7,7 @@ export type JobEvent =
   | { type: "embed-progress"; phase: "model"; status: { state?: string; percent?: number } }
   | { type: "embed-progress"; phase: "embed"; done: number; total: number }
   | { type: "download-progress"; percent: number }
+  | ArchiveProgressEvent
   | { type: "notice"; message: string }
   | { type: "waiting"; holder: unknown }
   | { type: "sync-folder"; folder?: string }
@@ -14,11 +15,11 @@ export type JobEvent =
   | { type: "job-failed"; error?: { code?: string; message?: string } }
   | { type: "job-cancelled" };
 
-const TYPES = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder", "download-progress"];
+const TYPES = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder", "download-progress", "archive-progress"];
 const ENDS = ["job-done", "job-failed", "job-cancelled"];
 
 /** Follows a job's server-sent events until it ends; the server replays what the page missed. */
-export function followJob(job: Job, onEvent: (event: JobEvent) => void): () => void {
+export function followJob(job: Pick<Job, "events">, onEvent: (event: JobEvent) => void): () => void {
   const source = new EventSource(job.events, { withCredentials: true });
   const parse = (type: string, message: Event) => ({ ...(JSON.parse((message as MessageEvent<string>).data) as object), type }) as JobEvent;
   for (const type of TYPES) source.addEventListener(type, (message) => onEvent(parse(type, message)));

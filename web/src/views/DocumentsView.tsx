@@ -31,7 +31,7 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
   const running = status.data?.runningJobs.find((candidate) => candidate.kind !== "ask");
   const runningId = running?.id ?? null;
   useEffect(() => {
-    if (running && runningId !== null) attach({ ...running, state: "running" });
+    if (running && runningId !== null) attach(running);
   }, [runningId]);
 
 

@@ -1,18 +1,13 @@
 import { Archive, FolderMinus, Import } from "lucide-react";
-import { useState } from "react";
-import { post, remove } from "../../api/client.js";
-import type { Folder } from "../../api/types.js";
+import { useEffect, useState } from "react";
+import { remove } from "../../api/client.js";
+import type { ExportReport, Folder, ImportReport } from "../../api/types.js";
 import { Button } from "../../components/Button.js";
 import { Card } from "../../components/Card.js";
 import { Dialog, DialogActions } from "../../components/Dialog.js";
 import { ProgressBar } from "../../components/ProgressBar.js";
 import { useFolders, useRefreshDocuments } from "../../hooks/queries.js";
-
-interface ArchiveReport {
-  file: string;
-  bytes?: number;
-  folders: Array<{ rootPath: string; documents: number; chunks: number }>;
-}
+import { useJob } from "../../hooks/useJob.js";
 
 /** Remove an added folder; export the index to one archive; import one (paths on this computer). */
 export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text: string, tone: "good" | "bad") => void; onFolderRemoved: () => void }) {
@@ -36,7 +31,19 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
       await refresh();
     }
   };
-  const summary = (report: ArchiveReport) => report.folders.map((folder) => `${folder.rootPath} (${folder.documents} documents, ${folder.chunks} chunks)`).join("; ");
+  const summary = (report: ExportReport | ImportReport) => report.folders.map((folder) => `${folder.rootPath} (${folder.documents} documents, ${folder.chunks} chunks)`).join("; ");
+  // Export and import run as server jobs: their progress events drive the bar, their result the message.
+  const archiveJob = useJob((result) => {
+    const report = result as ExportReport | ImportReport | undefined;
+    if (report?.schema === "chunkpad.export/1") onMessage(`Exported to ${report.file} (${((report.bytes ?? 0) / 1024 / 1024).toFixed(1)} MB): ${summary(report)}.`, "good");
+    else if (report) onMessage(`Imported ${summary(report)}.`, "good");
+    void refresh();
+  });
+  const failed = archiveJob.outcome?.tone === "bad" ? archiveJob.outcome.text : null;
+  useEffect(() => {
+    if (failed) onMessage(failed, "bad");
+  }, [failed]);
+  const archiveBusy = archiveJob.job !== null;
   return (
     <>
       <Card label="Added folders">
@@ -69,10 +76,7 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
           className="input-row"
           onSubmit={(event) => {
             event.preventDefault();
-            void run("Exporting", async () => {
-              const report = await post<ArchiveReport>("/api/export", { file: exportFile, withSources });
-              return `Exported to ${report.file} (${((report.bytes ?? 0) / 1024 / 1024).toFixed(1)} MB): ${summary(report)}.`;
-            });
+            void archiveJob.start({ kind: "export", file: exportFile, withSources });
           }}
         >
           <input aria-label="Archive to write" value={exportFile} onChange={(event) => setExportFile(event.target.value)} />
@@ -80,7 +84,7 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
             <input type="checkbox" checked={withSources} onChange={(event) => setWithSources(event.target.checked)} />
             <span>With the documents</span>
           </label>
-          <Button type="submit" icon={Archive} disabled={busy !== null || exportFile.trim() === ""}>
+          <Button type="submit" icon={Archive} disabled={busy !== null || archiveBusy || exportFile.trim() === ""}>
             Export
           </Button>
         </form>
@@ -96,20 +100,18 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
           className="input-row"
           onSubmit={(event) => {
             event.preventDefault();
-            void run("Importing", async () => {
-              const report = await post<ArchiveReport>("/api/import", { file: importFile, into: importInto });
-              return `Imported ${summary(report)}.`;
-            });
+            void archiveJob.start({ kind: "import", file: importFile, into: importInto });
           }}
         >
           <input aria-label="Archive to import" value={importFile} onChange={(event) => setImportFile(event.target.value)} placeholder="~/chunkpad-export.zip" />
           <input aria-label="Restore into folder" value={importInto} onChange={(event) => setImportInto(event.target.value)} placeholder="~/Documents/restored" />
-          <Button type="submit" icon={Import} disabled={busy !== null || importFile.trim() === "" || importInto.trim() === ""}>
+          <Button type="submit" icon={Import} disabled={busy !== null || archiveBusy || importFile.trim() === "" || importInto.trim() === ""}>
             Import
           </Button>
         </form>
       </Card>
       {busy && <ProgressBar value={null} label={`${busy}…`} />}
+      {archiveJob.progress && <ProgressBar value={archiveJob.progress.value} label={archiveJob.progress.label} />}
       <Dialog title="Remove this folder?" open={removing !== null} onClose={() => setRemoving(null)}>
         <p className="break">{removing?.rootPath}</p>
         <p>Its chunks, vectors and review state leave Chunkpad. The documents themselves are never touched.</p>

@@ -60,7 +60,7 @@ export function SettingControl({ row, onSaved, onError }: { row: SettingRow; onS
             ))}
           </select>
         ) : (
-          <input id={id} aria-describedby={`${id}-help`} value={value} inputMode={row.kind.type === "integer" || row.kind.type === "fraction" ? "decimal" : undefined} placeholder={row.default === null ? "not set" : String(row.default)} onChange={(event) => setDraft(event.target.value)} />
+          <input id={id} aria-describedby={`${id}-help`} value={value} inputMode={row.kind.type === "integer" || row.kind.type === "number" ? "decimal" : undefined} placeholder={row.default === null ? "not set" : String(row.default)} onChange={(event) => setDraft(event.target.value)} />
         )}
         <Pill tone={row.source === "config" ? "accent" : "neutral"}>{SOURCE_TEXT[row.source] ?? row.source}</Pill>
         <IconButton type="submit" label={`Save ${label}`} icon={Save} variant={draft === null ? "ghost" : "primary"} disabled={draft === null} />

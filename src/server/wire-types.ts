@@ -1,0 +1,46 @@
+import type { Chunkpad, JsonValue } from "../index.js";
+import type { JobKind, JobState } from "./jobs.js";
+
+/**
+ * The shapes the server assembles itself (the rest are the core's wire shapes, src/app/wire.ts):
+ * the routes build them as these types, and the web app compiles against the same types
+ * (`import type`), so a changed shape breaks the web build rather than the user.
+ */
+
+/** GET /api/status. */
+export interface StatusJson {
+  version: string;
+  folders: number;
+  documents: number;
+  chunks: number;
+  embeddedChunks: number;
+  embeddingModel: { provider: string; model: string; dtype: string | null; state: ReturnType<Chunkpad["modelStatus"]>["status"]["state"]; approximateBytes: number | null };
+  runningJobs: Array<{ id: string; kind: JobKind; subject: string | null; events: string }>;
+  warm: ReturnType<Chunkpad["warmModels"]>;
+  search: Awaited<ReturnType<Chunkpad["searchReadiness"]>>;
+}
+
+/** A job as POST /api/jobs, /api/ask, /api/regenerate and GET /api/jobs/:id answer it. */
+export interface JobJson {
+  id: string;
+  kind: JobKind;
+  subject: string | null;
+  state: JobState;
+  startedAt: string;
+  finishedAt: string | null;
+  result: JsonValue;
+  error: JsonValue;
+  /** Where its events stream (SSE). */
+  events: string;
+}
+
+/** One setting of GET /api/settings, and what PUT and DELETE /api/settings/:key answer. */
+export interface SettingJson {
+  key: string;
+  value: string | number | null;
+  source: string;
+  problem: string | null;
+  description: string;
+  kind: ReturnType<Chunkpad["setting"]>["setting"]["kind"];
+  default: string | number | null;
+}
