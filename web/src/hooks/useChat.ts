@@ -41,6 +41,9 @@ export interface AskOptions {
 
 const emptyTurn = (question: string): Turn => ({ question, sources: [], answer: "", labels: null, invalidCitations: [], done: false, stopped: false, error: null, errorCode: null, download: null, jobId: null });
 
+/** Plain text inside the Markdown an answer is shown as: "<fraction>" stays text, not a tag the sanitizer drops. */
+const asMarkdownText = (text: string) => text.replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`);
+
 /** A chunk ref is folderId:relative/path#ordinal. */
 export const pathOfRef = (ref: string) => ref.slice(ref.indexOf(":") + 1, ref.lastIndexOf("#") > 0 ? ref.lastIndexOf("#") : undefined);
 
@@ -95,7 +98,7 @@ export function useChat() {
             update((turn) => ({ ...turn, answer: turn.answer + event.text }));
             break;
           case "refused":
-            update((turn) => ({ ...turn, answer: `${event.text} ${event.message}` }));
+            update((turn) => ({ ...turn, answer: `${event.text} ${asMarkdownText(event.message)}` }));
             break;
           case "final": {
             const answer = event.answer;
