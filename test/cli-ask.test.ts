@@ -102,7 +102,9 @@ describe("chunkpad ask", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("I don't know based on your documents.\n");
     expect(result.stderr).toMatch(/1\. +\d+% {2}(warranty|returns)\.md/);
-    expect(result.stderr).toMatch(/holds \d+% of the question's search words \(each weighed by how rare it is in your documents\), below the 47% floor/);
+    expect(result.stderr).toMatch(/holds \d+% of the question's search words \(each weighed by how rare it is in your documents\), below the 47% answer floor/);
+    // The way out, said as this face does it: a command.
+    expect(result.stderr).toContain('Lower the floor with "chunkpad config set generation.minSimilarity <fraction>".');
     expect(anthropic.requests).toHaveLength(0);
   });
 

@@ -47,7 +47,7 @@ export interface AnswerResult {
   text: string;
   answerMode: AnswerMode;
   refused: boolean;
-  refusal?: { reason: RefusalReason; message: string; bestSimilarity?: number };
+  refusal?: { reason: RefusalReason; message: string; nextStep: RefusalNextStep; bestSimilarity?: number };
   /** The stream was cut off or failed: `text` is what arrived, and `error` says why. */
   incomplete: boolean;
   error?: ChunkpadError;
@@ -67,9 +67,15 @@ export interface AnswerResult {
   messageId: string | null;
 }
 
+/**
+ * What the user can do about a refusal; each face says how in its own terms (a command, a
+ * button), since the message itself names no command.
+ */
+export type RefusalNextStep = "add-folder" | "switch-chunks-on" | "rephrase-or-lower-floor";
+
 export type AskEvent =
   | { type: "chunks"; search: SearchReport; chunks: SearchResult[] }
-  | { type: "refused"; text: string; reason: RefusalReason; message: string }
+  | { type: "refused"; text: string; reason: RefusalReason; message: string; nextStep: RefusalNextStep }
   | { type: "answer-start"; provider: string; model: string; temperature: number; labels: CitationLabel[] }
   | { type: "text-delta"; text: string }
   | { type: "done"; answer: AnswerResult };
@@ -126,10 +132,10 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
     ...(generation.minVectorSimilarity === undefined ? {} : { minVectorSimilarity: generation.minVectorSimilarity }),
   });
   if (decision.refuse) {
-    const message = refusalMessage(decision, input, generation.minSimilarity);
-    yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message };
+    const { message, nextStep } = refusalMessage(decision, input, generation.minSimilarity);
+    yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message, nextStep };
     const stored = await store(dependencies, input, { content: REFUSAL_TEXT, citedChunks: [], provider: null, model: null, incomplete: false });
-    const refusal = { reason: decision.reason, message, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
+    const refusal = { reason: decision.reason, message, nextStep, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
     const answer: AnswerResult = { ...base, text: REFUSAL_TEXT, refused: true, refusal, incomplete: false, labels: [], provider: null, model: null, ...stored };
     yield { type: "done", answer };
     return;
@@ -193,20 +199,20 @@ function searchOptionsOf(options: AskOptions): SearchOptions {
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as SearchOptions;
 }
 
-function refusalMessage(decision: { reason: RefusalReason; message: string; bestSimilarity?: number }, input: AnswerInput, floor: number): string {
+function refusalMessage(decision: { reason: RefusalReason; message: string; bestSimilarity?: number }, input: AnswerInput, floor: number): { message: string; nextStep: RefusalNextStep } {
   if (decision.reason === "no-included-chunks") {
     return input.chunks.length === 0
-      ? 'Search found no chunk for this question. Try other words, or add the folder that holds the answer with "chunkpad add <folder>".'
-      : "Every chunk is switched off. Switch at least one back on (/toggle <n>) and regenerate.";
+      ? { message: "Search found no chunk for this question. Try other words, or add the folder that holds the answer.", nextStep: "add-folder" }
+      : { message: "Every chunk is switched off. Switch at least one back on and regenerate.", nextStep: "switch-chunks-on" };
   }
-  if (decision.bestSimilarity === undefined) return decision.message;
+  if (decision.bestSimilarity === undefined) return { message: decision.message, nextStep: "rephrase-or-lower-floor" };
   const mode = input.searchMode;
   const percent = (value: number) => `${Math.round(value * 100)}%`;
   const measure =
     mode === "keyword"
       ? `The closest chunk holds ${percent(decision.bestSimilarity)} of the question's search words (each weighed by how rare it is in your documents)`
       : `The closest chunk is ${percent(decision.bestSimilarity)} similar to the question`;
-  return `${measure}, below the ${percent(floor)} floor (generation.minSimilarity). Rephrase the question, or lower the floor with "chunkpad config set generation.minSimilarity <fraction>".`;
+  return { message: `${measure}, below the ${percent(floor)} answer floor (generation.minSimilarity). Rephrase the question, or lower the floor.`, nextStep: "rephrase-or-lower-floor" };
 }
 
 interface AnswerRecord {
