@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { narrowChunkFileMode, readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "./safe-files.js";
+import { lstatChunkFileSafely, narrowChunkFileMode, readChunkFileSafely, removeChunkFileSafely, writeChunkFileSafely } from "./safe-files.js";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -18,6 +18,30 @@ function chunksRoot(): string {
 }
 
 describe("chunk files on disk", () => {
+  it("looks at a run's checked folders once, but always at the file itself, and reading still checks the whole path", async () => {
+    const root = chunksRoot();
+    const file = path.join(root, "notes", "a.md.md");
+    await writeChunkFileSafely(root, file, "## Chunk 1\n\ntext\n", { mode: 0o644 });
+    const checked = new Set<string>();
+    expect((await lstatChunkFileSafely(root, file, checked))?.isFile()).toBe(true);
+    expect([...checked].sort()).toEqual([root, path.join(root, "notes")]);
+
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-safe-outside-"));
+    directories.push(outside);
+    fs.writeFileSync(path.join(outside, "secret"), "not Chunkpad's");
+    fs.rmSync(file);
+    fs.symlinkSync(path.join(outside, "secret"), file);
+    await expect(lstatChunkFileSafely(root, file, checked)).rejects.toMatchObject({ code: "CHUNK_FILE_LINK" });
+
+    // A checked folder swapped for a link mid-run: the read that follows an lstat still refuses it.
+    fs.rmSync(path.join(root, "notes"), { recursive: true });
+    fs.mkdirSync(path.join(outside, "notes"));
+    fs.writeFileSync(path.join(outside, "notes", "a.md.md"), "## Chunk 1\n\nsecret\n");
+    fs.symlinkSync(path.join(outside, "notes"), path.join(root, "notes"));
+    await expect(readChunkFileSafely(root, file)).rejects.toMatchObject({ code: "CHUNK_FILE_LINK" });
+    await expect(lstatChunkFileSafely(root, file, new Set())).rejects.toMatchObject({ code: "CHUNK_FILE_LINK" });
+  });
+
   it("writes, reads back and deletes a chunk file, removing the folders it leaves empty but never _chunks", async () => {
     const root = chunksRoot();
     const file = path.join(root, "reports", "2024", "q1.pdf.md");

@@ -27,8 +27,10 @@ export async function assertNoLinks(chunksRootPath: string, filePath: string): P
 /**
  * The chunk file's own lstat (undefined when it does not exist), after the same checks as
  * assertNoLinks: CHUNK_FILE_LINK when it, the chunks root or a folder between them is a link.
+ * `checkedFolders` (one run's): folders already found not to be links are not looked at again.
+ * Only for deciding that a file is unchanged: reading and writing always check the whole path.
  */
-export async function lstatChunkFileSafely(chunksRootPath: string, filePath: string): Promise<Stats | undefined> {
+export async function lstatChunkFileSafely(chunksRootPath: string, filePath: string, checkedFolders?: Set<string>): Promise<Stats | undefined> {
   const root = path.resolve(chunksRootPath);
   const relative = path.relative(root, path.resolve(filePath));
   if (relative.startsWith("..") || path.isAbsolute(relative)) {
@@ -36,8 +38,11 @@ export async function lstatChunkFileSafely(chunksRootPath: string, filePath: str
   }
   let current = root;
   let stats: Stats | undefined;
-  for (const segment of ["", ...relative.split(path.sep).filter(Boolean)]) {
+  const segments = ["", ...relative.split(path.sep).filter(Boolean)];
+  for (const [position, segment] of segments.entries()) {
     current = segment ? path.join(current, segment) : current;
+    const last = position === segments.length - 1;
+    if (!last && checkedFolders?.has(current)) continue;
     try {
       stats = await fs.lstat(current);
     } catch (error) {
@@ -45,6 +50,7 @@ export async function lstatChunkFileSafely(chunksRootPath: string, filePath: str
       throw error;
     }
     if (stats.isSymbolicLink()) throw linkError(root, current);
+    if (!last && stats.isDirectory()) checkedFolders?.add(current);
   }
   return stats;
 }

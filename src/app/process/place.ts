@@ -7,6 +7,8 @@ export interface FolderPlace {
   root: string;
   /** `{root}/_chunks`, or the data-dir directory of a read-only folder. */
   chunksRoot: string;
+  /** Folders under chunksRoot this run found not to be links (lstatChunkFileSafely). */
+  checkedFolders?: Set<string>;
 }
 
 /** The chunk file's path as the user sees it: relative to the folder, or absolute when it lives in the data dir. */

@@ -61,7 +61,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
   const shownChunk = shownChunkFile(place, chunkFile);
   const resolution = options.resolve?.relativePath === file.relativePath ? options.resolve.choice : undefined;
   const force = Boolean(options.force) || resolution === "take-fresh";
-  const chunkStats = await lstatChunkFileSafely(chunksRoot, chunkFile);
+  const chunkStats = await lstatChunkFileSafely(chunksRoot, chunkFile, place.checkedFolders);
   const statUnchanged = previous !== undefined && previous.size === file.size && previous.mtimeMs === file.mtimeMs;
   // Nothing changed, by the stats of the source and of its chunk file: nothing is read or hashed.
   if (previous?.status === "processed" && statUnchanged && !force && !options.settingsChanged && chunkFileUnchanged(previous, chunkStats, file.mode)) {

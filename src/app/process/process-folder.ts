@@ -166,7 +166,7 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   // so a first run that is interrupted does not make the next one re-chunk everything.
   if (previous.size === 0) await store.setMeta(chunkingMetaKey, chunkingKey);
   const settingsChanged = await store.getMeta(chunkingMetaKey) !== chunkingKey;
-  const place: FolderPlace = { folderId: folder.id, root, chunksRoot };
+  const place: FolderPlace = { folderId: folder.id, root, chunksRoot, checkedFolders: new Set() };
   const present = new Set([...walk.files.map((file) => file.relativePath), ...walk.skipped.map((skip) => skip.relativePath)]);
   options.onProgress?.({ phase: "scan", done: walk.files.length, total: walk.files.length });
   const files = await recheckMovedDuringWalk(walk.files, present, previous);
