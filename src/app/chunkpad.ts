@@ -374,6 +374,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     modelStatus: (request) => embedService.modelStatus(request),
     storeLocation: () => storeLocation(storeOptions()),
+    folderOwners: async () => ({ machine: machine(), owners: Object.fromEntries(await Promise.all((await getStore().listFolders()).map(async (folder) => [folder.id, await folderOwner(getStore(), folder.id)] as const))) }),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
     regenerate: (input) => answers.regenerate(input),
