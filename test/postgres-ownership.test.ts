@@ -83,4 +83,11 @@ describe("folders belong to the machine that added them", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${folder} belongs to the machine "beta-desktop"`);
   });
+
+  it("a folder its owner removed is the next adder's", async () => {
+    expect((await beta(["remove", folder])).code).toBe(0);
+    expect((await alpha(["add", folder])).code).toBe(0);
+    expect((await alpha(["process", folder])).code).toBe(0);
+    expect((await beta(["process", folder])).stderr).toContain(`${folder} belongs to the machine "alpha-laptop"`);
+  });
 });

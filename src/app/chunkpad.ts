@@ -169,7 +169,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       addOptions,
     );
     await recordFolder(paths.dataDir, report.folder);
-    if (addOptions.takeOver || (await folderOwner(getStore(), report.folder.id)) === null) await claimFolder(getStore(), report.folder.id, machine());
+    // A folder added here (new, or removed and added again) is this machine's; so is one nobody owns yet.
+    if (addOptions.takeOver || !existing || (await folderOwner(getStore(), report.folder.id)) === null) await claimFolder(getStore(), report.folder.id, machine());
     if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
       await getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
     }
