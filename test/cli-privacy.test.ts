@@ -97,7 +97,8 @@ describe("chunkpad reset", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/--yes/);
     expect(result.stderr).toContain(path.join(data, "chunkpad.db"));
-    expect(fs.readdirSync(data).sort()).toEqual(["chunkpad.db", "folders.json"]);
+    // machine-id: which machine added the folders (decision 056), a random id that reset keeps.
+    expect(fs.readdirSync(data).sort()).toEqual(["chunkpad.db", "folders.json", "machine-id"]);
   });
 
   it("with --yes --chunk-files deletes databases, settings and _chunks/ even when chunkpad.db is corrupt, never the documents", async () => {

@@ -52,6 +52,9 @@ describe("folders belong to the machine that added them", () => {
       expect(refused.stderr).toContain(`${folder} belongs to the machine "alpha-laptop"`);
       expect(refused.stderr).toContain(`chunkpad add ${folder} --take-over`);
     }
+    const status = await beta(["status"]);
+    expect(status.stdout).toContain("This machine: beta-desktop (id beta-desktop)");
+    expect(status.stdout).toMatch(new RegExp(`^${folder}: .*; belongs to the machine "alpha-laptop" \\(searched from here, processed there\\)$`, "m"));
     // Still there, still searchable: nothing was removed.
     expect(json<SearchReport>(await beta(["search", "heron", "--mode", "keyword", "--json"])).results.map((result) => result.relativePath)).toEqual(["notes.md"]);
   });
@@ -79,5 +82,12 @@ describe("folders belong to the machine that added them", () => {
     const refused = await alpha(["process", folder]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${folder} belongs to the machine "beta-desktop"`);
+  });
+
+  it("a folder its owner removed is the next adder's", async () => {
+    expect((await beta(["remove", folder])).code).toBe(0);
+    expect((await alpha(["add", folder])).code).toBe(0);
+    expect((await alpha(["process", folder])).code).toBe(0);
+    expect((await beta(["process", folder])).stderr).toContain(`${folder} belongs to the machine "alpha-laptop"`);
   });
 });

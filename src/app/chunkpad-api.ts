@@ -1,5 +1,6 @@
 import type { MigrateProgress, MigrateReport } from "./migrate/migrate-store.js";
 import type { StoreLocation } from "../store/index.js";
+import type { FolderOwner, Machine } from "./folder-owner.js";
 import type { ChunkingOptions, DocumentRecord } from "../core/types.js";
 import type { FolderSummary } from "../store/index.js";
 import type { ChunkpadConfig, LoadedSettings } from "./settings/config.js";
@@ -143,6 +144,8 @@ export interface Chunkpad {
   modelStatus: EmbedService["modelStatus"];
   /** Which store backend this Chunkpad uses and where (a file, or a PostgreSQL URL without its password). */
   storeLocation(): Promise<StoreLocation>;
+  /** This machine, and each folder's owner (null: none recorded); a folder belongs to the machine that added it. */
+  folderOwners(): Promise<{ machine: Machine; owners: Record<string, FolderOwner | null> }>;
   /** Downloads the embedding model after consent. */
   downloadModel: EmbedService["downloadModel"];
   /** Runs BEIR-style queries through search per mode and scores them against qrels. */

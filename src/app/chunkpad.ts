@@ -171,7 +171,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       addOptions,
     );
     await recordFolder(paths.dataDir, report.folder);
-    if (addOptions.takeOver || (await folderOwner(getStore(), report.folder.id)) === null) await claimFolder(getStore(), report.folder.id, machine());
+    // A folder added here (new, or removed and added again) is this machine's; so is one nobody owns yet.
+    if (addOptions.takeOver || !existing || (await folderOwner(getStore(), report.folder.id)) === null) await claimFolder(getStore(), report.folder.id, machine());
     if (addOptions.chunking && Object.keys(addOptions.chunking).length > 0) {
       await getStore().setFolderSettings(report.folder.id, { chunkSizeTokens: chunking.chunkSizeTokens, chunkOverlapTokens: chunking.chunkOverlapTokens });
     }
@@ -389,6 +390,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     modelStatus: (request) => embedService.modelStatus(request),
     storeLocation: () => storeLocation(storeOptions()),
+    folderOwners: async () => ({ machine: machine(), owners: Object.fromEntries(await Promise.all((await getStore().listFolders()).map(async (folder) => [folder.id, await folderOwner(getStore(), folder.id)] as const))) }),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
     regenerate: (input) => answers.regenerate(input),

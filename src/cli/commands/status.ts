@@ -1,9 +1,15 @@
 import type { Command } from "commander";
-import { toPlainJson } from "../../index.js";
+import { toPlainJson, type FolderOwner, type Machine } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { plural, printJson } from "../shared/io.js";
 import { formatModelReport } from "../shared/render.js";
 import { describeSearchReadiness } from "../shared/search-readiness.js";
+
+/** "; belongs to <machine>" for a folder another machine owns. */
+function ownedBy(ownership: { machine: Machine; owners: Record<string, FolderOwner | null> } | null, folderId: string): string {
+  const owner = ownership?.owners[folderId];
+  return owner === null || owner === undefined || owner.id === ownership?.machine.id ? "" : `; belongs to the machine "${owner.name}" (searched from here, processed there)`;
+}
 
 /** `chunkpad status`: folders, the embedding model, where it runs (a warm server or this process), and the answer provider. */
 export function registerStatusCommand(program: Command, context: CliContext): void {
@@ -15,22 +21,25 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
       const { io } = context;
       const chunkpad = context.chunkpad();
       const [folders, host, providers, store] = await Promise.all([chunkpad.listFolders(), chunkpad.modelHost(), chunkpad.providers(), chunkpad.storeLocation()]);
+      // Folders have owners where machines share the store (PostgreSQL); one SQLite file has one machine.
+      const ownership = store.backend === "postgres" ? await chunkpad.folderOwners() : null;
       const model = chunkpad.modelStatus();
       const provider = providers.find((candidate) => candidate.selected) ?? null;
       if (flags.json) {
-        return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, store, folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider, search: host.server?.search ?? null });
+        return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, store, ...(ownership === null ? {} : { machine: ownership.machine, folderOwners: ownership.owners }), folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider, search: host.server?.search ?? null });
       }
       const lines = [
         `Chunkpad ${context.version}; data in ${chunkpad.paths.dataDir}`,
         store.backend === "postgres" ? `Store: PostgreSQL at ${store.location} (shared with every Chunkpad that uses it)` : `Store: SQLite at ${store.location}`,
       ];
+      if (ownership !== null) lines.push(`This machine: ${ownership.machine.name} (id ${ownership.machine.id}); a folder is processed on the machine that added it`);
       if (folders.length === 0) lines.push('No folders added yet. Run "chunkpad add <folder>" to start.');
       for (const folder of folders) {
         const excluded = folder.storedChunkCount - folder.includedChunkCount;
         const failed = folder.failedCount > 0 ? `, ${folder.failedCount} failed` : "";
         lines.push(
           `${folder.rootPath}: ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${excluded} excluded), ${folder.embeddedChunkCount} embedded` +
-            `${folder.modifiedChunkCount > 0 ? `, ${folder.modifiedChunkCount} changed since` : ""}${failed}`,
+            `${folder.modifiedChunkCount > 0 ? `, ${folder.modifiedChunkCount} changed since` : ""}${failed}${ownedBy(ownership, folder.id)}`,
         );
       }
       lines.push(formatModelReport(model).trimEnd());
