@@ -6,10 +6,10 @@ import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { backendOf, openChats, openStore, storeLocation, type MainStore, type OpenStoresOptions } from "../store/index.js";
 import { migrateStore } from "./migrate/migrate-store.js";
-import { effectiveConfig, loadSettings, readConfigFile, saveConfig, setConfigValue, unsetConfigValue, type ChunkpadConfig, type LoadedSettings } from "./settings/config.js";
-import type { ResolvedSetting } from "./settings/settings.js";
+import { readConfigFile, setConfigValue, unsetConfigValue } from "./settings/config.js";
 import { shownSetting, shownSettings } from "./settings/shown.js";
 import { resolvePaths } from "./settings/paths.js";
+import { createLiveSettings } from "./settings/live-settings.js";
 import { executeReset, planReset } from "./settings/reset.js";
 import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
@@ -38,59 +38,13 @@ import type { AddFolderOptions, Chunkpad, OpenChunkpadOptions } from "./chunkpad
 
 export type { AddFolderOptions, Chunkpad, ModelHost, OpenChunkpadOptions } from "./chunkpad-api.js";
 
-/**
- * The store URL in force, checked: a password belongs in PGPASSWORD or ~/.pgpass (or the
- * environment variable), never in the config file, which `config list` shows and backups copy.
- */
-function storeUrl(row: ResolvedSetting | undefined): string | undefined {
-  const url = typeof row?.value === "string" ? row.value : undefined;
-  if (url !== undefined && row?.source === "config" && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(url)) {
-    throw new ChunkpadError("CONFIG_INVALID", 'store.url in the config file holds a password. Remove it ("chunkpad config set store.url postgres://user@host/db") and put the password in PGPASSWORD or ~/.pgpass, or set CHUNKPAD_DATABASE_URL in the environment instead.');
-  }
-  return url;
-}
-
 /** Opens Chunkpad's state (config, database) for one process; close it when done. */
 export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const env = options.env ?? process.env;
   const paths = resolvePaths({ env });
-  // Loaded on first use, so a config file with a bad value still lets `config set` repair it.
-  let loadedSettings: LoadedSettings | undefined;
-  let loadedConfig: ChunkpadConfig | undefined;
-  // A config file changed by another process (`chunkpad config set` beside a running server) is
-  // read again at once: where questions and keys go must never be an old setting.
-  let loadedStamp = "";
-  const configStamp = () => {
-    try {
-      const stat = fs.statSync(paths.configPath);
-      return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return "none";
-    }
-  };
-  const settings = () => {
-    const stamp = configStamp();
-    if (stamp !== loadedStamp) {
-      loadedSettings = undefined;
-      loadedConfig = undefined;
-      loadedStamp = stamp;
-    }
-    return (loadedSettings ??= loadSettings({ configPath: paths.configPath, env }));
-  };
-  const config = () => {
-    const current = settings();
-    return (loadedConfig ??= effectiveConfig(current));
-  };
-  const setting = (key: string): ResolvedSetting => {
-    const found = settings().settings.find((row) => row.key === key);
-    if (found === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
-    return found;
-  };
-  const writeConfig = (file: Record<string, unknown>) => {
-    saveConfig(paths.configPath, file);
-    loadedSettings = undefined;
-    loadedConfig = undefined;
-  };
+  const live = createLiveSettings(paths.configPath, env);
+  const { settings, config, setting } = live;
+  const writeConfig = (file: Record<string, unknown>) => live.write(file);
   let store: MainStore | undefined;
   let runner: ParseRunner | undefined;
   let machineCache: Machine | undefined;
@@ -99,7 +53,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
 
   // The store registry: SQLite in the data folder, or the PostgreSQL that store.url / CHUNKPAD_DATABASE_URL names.
   const storeOptions = (): OpenStoresOptions => ({
-    url: storeUrl(settings().settings.find((row) => row.key === "store.url")),
+    url: live.storeUrl(),
     sqlite: { databasePath: paths.databasePath, chatDatabasePath: paths.chatDatabasePath, lockDirectory: path.join(paths.dataDir, "locks"), keywordIndexInMemory: options.keywordIndexInMemory ?? false },
     command: options.command ?? "chunkpad",
   });
@@ -409,8 +363,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         await facade.close();
         const dependencies = { paths, env };
         const report = await executeReset(dependencies, await planReset(dependencies, resetOptions));
-        loadedSettings = undefined;
-        loadedConfig = undefined;
+        live.forget();
         return report;
       });
     },
