@@ -266,7 +266,7 @@ describe("chat session", () => {
     await collect(session.ask("How long is the warranty?"));
     session.toggle(1);
     const events = await collect(session.regenerate());
-    expect(events[0]).toMatchObject({ type: "refused", reason: "no-included-chunks", message: expect.stringContaining("/toggle") });
+    expect(events[0]).toMatchObject({ type: "refused", reason: "no-included-chunks", nextStep: "switch-chunks-on", message: expect.stringContaining("Switch at least one back on") });
     expect(llm.calls).toHaveLength(1);
   });
 
