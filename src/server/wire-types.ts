@@ -1,5 +1,5 @@
-import type { Chunkpad, JsonValue } from "../index.js";
-import type { JobKind, JobState } from "./jobs.js";
+import type { Chunkpad } from "../index.js";
+import type { JobKind, JobSummary } from "./jobs.js";
 
 /**
  * The shapes the server assembles itself (the rest are the core's wire shapes, src/app/wire.ts):
@@ -21,15 +21,7 @@ export interface StatusJson {
 }
 
 /** A job as POST /api/jobs, /api/ask, /api/regenerate and GET /api/jobs/:id answer it. */
-export interface JobJson {
-  id: string;
-  kind: JobKind;
-  subject: string | null;
-  state: JobState;
-  startedAt: string;
-  finishedAt: string | null;
-  result: JsonValue;
-  error: JsonValue;
+export interface JobJson extends JobSummary {
   /** Where its events stream (SSE). */
   events: string;
 }
