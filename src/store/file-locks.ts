@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { abortableDelay } from "../core/abortable-delay.js";
 import { ChunkpadError } from "../core/errors.js";
 import type { LeaseHolder, LeaseOptions } from "./contract.js";
 
@@ -130,7 +131,7 @@ export function createFolderLocks(options: FolderLocksOptions): FolderLocks {
       if (lockOptions.wait === false) throw busyError(folder, file, holder);
       if (!announced && holder !== undefined) lockOptions.onWaiting?.(holder);
       announced = true;
-      await delay(pollMs, lockOptions.signal);
+      await abortableDelay(pollMs, lockOptions.signal);
     }
   };
 
@@ -202,17 +203,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-  });
-}
 
 function busyError(folder: string, file: string, holder: LockHolder | undefined): ChunkpadError {
   const who = holder === undefined ? "another Chunkpad" : `another Chunkpad (pid ${holder.pid}${holder.hostname === os.hostname() ? "" : ` on ${holder.hostname}`}, ${holder.command}, since ${holder.startedAt})`;

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
+import { emptyDatabase } from "../../src/store/postgres/pglite-server.js";
 
 /**
  * A throwaway PostgreSQL cluster (Debian's server, without pgvector: bookworm has no package
@@ -56,15 +56,7 @@ export async function startPostgresCluster(bin: string): Promise<PostgresCluster
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
-    async reset() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
-      } finally {
-        await client.end();
-      }
-    },
+    reset: () => emptyDatabase(url),
     async stop() {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);

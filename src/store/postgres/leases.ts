@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { abortableDelay } from "../../core/abortable-delay.js";
 import { ChunkpadError } from "../../core/errors.js";
 import type { LeaseHolder, LeaseOptions } from "../contract.js";
 import { folderLockKey } from "../file-locks.js";
@@ -61,7 +62,7 @@ export function createLeases(connect: () => Promise<pg.Client>, command: string)
           if (options.wait === false) throw busyError(folder, current);
           if (!announced && current !== undefined) options.onWaiting?.(current);
           announced = true;
-          await delay(POLL_MS, options.signal);
+          await abortableDelay(POLL_MS, options.signal);
         }
       }
     } catch (error) {
@@ -77,17 +78,5 @@ function busyError(folder: string, holder: LeaseHolder | undefined): ChunkpadErr
   return new ChunkpadError("FOLDER_BUSY", `${who} is working on ${folder}. Run this again when it has finished, or without --no-wait to wait for it.`, {
     isRetryable: true,
     details: { folder, ...(holder === undefined ? {} : { pid: holder.pid, hostname: holder.hostname, command: holder.command, startedAt: holder.startedAt }) },
-  });
-}
-
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
   });
 }

@@ -22,18 +22,21 @@ export async function startPgliteServer(): Promise<PgliteServer> {
   const url = `postgres://postgres@${server.getServerConn()}/postgres`;
   return {
     url,
-    async reset() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
-      } finally {
-        await client.end();
-      }
-    },
+    reset: () => emptyDatabase(url),
     async stop() {
       await server.stop();
       await db.close();
     },
   };
+}
+
+/** Drops everything in the database's public schema: a fresh store for the next test. */
+export async function emptyDatabase(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
+  } finally {
+    await client.end();
+  }
 }
