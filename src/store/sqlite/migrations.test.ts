@@ -32,11 +32,18 @@ const notesV2: Migration = {
   up: (db) => db.exec("ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT 'me'"),
 };
 
-/** A database file brought to an older schema `version`, holding folder "f" (/docs) and the rows `sql` inserts. */
-function databaseAtVersion(version: number, sql: string): string {
+/** What search_text gave before migration 6: CJK cut into words, nothing else (for text without digits or Greek letters, also before 7). */
+const oldSearchText = (text: unknown): unknown => (typeof text === "string" ? spaceCjkWords(text) : text);
+
+/**
+ * A database file brought to an older schema `version`, holding folder "f" (/docs) and the rows `sql` inserts;
+ * `searchText` is the search_text() that version's keyword triggers called, when they called one.
+ */
+function databaseAtVersion(version: number, sql: string, searchText?: (text: unknown) => unknown): string {
   const file = databasePath();
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = openDatabase({ path: file });
+  if (searchText) db.function("search_text", { deterministic: true }, searchText);
   runMigrations(db, MAIN_MIGRATIONS.slice(0, version), "main");
   db.exec(`INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');${sql}`);
   db.close();
@@ -142,19 +149,11 @@ describe("opening the real databases", () => {
   });
 
   it("rebuilds a version 5 keyword index, so IL6 already stored is found as IL-6 and TNFα as TNF-alpha, and deletes stay consistent", () => {
-    const file = databasePath();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const old = openDatabase({ path: file });
-    // What search_text gave before migration 6: CJK cut into words, nothing else.
-    old.function("search_text", { deterministic: true }, (text: unknown) => (typeof text === "string" ? spaceCjkWords(text) : text));
-    runMigrations(old, MAIN_MIGRATIONS.slice(0, 5), "main");
-    old.exec(`
-      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+    const file = databaseAtVersion(5, `
       INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'bio.md', 'bio.md', 'Cytokines', 'markdown', 't');
       INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
         ('f:bio.md#1', 'd', 'f', 1, 'Cytokines', 'IL6 and TNFα rise together.', 'h1', NULL, 't');
-    `);
-    old.close();
+    `, oldSearchText);
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
     expect(store.migration.applied).toEqual([6, 7, 8]);
@@ -165,19 +164,11 @@ describe("opening the real databases", () => {
   });
 
   it("rebuilds a version 6 keyword index, so a Korean compound already stored is found by its last word, and parseQuery by its words", () => {
-    const file = databasePath();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const old = openDatabase({ path: file });
-    // For text without digits or Greek letters, what search_text gave before migration 7.
-    old.function("search_text", { deterministic: true }, (text: unknown) => (typeof text === "string" ? spaceCjkWords(text) : text));
-    runMigrations(old, MAIN_MIGRATIONS.slice(0, 6), "main");
-    old.exec(`
-      INSERT INTO indexed_folders (id, root_path, chunks_root_path, created_at) VALUES ('f', '/docs', '/docs/_chunks', 't');
+    const file = databaseAtVersion(6, `
       INSERT INTO documents (id, folder_id, relative_path, file_name, title, document_type, indexed_at) VALUES ('d', 'f', 'ko.md', 'ko.md', '안내', 'markdown', 't');
       INSERT INTO chunks (ref, document_id, folder_id, ordinal, title, content, content_hash, section, updated_at) VALUES
         ('f:ko.md#1', 'd', 'f', 1, '안내', '서울 본사에서 예산회의가 열립니다. Call parseQuery first.', 'h1', NULL, 't');
-    `);
-    old.close();
+    `, oldSearchText);
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
     expect(store.migration.applied).toEqual([7, 8]);
