@@ -115,7 +115,7 @@ describe("chunkpad ask", () => {
     expect(result.code).toBe(1);
     const errorLines = result.stderr.split("\n").filter((line) => line.startsWith("chunkpad:"));
     expect(errorLines).toHaveLength(1);
-    expect(errorLines[0]).toMatch(/Anthropic rejected the API key \(401\).*Set a valid key with "chunkpad keys set anthropic"\./);
+    expect(errorLines[0]).toMatch(/Anthropic rejected the API key \(401\).*Set a key with "chunkpad keys set anthropic"\./);
     expect(result.stdout + result.stderr).not.toContain(API_KEY);
     expect(anthropic.requests).toHaveLength(1);
   });
@@ -165,7 +165,7 @@ describe("chunkpad ask", () => {
     const events = ndjsonEvents(result.stdout);
     expect(events.map((event) => event.type)).toEqual(["chunks", "answer-start", "text-delta", "text-delta", "citation", "final"]);
     expect(events[4]).toMatchObject({ citation: { label: "C1", source: "warranty.md" } });
-    expect(events.at(-1)).toMatchObject({ answer: { schema: "chunkpad.answer/1", answer: "Two years [C1].", incomplete: false, error: null } });
+    expect(events.at(-1)).toMatchObject({ answer: { schema: "chunkpad.answer/2", answer: "Two years [C1].", incomplete: false, error: null } });
   });
 
   it("ends an NDJSON stream with an error event and a final event when the provider fails", async () => {

@@ -34,7 +34,7 @@ interface ChunkState {
 
 interface SearchReport {
   mode: string;
-  notices: string[];
+  notices: Array<{ message: string; nextSteps?: Array<{ action: string }> }>;
   results: Array<{ ref: string; distance?: number }>;
 }
 

@@ -47,7 +47,7 @@ describe("chunkpad add on scanned documents", () => {
     const offFolder = makeTempDir("ocr-off-docs");
     writeFile(offFolder, "whiteboard.png", textImagePng(["Orchard budget approved"]));
     const result = await runCliInProcess(["add", offFolder], { home: offHome });
-    expect(result.stdout).toContain('✗ whiteboard.png: an image has no text layer; OCR is off (ingest.ocr is "off"); turn it on with "chunkpad config set ingest.ocr auto" to read its text');
+    expect(result.stdout).toContain('✗ whiteboard.png: an image has no text layer; OCR is off (ingest.ocr is "off"); turn it on (ingest.ocr auto) to read its text. Set it with "chunkpad config set ingest.ocr auto".');
   });
 
   it("says which scanned pages were left unread when the per-file time limit is too short for them", async () => {

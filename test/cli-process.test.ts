@@ -12,7 +12,7 @@ interface Report {
   editsSynced: Array<{ path: string; chunks: number }>;
   skipped: Array<{ relativePath: string; reason: string }>;
   failed: Array<{ path: string; code: string; message: string; unchangedSinceFailure: boolean }>;
-  conflicts: Array<{ path: string; chunkFile: string; message: string }>;
+  conflicts: Array<{ path: string; chunkFile: string; message: string; nextSteps: Array<{ action: string; source?: string }> }>;
   removed: string[];
   chunksWritten: number;
 }
@@ -120,7 +120,7 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     touchLater(source);
     const conflict = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(conflict.conflicts.map((item) => item.path)).toEqual(["report.txt"]);
-    expect(conflict.conflicts[0]?.message).toMatch(/chunkpad resolve .*report\.txt --keep-mine.*--take-fresh/);
+    expect(conflict.conflicts[0]?.nextSteps).toEqual([{ action: "resolve-conflict", source: expect.stringMatching(/report\.txt$/) }]);
     expect(fs.readFileSync(chunkFile, "utf8")).toBe(edited);
 
     const again = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));

@@ -9,7 +9,7 @@ const CROSS_ENCODER_REPO = "chunkpad-test/tiny-cross-encoder";
 const CROSS_ENCODER_DIR = path.join(REPO_ROOT, "test", "fixtures", "models", "tiny-cross-encoder");
 
 interface SearchJson {
-  notices: string[];
+  notices: Array<{ message: string; nextSteps?: Array<{ action: string }> }>;
   rerank: { model: string; scored: number; candidates: number; budgetMs: number } | null;
   results: Array<{ ref: string; score: number; fusedScore?: number; rerankScore?: number; rerankRank?: number }>;
 }
@@ -50,7 +50,8 @@ describe("chunkpad search --rerank", () => {
     const plain = await search([]);
     const { report } = await search(["--rerank"]);
     expect(report.rerank).toBeNull();
-    expect(report.notices.join(" ")).toMatch(/rerank model .* must be downloaded.*--yes/s);
+    expect(report.notices.map((notice) => notice.message).join(" ")).toMatch(/rerank model .* must be downloaded/s);
+    expect(report.notices.flatMap((notice) => notice.nextSteps ?? [])).toContainEqual({ action: "download-model", model: "rerank" });
     expect(report.results.map((hit) => hit.ref)).toEqual(plain.report.results.map((hit) => hit.ref));
     expect(hub.requests).toEqual([]);
   });
@@ -80,7 +81,7 @@ describe("chunkpad search --rerank", () => {
   it("stops after the batch that passes the time budget, and says so", async () => {
     const { report } = await search(["--rerank", "--rerank-budget", "0"]);
     expect(report.rerank).toMatchObject({ scored: 4, candidates: 7, budgetMs: 0 });
-    expect(report.notices.join(" ")).toMatch(/Reranked the top 4 of 7 results within the 0 ms budget/);
+    expect(report.notices.map((notice) => notice.message).join(" ")).toMatch(/Reranked the top 4 of 7 results within the 0 ms budget/);
     expect(report.results.slice(4).every((hit) => hit.rerankScore === undefined)).toBe(true);
   });
 

@@ -33,7 +33,7 @@ interface Report {
   requestedMode: string;
   fusion: string | null;
   keywordQuery: string | null;
-  notices: string[];
+  notices: Array<{ message: string; nextSteps?: Array<{ action: string }> }>;
   coverage: { chunks: number; embedded: number; keywordOnly: number } | null;
   results: Result[];
 }
@@ -116,7 +116,7 @@ describe("chunkpad search: keyword search right after add (no model)", () => {
     expect(twoDocuments.results.map((row) => row.relativePath).sort()).toEqual(["garden/tomatoes.md", "notes.md"]);
     const missing = await runCli(["search", "river", "--document", "no-such.pdf"], { home });
     expect(missing.code).toBe(0);
-    expect(missing.stderr).toMatch(/No document matches --document "no-such.pdf"/);
+    expect(missing.stderr).toMatch(/No document matches the document filter "no-such.pdf".*"chunkpad chunks <folder>" lists the documents/);
     expect(missing.stdout).toMatch(/No results for "river"/);
     const notAdded = await runCli(["search", "river", "--folder", makeTempDir("never")], { home });
     expect(notAdded.code).toBe(1);

@@ -120,7 +120,7 @@ describe("chunkpad mcp (stdio)", () => {
     expect(gone.content[0]?.text).toMatch(/^NOT_FOUND: .*search again/);
     const noFolder = await call(client, "search", { query: "heron", folders: [path.join(home, "elsewhere")] });
     expect(noFolder.isError).toBe(true);
-    expect(noFolder.content[0]?.text).toMatch(/^FOLDER_NOT_INDEXED: .*chunkpad add/);
+    expect(noFolder.content[0]?.text).toMatch(/^FOLDER_NOT_INDEXED: .* has not been added yet\. Next steps: .*"action":"add-folder"/);
     const noPages = await call(client, "get_document", { document: "river.md", fromPage: 1 });
     expect(noPages.content[0]?.text).toMatch(/has no pages/);
     const invalid = await call(client, "search", { query: "" });

@@ -12,7 +12,7 @@ import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-se
  */
 interface SearchReport {
   mode: string;
-  notices: string[];
+  notices: Array<{ message: string; nextSteps?: Array<{ action: string }> }>;
   results: { relativePath: string; folderPath: string; chunk: Record<string, unknown> }[];
 }
 

@@ -85,7 +85,7 @@ describe("chunkpad serve", () => {
     const search = await request("GET", `/api/search?q=heron&mode=keyword`);
     expect(search.status).toBe(200);
     const report = jsonBody(search) as { schema: string; results: Array<{ relativePath: string; ref: string }> };
-    expect(report.schema).toBe("chunkpad.search/2");
+    expect(report.schema).toBe("chunkpad.search/3");
     expect(report.results.map((result) => result.relativePath)).toEqual(["river.md"]);
     const chunk = await request("GET", `/api/chunks/${encodeURIComponent(report.results[0]?.ref ?? "")}`);
     expect(jsonBody(chunk)).toMatchObject({ chunk: { relativePath: "river.md" } });

@@ -124,7 +124,7 @@ describe("chunkpad serve: jobs and their event streams", () => {
     const agreed = await startJob({ kind: "embed", consent: true });
     const done = await events(agreed.id);
     expect(done.some((event) => event.type === "embed-progress" && event.data.phase === "embed")).toBe(true);
-    expect(done.at(-1)).toMatchObject({ type: "job-done", data: { result: { schema: "chunkpad.embed/1", downloaded: true } } });
+    expect(done.at(-1)).toMatchObject({ type: "job-done", data: { result: { schema: "chunkpad.embed/2", downloaded: true } } });
     expect((done.at(-1)?.data.result as { embedded: number }).embedded).toBeGreaterThan(0);
   });
 

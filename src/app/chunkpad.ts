@@ -176,7 +176,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         const report = await facade.processFolder(folder.rootPath, { ...resolveOptions, resolve: { relativePath, choice } });
         return { relativePath, resolved: report.resolved.some((entry) => entry.path === relativePath), report };
       }
-      throw new ChunkpadError("NOT_FOUND", `${filePath} is not in a folder you added. Give the path of a document (or its chunk file) inside one of the folders "chunkpad folders" lists.`);
+      throw new ChunkpadError("NOT_FOUND", `${filePath} is not in a folder you added. Give the path of a document (or its chunk file) inside one of the folders you added.`, { nextSteps: [{ action: "list-folders" }] });
     },
     async conflictDiff(folderPath, relativePath, diffOptions = {}) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
@@ -281,7 +281,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       const folderIds: string[] = [];
       for (const spec of exportOptions.folders ?? []) {
         const folder = await findAddedFolder(getStore(), spec);
-        if (!folder) throw folderNotAdded(spec, '"chunkpad export <file>" with no --folder exports them all');
+        if (!folder) throw folderNotAdded(spec, "export");
         folderIds.push(folder.id);
       }
       // Loaded when used: the archive's manifest schema brings zod, which a search never needs.

@@ -3,6 +3,7 @@ import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
 import type { MainStore } from "../store/index.js";
 import type { StoredFolder } from "../store/index.js";
+import type { NextStep } from "../core/next-step.js";
 
 /**
  * The added folder a user named: by the path it was added with (resolved against `cwd`, through
@@ -22,11 +23,10 @@ export async function findAddedFolder(store: MainStore, spec: string, { cwd = pr
 }
 
 /** FOLDER_NOT_INDEXED for a folder the user named but never added; `hint` adds a command-specific way out. */
-export function folderNotAdded(spec: string, hint = ""): ChunkpadError {
-  return new ChunkpadError(
-    "FOLDER_NOT_INDEXED",
-    `${spec} has not been added yet. Run "chunkpad add ${spec}" first, or "chunkpad folders" to list the folders you have added${hint ? `; ${hint}` : ""}.`,
-  );
+export function folderNotAdded(spec: string, orAll?: "sync" | "embed" | "export" | "watch"): ChunkpadError {
+  const nextSteps: NextStep[] = [{ action: "add-folder", folder: spec }, { action: "list-folders" }];
+  if (orAll) nextSteps.push({ action: "all-folders", verb: orAll });
+  return new ChunkpadError("FOLDER_NOT_INDEXED", `${spec} has not been added yet.`, { nextSteps });
 }
 
 /**
@@ -35,6 +35,6 @@ export function folderNotAdded(spec: string, hint = ""): ChunkpadError {
  */
 export function checkFolderSpec(spec: string): void {
   if (spec.trim() === "") {
-    throw new ChunkpadError("INVALID_ARGUMENT", 'No folder given (the folder name is empty). Give the folder of documents, e.g. "chunkpad add ~/Documents/reports", or "." for the current folder.');
+    throw new ChunkpadError("INVALID_ARGUMENT", 'No folder given (the folder name is empty). Give the folder of documents, e.g. ~/Documents/reports, or "." for the current folder.');
   }
 }

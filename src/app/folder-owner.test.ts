@@ -38,7 +38,8 @@ it("records a folder's owner in the store; another machine is refused with the o
     expect(await otherOwner(store, folder.id, bob)).toMatchObject({ id: "a-1", name: "alice-laptop" });
     await expect(checkOwner(store, folder, bob, "process")).rejects.toMatchObject({
       code: "FOLDER_ELSEWHERE",
-      message: expect.stringMatching(/\/srv\/docs belongs to the machine "alice-laptop".*only that machine can process it.*chunkpad add \/srv\/docs --take-over/),
+      message: expect.stringMatching(/\/srv\/docs belongs to the machine "alice-laptop".*only that machine can process it/),
+      nextSteps: [{ action: "take-over", folder: "/srv/docs" }],
     });
   } finally {
     await store.close();

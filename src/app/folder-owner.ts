@@ -77,7 +77,8 @@ export function ownedElsewhere(rootPath: string, owner: FolderOwner, action: str
   return new ChunkpadError(
     "FOLDER_ELSEWHERE",
     `${rootPath} belongs to the machine "${owner.name}" (id ${owner.id}), which added it and has its files; only that machine can ${action} it. ` +
-      `From here you can search and chat over it. To move the folder to this machine on purpose (its files must be here too), run "chunkpad add ${rootPath} --take-over".`,
+      "From here you can search and chat over it.",
+    { nextSteps: [{ action: "take-over", folder: rootPath }] },
   );
 }
 

@@ -91,7 +91,7 @@ describe("toPlainJson", () => {
 describe("report shapes", () => {
   it("tags a search report with its schema and keeps it plain JSON, stable across runs", () => {
     const json = toSearchJson(searchReport);
-    expect(json.schema).toBe("chunkpad.search/2");
+    expect(json.schema).toBe("chunkpad.search/3");
     expect(json.results[1]).toMatchObject({ keywordScore: 1.5, pinned: true, relativePath: "notes.md" });
     expect("distance" in json.results[0]!).toBe(false);
     expectPlainJson(json);
@@ -141,7 +141,7 @@ describe("the ask stream", () => {
     const wire = coreEvents.flatMap((event) => toAskStreamEvents(event, collector));
     expect(wire.map((event) => event.type)).toEqual(["chunks", "answer-start", "text-delta", "text-delta", "citation", "final"]);
     const final = wire.at(-1) as Extract<AskStreamEvent, { type: "final" }>;
-    expect(final.answer).toMatchObject({ schema: "chunkpad.answer/1", answer: "Two years [C1].", error: null, refusal: null, usage: null, searchMode: "keyword" });
+    expect(final.answer).toMatchObject({ schema: "chunkpad.answer/2", answer: "Two years [C1].", error: null, refusal: null, usage: null, searchMode: "keyword" });
     expect(final.answer.chunks.map((chunk) => chunk.number)).toEqual([1, 2]);
     for (const event of wire) expectPlainJson(event);
   });

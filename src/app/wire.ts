@@ -2,7 +2,7 @@
  * Wire shapes: the one JSON form of each thing a face shows. `--json` prints them, the HTTP
  * API's SSE stream and the MCP server will send the same ones. Every shape is plain JSON (no
  * Dates, Maps, class instances or undefined) and carries a version tag: reports a top-level
- * `schema` ("chunkpad.search/2"), stream and progress events a `type`. A field is either
+ * `schema` ("chunkpad.search/3"), stream and progress events a `type`. A field is either
  * always present (null when it has no value) or, when marked optional, left out: never
  * `undefined`. A breaking change bumps the version number. Documented in docs/wire-shapes.md.
  *
@@ -19,18 +19,19 @@ import type { WatchEvent } from "./watch/watch.js";
 import type { ExportReport } from "./archive/export.js";
 import type { ImportReport } from "./archive/import.js";
 import type { DownloadProgress } from "../hub/download.js";
-import { describeError, errorOutcome, type ErrorCode } from "../core/errors.js";
+import { describeError, errorOutcome, isChunkpadError, type ErrorCode } from "../core/errors.js";
+import type { NextStep, Notice } from "../core/next-step.js";
 
 export const WIRE_SCHEMAS = {
-  search: "chunkpad.search/2",
+  search: "chunkpad.search/3",
   process: "chunkpad.process/1",
-  embed: "chunkpad.embed/1",
+  embed: "chunkpad.embed/2",
   review: "chunkpad.review/1",
   sync: "chunkpad.sync/1",
   watch: "chunkpad.watch/1",
   export: "chunkpad.export/1",
   import: "chunkpad.import/1",
-  answer: "chunkpad.answer/1",
+  answer: "chunkpad.answer/2",
   error: "chunkpad.error/1",
 } as const;
 
@@ -76,13 +77,16 @@ export interface ErrorJson {
   message: string;
   /** True when the same request may succeed later unchanged. */
   retryable: boolean;
+  /** What the user can do about it (the message names no command; each face words these). Left out when nothing. */
+  nextSteps?: NextStep[];
 }
 
 /** Any thrown value as a face reports it; a non-Chunkpad error is INTERNAL. */
 export function toErrorJson(error: unknown): ErrorJson {
   const outcome = errorOutcome(error);
   const retryable = typeof error === "object" && error !== null && (error as { isRetryable?: unknown }).isRetryable === true;
-  return { code: outcome.code, message: describeError(error), retryable: retryable || outcome.retryable };
+  const nextSteps = isChunkpadError(error) ? error.nextSteps : undefined;
+  return { code: outcome.code, message: describeError(error), retryable: retryable || outcome.retryable, ...(nextSteps && nextSteps.length > 0 ? { nextSteps: toPlainJson(nextSteps) as unknown as NextStep[] } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,7 +140,7 @@ export interface AnswerJson {
   schema: typeof WIRE_SCHEMAS.answer;
   question: string;
   searchMode: SearchMode | null;
-  notices: string[];
+  notices: Notice[];
   chunks: ChunkJson[];
   answerMode: AnswerResult["answerMode"] | null;
   answer: string;
@@ -155,7 +159,7 @@ export interface AnswerJson {
 }
 
 export type AskStreamEvent =
-  | { type: "chunks"; searchMode: SearchMode; notices: string[]; chunks: ChunkJson[] }
+  | { type: "chunks"; searchMode: SearchMode; notices: Notice[]; chunks: ChunkJson[] }
   | { type: "answer-start"; provider: string; model: string }
   | { type: "text-delta"; text: string }
   | { type: "refused"; reason: string; message: string; nextStep: RefusalNextStep; text: string }
@@ -185,7 +189,7 @@ export interface AnswerCollector {
 export function createAnswerCollector(question: string): AnswerCollector {
   let chunks: ChunkJson[] = [];
   let searchMode: SearchMode | null = null;
-  let notices: string[] = [];
+  let notices: Notice[] = [];
   let answer: AnswerResult | undefined;
   return {
     add(event) {

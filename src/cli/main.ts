@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { isChunkpadError, openChunkpad, redactSecrets, secretsInEnvironment, type Chunkpad } from "../index.js";
 import type { CliContext } from "./context.js";
 import { exitCodeFor, type CliIo, defaultIo } from "./shared/io.js";
+import { withCliNextSteps } from "./shared/next-step.js";
 
 /** The package version: one place (package.json), read when the CLI starts. */
 const VERSION = (JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -80,7 +81,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (error instanceof CommanderError) {
       return error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help" ? 0 : 2;
     }
-    const message = isChunkpadError(error) ? error.message : `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    const message = isChunkpadError(error) ? withCliNextSteps(error.message, error.nextSteps) : `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     // The last line of defence: the providers redact their own keys; this catches any other path.
     io.stderr.write(`chunkpad: ${redactSecrets(message, [...secretsInEnvironment(io.env), ...passwordArguments(argv)])}\n`);
     return exitCodeFor(error);

@@ -1,3 +1,5 @@
+import type { NextStep } from "./next-step.js";
+
 /**
  * The error catalogue. Every error Chunkpad raises on purpose is a ChunkpadError with a code
  * from this list and a message that tells the user what to do next. Faces map codes to exit
@@ -159,6 +161,8 @@ export interface ChunkpadErrorOptions {
   isRetryable?: boolean;
   /** Free-form details safe to show (never secrets). */
   details?: Record<string, unknown>;
+  /** What the user can do about it, as data each face words its own way (the message names no command). */
+  nextSteps?: NextStep[];
 }
 
 export class ChunkpadError extends Error {
@@ -166,6 +170,7 @@ export class ChunkpadError extends Error {
   readonly statusCode: number | undefined;
   readonly isRetryable: boolean;
   readonly details: Record<string, unknown> | undefined;
+  readonly nextSteps: NextStep[] | undefined;
   readonly [CHUNKPAD_ERROR_BRAND] = true;
 
   constructor(code: ErrorCode, message: string, options: ChunkpadErrorOptions = {}) {
@@ -175,6 +180,7 @@ export class ChunkpadError extends Error {
     this.statusCode = options.statusCode;
     this.isRetryable = options.isRetryable ?? false;
     this.details = options.details;
+    this.nextSteps = options.nextSteps;
   }
 }
 

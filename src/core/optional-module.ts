@@ -1,3 +1,4 @@
+import type { NextStep } from "./next-step.js";
 import { createRequire } from "node:module";
 import { ChunkpadError } from "./errors.js";
 
@@ -23,11 +24,13 @@ export const OPTIONAL_MODULES = {
   "@huggingface/transformers": {
     feature: "the local embedding and rerank models (ONNX Runtime)",
     // The flag is onnxruntime-node's own: skip its CUDA download (GPU users: =cuda12).
-    howToGet: `Install it beside Chunkpad, without the GPU libraries: "npm install -g --onnxruntime-node-install=skip @huggingface/transformers@${TRANSFORMERS_VERSION}" (in a clone: "npm install"), or embed with Ollama or OpenAI: "chunkpad config set embedding.provider ollama". Keyword search works without it.`,
+    howToGet: `Install it beside Chunkpad, without the GPU libraries: "npm install -g --onnxruntime-node-install=skip @huggingface/transformers@${TRANSFORMERS_VERSION}" (in a clone: "npm install"), or embed with Ollama or OpenAI. Keyword search works without it.`,
+    instead: [{ action: "change-setting", key: "embedding.provider", value: "ollama" }] as NextStep[],
   },
   "node-llama-cpp": {
     feature: "the local Llama model (llama.cpp)",
-    howToGet: `Install it beside Chunkpad with only this machine's CPU build: "npm install -g --omit=optional ${LLAMA_CPP_PACKAGES}" (in a clone: "npm install"), or answer with Ollama or a cloud model: "chunkpad config set generation.provider ollama".`,
+    howToGet: `Install it beside Chunkpad with only this machine's CPU build: "npm install -g --omit=optional ${LLAMA_CPP_PACKAGES}" (in a clone: "npm install"), or answer with Ollama or a cloud model.`,
+    instead: [{ action: "choose-provider" }] as NextStep[],
   },
 } as const;
 
@@ -42,10 +45,11 @@ function isMissingPackage(error: unknown, specifier: string): boolean {
 }
 
 function notInstalled(name: OptionalModuleName, cause?: unknown): ChunkpadError {
-  const { feature, howToGet } = OPTIONAL_MODULES[name];
+  const { feature, howToGet, instead } = OPTIONAL_MODULES[name];
   return new ChunkpadError("RUNTIME_NOT_INSTALLED", `${name} is not installed, and ${feature} cannot run without it. ${howToGet}`, {
     ...(cause === undefined ? {} : { cause }),
     details: { package: name },
+    nextSteps: [...instead],
   });
 }
 

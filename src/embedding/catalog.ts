@@ -248,7 +248,7 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): R
     const chosen = options.pooling ?? pooling ?? "mean";
     const assumption =
       options.pooling === undefined && pooling === undefined
-        ? `${what} is not in the catalog: using mean pooling, L2 normalization and no prefixes. If its model card says otherwise, set them: chunkpad config set embedding.pooling cls (or mean), and embedding.queryPrefix / embedding.documentPrefix.`
+        ? `${what} is not in the catalog: using mean pooling, L2 normalization and no prefixes. If its model card says otherwise, set embedding.pooling (cls or mean), embedding.queryPrefix and embedding.documentPrefix in the settings.`
         : undefined;
     return { pooling: chosen, queryPrefix: options.queryPrefix ?? "", documentPrefix: options.documentPrefix ?? "", ...(assumption === undefined ? {} : { assumption }) };
   };

@@ -68,7 +68,7 @@ describe("ensureModelAvailable", () => {
       ensureModelAvailable({ model: "bge-base-en-v1.5", cacheDir, hubUrl: hub.url, allowDownload: false, onStatus: (status) => statuses.push(status) }),
     );
     expect(error.code).toBe("MODEL_NOT_DOWNLOADED");
-    expect(error.message).toContain("chunkpad embed");
+    expect(error.nextSteps).toEqual([{ action: "embed", purpose: "to download it" }]);
     expect(error.message).toMatch(/438 MB/);
     expect(hub.requests).toEqual([]);
     expect(statuses).toEqual([{ state: "notDownloaded" }]);
@@ -77,7 +77,7 @@ describe("ensureModelAvailable", () => {
   it("sends no request at all when the user says no", async () => {
     const error = await chunkpadRejection(ensureModelAvailable({ model: TINY_BERT_REPO, cacheDir, hubUrl: hub.url, allowDownload: true, consent: async () => false }));
     expect(error.code).toBe("MODEL_CONSENT_REQUIRED");
-    expect(error.message).toContain("--yes");
+    expect(error.nextSteps).toEqual([{ action: "download-model", model: "embedding" }]);
     expect(hub.requests).toEqual([]);
     expect(fs.existsSync(path.join(cacheDir, "chunkpad-test"))).toBe(false);
   });

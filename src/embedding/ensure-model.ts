@@ -1,3 +1,4 @@
+import type { NextStep } from "../core/next-step.js";
 import { formatBytes } from "../core/format.js";
 import { ChunkpadError, isChunkpadError, describeError } from "../core/errors.js";
 import type { ModelStatus } from "../core/types.js";
@@ -30,7 +31,7 @@ export interface EnsureModelOptions {
   /** The download size to show, when the embedding catalog does not know the model. */
   approximateBytes?: number | null;
   /** How to get the model, for the not-downloaded message (default: run chunkpad embed). */
-  downloadHint?: string;
+  downloadSteps?: NextStep[];
 }
 
 export { formatBytes };
@@ -64,7 +65,8 @@ export async function ensureModelAvailable(options: EnsureModelOptions): Promise
     report({ state: "notDownloaded" });
     throw new ChunkpadError(
       "MODEL_NOT_DOWNLOADED",
-      `The ${options.label ?? "embedding model"} ${resolved.spec} is not downloaded yet (${formatBytes(options.approximateBytes ?? resolved.approximateBytes)}). ${options.downloadHint ?? "Run `chunkpad embed` to download it; keyword search works meanwhile."}`,
+      `The ${options.label ?? "embedding model"} ${resolved.spec} is not downloaded yet (${formatBytes(options.approximateBytes ?? resolved.approximateBytes)}).${options.downloadSteps ? "" : " Keyword search works meanwhile."}`,
+      { nextSteps: options.downloadSteps ?? [{ action: "embed", purpose: "to download it" }] },
     );
   }
 
@@ -82,7 +84,8 @@ export async function ensureModelAvailable(options: EnsureModelOptions): Promise
     if (!agreed) {
       throw new ChunkpadError(
         "MODEL_CONSENT_REQUIRED",
-        `The ${options.label ?? "embedding model"} ${repoId} (${formatBytes(sizeBytes)}) must be downloaded before ${options.label === undefined ? "embedding" : "it is used"}. Run the command again and agree to the download, or pass --yes.`,
+        `The ${options.label ?? "embedding model"} ${repoId} (${formatBytes(sizeBytes)}) must be downloaded before ${options.label === undefined ? "embedding" : "it is used"}.`,
+        { nextSteps: options.downloadSteps ?? [{ action: "download-model", model: "embedding" }] },
       );
     }
     report({ state: "downloading", percent: 0, bytesDone: 0, bytesTotal: sizeBytes });

@@ -91,7 +91,7 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
         failed = true;
         const error = new ChunkpadError(
           "MODEL_LOAD_FAILED",
-          `Could not load the embedding model from ${options.modelDirectory}: ${detail}. If the files are damaged, delete that folder and run \`chunkpad embed\` to download the model again.`,
+          `Could not load the embedding model from ${options.modelDirectory}: ${detail}. If the files are damaged, delete that folder and embed again to download the model again.`,
         );
         report({ state: "error", message: error.message });
         loading = undefined;

@@ -53,7 +53,7 @@ export function createOllamaEmbedder(options: OllamaEmbedderOptions): RemoteEmbe
     if (first !== undefined) {
       if (dimensions === 0) dimensions = first.length;
       else if (first.length !== dimensions) {
-        throw new ChunkpadError("EMBEDDING_MISMATCH", `Ollama's "${options.model}" returned ${first.length}-dim vectors, but ${dimensions} were expected. Re-embed with --reembed if the model changed.`);
+        throw new ChunkpadError("EMBEDDING_MISMATCH", `Ollama's "${options.model}" returned ${first.length}-dim vectors, but ${dimensions} were expected: the model changed.`, { nextSteps: [{ action: "embed", reembed: true }] });
       }
     }
     return vectors;

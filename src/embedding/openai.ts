@@ -45,7 +45,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): RemoteEmbe
   const embedBatch = async (input: string[]): Promise<Float32Array[]> => {
     const key = await apiKey();
     if (key === undefined && baseURL === DEFAULT_OPENAI_BASE_URL) {
-      throw new ChunkpadError("EMBEDDING_FAILED", "No OpenAI API key is set for embeddings. Store one with `chunkpad keys set openai` or set OPENAI_API_KEY, or use the local embedding provider (`chunkpad config set embedding.provider local`).");
+      throw new ChunkpadError("EMBEDDING_FAILED", "No OpenAI API key is set for embeddings (nor OPENAI_API_KEY).", { nextSteps: [{ action: "set-api-key", provider: "openai" }, { action: "change-setting", key: "embedding.provider", value: "local" }] });
     }
     const body = (await postJson({
       fetch: doFetch,

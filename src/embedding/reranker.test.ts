@@ -24,7 +24,8 @@ describe("createReranker with the fixture cross-encoder", () => {
   it("never downloads on its own: a hub model that is not cached says how to get it", async () => {
     await expect(createReranker({ model: "bge-reranker-base", dtype: "q8", cacheDir: "/nonexistent-cache", hubUrl: "http://127.0.0.1:9" })).rejects.toMatchObject({
       code: "MODEL_NOT_DOWNLOADED",
-      message: expect.stringMatching(/rerank model .*--yes/s),
+      message: expect.stringMatching(/rerank model .*not downloaded/s),
+      nextSteps: [{ action: "download-model", model: "rerank" }, { action: "change-setting", key: "search.rerank", value: "off" }],
     });
   });
 });

@@ -60,7 +60,7 @@ export async function createReranker(config: RerankerConfig, options: CreateRera
     allowDownload: options.allowDownload ?? false,
     label: "rerank model",
     approximateBytes: entry ? entry.approximateBytes[config.dtype] : null,
-    downloadHint: 'Run the search again with --yes (or answer the question) to download it, or turn rerank off: "chunkpad config set search.rerank off".',
+    downloadSteps: [{ action: "download-model", model: "rerank" }, { action: "change-setting", key: "search.rerank", value: "off" }],
     ...(config.fetch === undefined ? {} : { fetch: config.fetch }),
     ...(options.consent === undefined ? {} : { consent: options.consent }),
     ...(options.onStatus === undefined ? {} : { onStatus: options.onStatus }),

@@ -113,8 +113,8 @@ export function embeddingMismatch(options: { storedBy: string; current: string; 
   return new ChunkpadError(
     "EMBEDDING_MISMATCH",
     `The ${vectors} in the database ${were} made by ${options.storedBy}, but this run uses ${options.current}${reason}; vectors of different models cannot be searched together. ` +
-      `Re-embed everything with "chunkpad embed --reembed" (drops the ${vectors} and embeds the included chunks again), or keep them by embedding with the model that made them (--model, or "chunkpad config set embedding.model ...").`,
-    { details: options.details },
+      `Re-embedding drops the ${vectors} and embeds the included chunks again; the model that made them keeps them.`,
+    { details: options.details, nextSteps: [{ action: "embed", reembed: true }, { action: "change-setting", key: "embedding.model" }] },
   );
 }
 

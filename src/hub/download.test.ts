@@ -157,8 +157,7 @@ describe("downloadModelFiles", () => {
     expect(error.code).toBe("MODEL_DOWNLOAD_FAILED");
     expect(error.message).toContain(closedUrl);
     expect(error.message).toMatch(/refused/);
-    expect(error.message).toContain("CHUNKPAD_HUB_URL");
-    expect(error.message).toContain("--model /path/to/model-dir");
+    expect(error.nextSteps).toEqual([{ action: "set-hub-url", model: "embedding" }, { action: "use-model-files", model: "embedding" }]);
   });
 
   it("gives up on a server that stops sending", async () => {

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
 import { redactError } from "../core/redact.js";
-import { cancelledError, DOWNLOAD_HELP, networkError, statusError } from "./hub-errors.js";
+import { cancelledError, DOWNLOAD_HELP, DOWNLOAD_STEPS, networkError, statusError } from "./hub-errors.js";
 import { cachedFilePath, cachedModelDir, hubFileUrl } from "./hub-paths.js";
 
 export interface DownloadProgress {
@@ -66,6 +66,7 @@ function failure(url: string, error: unknown, context: RequestContext, timedOut:
   if (context.signal?.aborted === true) return cancelledError(url);
   if (timedOut) {
     return new ChunkpadError("MODEL_DOWNLOAD_FAILED", `Could not ${doing} ${url}: the server sent nothing for ${context.idleTimeoutMs / 1000} s. ${DOWNLOAD_HELP}`, {
+      nextSteps: DOWNLOAD_STEPS,
       cause: error,
       isRetryable: true,
     });

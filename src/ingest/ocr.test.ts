@@ -1,3 +1,4 @@
+import { failureNextSteps } from "../core/next-step.js";
 import { describe, expect, it } from "vitest";
 import { chunkpadRejection } from "../../test/helpers/rejection.js";
 import { corpusBytes } from "../../test/helpers/parse.js";
@@ -44,7 +45,8 @@ describe("OCR of scanned PDFs from the corpus", () => {
   it("names the setting that turns OCR on when it is off", async () => {
     const error = await chunkpadRejection(pdfParser.parse(input("issue7200.pdf", corpusBytes("pdf.js/pdfs/issue7200.pdf"), OCR_OFF)));
     expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
-    expect(error.message).toContain('chunkpad config set ingest.ocr auto');
+    expect(error.message).toContain("turn it on (ingest.ocr auto)");
+    expect(failureNextSteps(error.code, error.message)).toEqual([{ action: "change-setting", key: "ingest.ocr", value: "auto" }]);
   });
 });
 
@@ -102,7 +104,7 @@ describe("OCR of generated scans with known words", () => {
     expect(picture.code).toBe("PARSE_NO_TEXT_LAYER");
     expect(picture.message).toContain("OCR found no legible text");
     const off = await chunkpadRejection(imageParser.parse(input("note.png", textImagePng(["hello"]), OCR_OFF)));
-    expect(off.message).toContain('chunkpad config set ingest.ocr auto');
+    expect(failureNextSteps(off.code, off.message)).toEqual([{ action: "change-setting", key: "ingest.ocr", value: "auto" }]);
   });
 });
 

@@ -25,7 +25,7 @@ export interface OcrPage {
 
 /** The setting users change to turn OCR on or off; named in every message about OCR. */
 export const OCR_SETTING = "ingest.ocr";
-export const OCR_OFF_HINT = `OCR is off (${OCR_SETTING} is "off"); turn it on with "chunkpad config set ${OCR_SETTING} auto"`;
+export const OCR_OFF_HINT = `OCR is off (${OCR_SETTING} is "off"); turn it on (${OCR_SETTING} auto)`;
 
 /** Below this mean confidence tesseract is reading texture (a photo, a signature), not text. */
 const MIN_CONFIDENCE = 45;
@@ -45,7 +45,7 @@ export async function createOcrEngine(): Promise<OcrEngine> {
   try {
     worker = await createWorker("eng", OEM.LSTM_ONLY, { langPath: languageDirectory(), gzip: true, cacheMethod: "none" });
   } catch (error) {
-    throw new ChunkpadError("PARSE_FAILED", `OCR could not start (${String(error)}); reinstall Chunkpad, or turn OCR off with "chunkpad config set ${OCR_SETTING} off"`, { cause: error });
+    throw new ChunkpadError("PARSE_FAILED", `OCR could not start (${String(error)}); reinstall Chunkpad, or turn OCR off`, { cause: error, nextSteps: [{ action: "change-setting", key: OCR_SETTING, value: "off" }] });
   }
   let closed = false;
   const close = async (): Promise<void> => {

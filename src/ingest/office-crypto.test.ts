@@ -70,7 +70,7 @@ describe("decryptOoxml", () => {
   it.each(["inputs/example_password.docx", "inputs/ecma376standard_password.docx"])("rejects a wrong password for %s", (input) => {
     const error = thrownBy(() => decryptOoxml(read(input), "password1234_"));
     expect(isChunkpadError(error, "PARSE_WRONG_PASSWORD")).toBe(true);
-    expect((error as Error).message).toMatch(/--password/);
+    expect((error as Error).message).toMatch(/password given does not open/);
   });
 
   it("refuses a file that is not encrypted OOXML", () => {
@@ -102,7 +102,7 @@ describe("withOfficeDecryption", () => {
     const inner = recordingParser("parsed");
     const error = await parseWith(withOfficeDecryption(inner), read("inputs/example_password.docx")).catch((caught: unknown) => caught);
     expect(isChunkpadError(error, "PARSE_ENCRYPTED")).toBe(true);
-    expect((error as Error).message).toBe("encrypted: password required — run again with --password");
+    expect((error as Error).message).toBe("encrypted: password required");
     expect(inner.inputs).toHaveLength(0);
   });
 

@@ -102,7 +102,7 @@ export function withOfficeDecryption(parser: Parser): Parser {
         );
       }
       if (input.password === undefined || input.password === "") {
-        throw new ChunkpadError("PARSE_ENCRYPTED", "encrypted: password required — run again with --password", { details: { encryption } });
+        throw new ChunkpadError("PARSE_ENCRYPTED", "encrypted: password required", { details: { encryption } });
       }
       const decrypted = decryptOoxml(input.data, input.password);
       if (!isZip(decrypted)) {

@@ -23,7 +23,7 @@ describe("createAnthropicClient", () => {
   it("reads the key when asked, so a key set after start-up is used", async () => {
     let key: string | undefined = undefined;
     const client = createAnthropicClient({ model: "claude-test", baseURL: server.url, env: {}, apiKey: async () => key });
-    await expect(client.chat(question)).rejects.toMatchObject({ code: "LLM_NOT_CONFIGURED", message: expect.stringContaining("chunkpad keys set anthropic") });
+    await expect(client.chat(question)).rejects.toMatchObject({ code: "LLM_NOT_CONFIGURED", nextSteps: [{ action: "set-api-key", provider: "anthropic" }, { action: "set-up-llm" }] });
     expect(server.requests).toHaveLength(0);
     key = "sk-ant-set-later-5678";
     await client.chat(question);

@@ -124,16 +124,16 @@ describe.each(harnesses)("LlmClient conformance: $name", (harness) => {
     expect(first?.key).toBe(API_KEY);
   });
 
-  const errorCases: Array<{ error: ScriptedError; code: ErrorCode; status: number; says: RegExp }> = [
-    { error: "auth", code: "LLM_AUTH", status: 401, says: harness.name === "ollama" ? /401/ : new RegExp(`chunkpad keys set ${harness.name}`) },
+  const errorCases: Array<{ error: ScriptedError; code: ErrorCode; status: number; says: RegExp; next?: unknown[] }> = [
+    { error: "auth", code: "LLM_AUTH", status: 401, says: /401/, ...(harness.name === "ollama" ? {} : { next: [{ action: "set-api-key", provider: harness.name }] }) },
     { error: "forbidden", code: "LLM_AUTH", status: 403, says: /403/ },
-    { error: "model-not-found", code: "LLM_MODEL_NOT_FOUND", status: 404, says: harness.name === "ollama" ? /ollama pull missing-model/ : /missing-model/ },
+    { error: "model-not-found", code: "LLM_MODEL_NOT_FOUND", status: 404, says: harness.name === "ollama" ? /ollama pull missing-model/ : /missing-model/, next: [{ action: "choose-llm-model", provider: harness.name }] },
     { error: "context-length", code: "LLM_CONTEXT_TOO_LONG", status: 400, says: /fewer chunks/ },
     { error: "server", code: "LLM_UNAVAILABLE", status: 500, says: /Is the server running at http:\/\/127\.0\.0\.1/ },
     { error: "rate-limit", code: "LLM_RATE_LIMITED", status: 429, says: /Try again/ },
   ];
 
-  it.each(errorCases)("maps $error to $code, with a next step and without the key", async ({ error, code, status, says }) => {
+  it.each(errorCases)("maps $error to $code, with a next step and without the key", async ({ error, code, status, says, next }) => {
     server.script({ reply: "error", error }, { reply: "error", error }, { reply: "error", error });
     const parts = await collect(client({ model: "missing-model" }).chatStream(QUESTION));
     expect(parts).toHaveLength(1);
@@ -141,6 +141,7 @@ describe.each(harnesses)("LlmClient conformance: $name", (harness) => {
     expect(failure.code).toBe(code);
     expect(failure.statusCode).toBe(status);
     expect(failure.message).toMatch(says);
+    if (next) expect(failure.nextSteps).toEqual(next);
     expect(`${failure.message} ${JSON.stringify(failure.details)} ${String(failure.cause)}`).not.toContain(API_KEY);
     // Only what a retry can fix is retried: rate limits and server errors, three attempts in all.
     expect(server.requests).toHaveLength(failure.isRetryable ? 3 : 1);

@@ -1,3 +1,4 @@
+import type { NextStep } from "../core/next-step.js";
 import { ChunkpadError, isRetryableStatus } from "../core/errors.js";
 import { redactSecrets } from "../core/redact.js";
 import type { NetworkFailure } from "../core/network.js";
@@ -52,6 +53,7 @@ export function toChunkpadError(failure: ProviderFailure, secrets: readonly stri
     statusCode: failure.statusCode,
     isRetryable: error.retryable,
     details,
+    ...(error.nextSteps ? { nextSteps: error.nextSteps } : {}),
     cause: failure.network ? failure.cause : undefined,
   });
 }
@@ -60,6 +62,7 @@ interface Classified {
   code: ChunkpadError["code"];
   message: string;
   retryable: boolean;
+  nextSteps?: NextStep[];
 }
 
 function classify(failure: ProviderFailure): Classified {
@@ -79,12 +82,14 @@ function classify(failure: ProviderFailure): Classified {
     return { code: "LLM_UNAVAILABLE", message: `Cannot reach ${label} at ${url} (${what}). Is the server running at ${url}?${next}`, retryable };
   }
   if (status === 401 || status === 403) {
-    const next =
-      failure.provider === "anthropic" || failure.provider === "openai"
-        ? `Set a valid key with "chunkpad keys set ${failure.provider}".`
-        : `Check the key or proxy settings for ${url}.`;
+    const keyed = failure.provider === "anthropic" || failure.provider === "openai";
     const what = status === 401 ? "rejected the API key" : "refused this API key access";
-    return { code: "LLM_AUTH", message: `${label} ${what} (${status})${said}. ${next}`, retryable: false };
+    return {
+      code: "LLM_AUTH",
+      message: `${label} ${what} (${status})${said}.${keyed ? "" : ` Check the key or proxy settings for ${url}.`}`,
+      retryable: false,
+      ...(keyed ? { nextSteps: [{ action: "set-api-key", provider: failure.provider }] } : {}),
+    };
   }
   if (status === 429) {
     const wait = failure.retryAfterMs !== undefined ? `in ${Math.ceil(failure.retryAfterMs / 1000)} s` : "in a minute";
@@ -98,11 +103,8 @@ function classify(failure: ProviderFailure): Classified {
     };
   }
   if ((status === 404 && MODEL_MISSING_PATTERN.test(text)) || /model_not_found|not_found_error/.test(type)) {
-    const next =
-      failure.provider === "ollama"
-        ? `Run "ollama pull ${failure.model}", or pick an installed model with --model.`
-        : `Pick another with --model or "chunkpad config set generation.models.${failure.provider} <model>".`;
-    return { code: "LLM_MODEL_NOT_FOUND", message: `${label} has no model "${failure.model}"${said}. ${next}`, retryable: false };
+    const pull = failure.provider === "ollama" ? ` Run "ollama pull ${failure.model}" to get it.` : "";
+    return { code: "LLM_MODEL_NOT_FOUND", message: `${label} has no model "${failure.model}"${said}.${pull}`, retryable: false, nextSteps: [{ action: "choose-llm-model", provider: failure.provider }] };
   }
   if (status === 404) {
     return { code: "LLM_UNAVAILABLE", message: `${label} at ${url} has no such endpoint (404)${said}. Check the base URL.`, retryable: false };

@@ -55,7 +55,8 @@ export function checkGgufFile(modelPath: string): void {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       throw new ChunkpadError(
         "MODEL_NOT_DOWNLOADED",
-        `The local model ${modelPath} is not there. Download it (chunkpad asks before downloading), or configure a cloud key with "chunkpad keys set anthropic".`,
+        `The local model ${modelPath} is not there.`,
+        { nextSteps: [{ action: "download-model", model: "llm" }, { action: "set-up-llm" }] },
       );
     }
     throw new ChunkpadError("MODEL_LOAD_FAILED", `Cannot read the local model ${modelPath}: ${describeError(error)}.`, { cause: error });
@@ -94,8 +95,8 @@ export async function loadLlamaCppGenerator(modelPath: string, options: LlamaCpp
     if (error instanceof Error && error.name === "NoBinaryFoundError") {
       throw new ChunkpadError(
         "MODEL_LOAD_FAILED",
-        "node-llama-cpp has no prebuilt llama.cpp binary for this machine, so the local model cannot run here. Use Ollama (--provider ollama) or a cloud provider.",
-        { cause: error },
+        "node-llama-cpp has no prebuilt llama.cpp binary for this machine, so the local model cannot run here.",
+        { cause: error, nextSteps: [{ action: "choose-provider" }] },
       );
     }
     throw loadFailed(modelPath, describeError(error), error);
@@ -166,7 +167,7 @@ function finishReason(stopReason: string): FinishReason {
 function loadFailed(modelPath: string, reason: string, cause?: unknown): ChunkpadError {
   return new ChunkpadError(
     "MODEL_LOAD_FAILED",
-    `The local model ${modelPath} could not be loaded (${reason}). Delete the file and let Chunkpad download it again, or choose another provider with --provider.`,
-    { cause },
+    `The local model ${modelPath} could not be loaded (${reason}). Delete the file and let Chunkpad download it again.`,
+    { cause, nextSteps: [{ action: "choose-provider" }] },
   );
 }

@@ -39,7 +39,7 @@ describe("ensureLocalLlm", () => {
     const offers: DownloadOffer[] = [];
     await expect(
       ensureLocalLlm({ cacheDir, hubUrl: hub.url, consent: (offer) => (offers.push(offer), false) }),
-    ).rejects.toMatchObject({ code: "MODEL_CONSENT_REQUIRED", message: expect.stringContaining("chunkpad keys set anthropic") });
+    ).rejects.toMatchObject({ code: "MODEL_CONSENT_REQUIRED", nextSteps: [{ action: "download-model", model: "llm" }, { action: "set-up-llm" }] });
     expect(offers).toEqual([{ model, sizeBytes: model.approximateSizeBytes, source: `${hub.url}/${model.repoId}` }]);
     expect(hub.requests).toEqual([]);
     expect(localLlmStatus(cacheDir).downloaded).toBe(false);
@@ -73,8 +73,7 @@ describe("ensureLocalLlm", () => {
 
   it("says how to get the answer model when the hub cannot serve it, not how to get an embedding model", async () => {
     const failure = ensureLocalLlm({ cacheDir, hubUrl: hub.url, model: "llama-3.2-1b-instruct", consent: () => true });
-    await expect(failure).rejects.toMatchObject({ code: "MODEL_NOT_FOUND", message: expect.stringContaining("generation.hubUrl") });
-    await expect(failure).rejects.toMatchObject({ message: expect.stringContaining("--model /path/to/model.gguf") });
+    await expect(failure).rejects.toMatchObject({ code: "MODEL_NOT_FOUND", nextSteps: [{ action: "set-hub-url", model: "llm" }, { action: "use-model-files", model: "llm" }] });
     await expect(failure).rejects.toMatchObject({ message: expect.not.stringMatching(/embedding\.hubUrl|onnx\/model\.onnx/) });
   });
 });

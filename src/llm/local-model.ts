@@ -99,8 +99,8 @@ export async function ensureLocalLlm(options: EnsureLocalLlmOptions): Promise<st
   const declined = () =>
     new ChunkpadError(
       "MODEL_CONSENT_REQUIRED",
-      `The local model ${model.label} (${formatBytes(model.approximateSizeBytes)}) is not downloaded. ` +
-        `Agree to the download (or pass --yes), or set a cloud key with "chunkpad keys set anthropic" or "chunkpad keys set openai".`,
+      `The local model ${model.label} (${formatBytes(model.approximateSizeBytes)}) is not downloaded.`,
+      { nextSteps: [{ action: "download-model", model: "llm" }, { action: "set-up-llm" }] },
     );
   if (!options.consent) throw declined();
   try {
@@ -114,18 +114,16 @@ export async function ensureLocalLlm(options: EnsureLocalLlmOptions): Promise<st
   }
 }
 
-const LOCAL_LLM_DOWNLOAD_HELP =
-  "Check your network connection; or point Chunkpad at a reachable hub with the CHUNKPAD_HUB_URL environment variable " +
-  '(or "chunkpad config set generation.hubUrl <url>"); or download the .gguf file yourself and pass --provider local --model /path/to/model.gguf.';
 
 /** The hub's download errors end with advice for embedding models; the answer model is got differently. */
 function withAnswerModelHelp(error: unknown): unknown {
   if (!isChunkpadError(error) || !error.message.includes(DOWNLOAD_HELP)) return error;
-  return new ChunkpadError(error.code, error.message.replace(DOWNLOAD_HELP, LOCAL_LLM_DOWNLOAD_HELP), {
+  return new ChunkpadError(error.code, error.message, {
     cause: error.cause,
     statusCode: error.statusCode,
     isRetryable: error.isRetryable,
     details: error.details,
+    nextSteps: [{ action: "set-hub-url", model: "llm" }, { action: "use-model-files", model: "llm" }],
   });
 }
 

@@ -39,7 +39,7 @@ describe("createOpenAiClient", () => {
       return new Response("{}", { status: 500 });
     };
     const client = createOpenAiClient({ model: "gpt-4o-mini", env: {}, fetch: countingFetch });
-    await expect(client.chat(question)).rejects.toMatchObject({ code: "LLM_NOT_CONFIGURED", message: expect.stringContaining("chunkpad keys set openai") });
+    await expect(client.chat(question)).rejects.toMatchObject({ code: "LLM_NOT_CONFIGURED", nextSteps: [{ action: "set-api-key", provider: "openai" }, { action: "set-up-llm" }] });
     expect(calls).toBe(0);
   });
 });

@@ -32,7 +32,8 @@ export function missingKeyError(provider: "anthropic" | "openai", variable: stri
   const label = provider === "anthropic" ? "Anthropic" : "OpenAI";
   return new ChunkpadError(
     "LLM_NOT_CONFIGURED",
-    `No ${label} API key is set. Run "chunkpad keys set ${provider}" or set ${variable}, or choose another provider with --provider.`,
+    `No ${label} API key is set (nor ${variable}).`,
+    { nextSteps: [{ action: "set-api-key", provider }, { action: "set-up-llm" }] },
   );
 }
 

@@ -142,7 +142,7 @@ describe("secret store without a keychain (headless Linux)", () => {
     fs.mkdirSync(configDir, { recursive: true });
     fs.writeFileSync(secretsFile(), "{ not json", { mode: 0o600 });
     const store = createSecretStore({ configDir, env: {}, keyring: null });
-    await expect(store.get("openai")).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("chunkpad keys set") });
+    await expect(store.get("openai")).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("set the keys again"), nextSteps: [{ action: "set-up-llm" }] });
   });
 
   it("moves a key out of the file once the keychain works again", async () => {

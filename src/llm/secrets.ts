@@ -144,7 +144,7 @@ function readSecretsFile(filePath: string, posix: boolean): Partial<Record<Secre
     }
     return keys;
   } catch {
-    throw new ChunkpadError("CONFIG_INVALID", `The key file ${filePath} is damaged. Delete it and set the keys again with "chunkpad keys set <provider>".`);
+    throw new ChunkpadError("CONFIG_INVALID", `The key file ${filePath} is damaged. Delete it and set the keys again.`, { nextSteps: [{ action: "set-up-llm" }] });
   }
 }
 

@@ -27,8 +27,10 @@ function ok(value: unknown): ToolResult {
 }
 
 function failed(error: unknown): ToolResult {
-  const { code, message, retryable } = toErrorJson(error);
-  return { isError: true, content: [{ type: "text", text: `${code}: ${message}${retryable ? " (trying again later may work)" : ""}` }] };
+  const { code, message, retryable, nextSteps } = toErrorJson(error);
+  // An agent reads the next steps as data, as the HTTP API gives them (decision 060).
+  const next = nextSteps ? ` Next steps: ${JSON.stringify(nextSteps)}` : "";
+  return { isError: true, content: [{ type: "text", text: `${code}: ${message}${retryable ? " (trying again later may work)" : ""}${next}` }] };
 }
 
 async function run(work: () => Promise<unknown>): Promise<ToolResult> {

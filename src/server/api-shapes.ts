@@ -37,6 +37,8 @@ export const jobBody = z.object({
   folder: z.string().min(1).optional(),
   /** The user agreed, in the app, to download the embedding model if it is needed. */
   consent: z.boolean().optional(),
+  /** embed: drop every vector and embed every added folder again with the configured model (after the model changed). */
+  reembed: z.boolean().optional(),
   /** sync: embed folders without vectors too. */
   embed: z.boolean().optional(),
   /** process: the user confirmed adding their whole home folder or the root of the disk (the CLI's --yes). */
@@ -115,7 +117,7 @@ export function openApiDocument(version: string) {
         delete: { summary: "Cancel a running job", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 202: ok("the job"), default: error } },
       },
       "/api/jobs/{id}/events": { get: { summary: "Server-sent events of a job from its start (or after Last-Event-ID): progress, answer tokens, then job-done, job-failed or job-cancelled", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "text/event-stream" }, default: error } } },
-      "/api/ask": { post: { summary: "Ask a question as a job: chunks, text-delta, citation, final events (chunkpad.answer/1)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(askBody) } } }, responses: { 202: ok("the job"), default: error } } },
+      "/api/ask": { post: { summary: "Ask a question as a job: chunks, text-delta, citation, final events (chunkpad.answer/2)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(askBody) } } }, responses: { 202: ok("the job"), default: error } } },
       "/api/regenerate": { post: { summary: "Answer a conversation's last question again from its chunks, only the numbers in included switched on (no new search); a job like /api/ask", requestBody: { content: { "application/json": { schema: z.toJSONSchema(regenerateBody) } } }, responses: { 202: ok("the job"), default: error } } },
       "/api/conversations": { get: { summary: "Stored conversations, newest first", responses: { 200: ok("conversations"), default: error } } },
       "/api/conversations/{id}": { get: { summary: "A conversation with its messages and citations", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { 200: ok("conversation"), default: error } } },
@@ -133,7 +135,7 @@ export function openApiDocument(version: string) {
       "/api/folders/{id}/conflict": { get: { summary: "Before settling a conflict: the edited chunk file against the chunks a fresh parse would write, line by line", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, ...parameters(conflictQuery, "query")], responses: { 200: ok("ConflictDiff: mine, fresh, failure, lines, counts"), default: error } } },
       "/api/reset": { post: { summary: "Delete Chunkpad's data as chunkpad reset does (documents are never touched); refused while a job runs", requestBody: { content: { "application/json": { schema: z.toJSONSchema(resetBody) } } }, responses: { 200: ok("deleted, failed, notes"), default: error } } },
       "/api/embed": { post: { summary: "Embed texts with the model this server keeps loaded (the warm daemon CLI verbs use)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(embedBody) } } }, responses: { 200: ok("fingerprint, dimensions, maxTokens, vectors (base64 float32)"), default: error } } },
-      "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/2)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/2"), default: error } } },
+      "/api/search": { get: { summary: "Keyword, vector or hybrid search (chunkpad.search/3)", parameters: parameters(searchQuery, "query"), responses: { 200: ok("chunkpad.search/3"), default: error } } },
       "/api/chunks/{ref}": { put: { summary: "Replace a chunk's text in its chunk file (409 when it changed since baseHash)", requestBody: { content: { "application/json": { schema: z.toJSONSchema(chunkEdit) } } }, responses: { 200: ok("Chunk"), default: error } }, get: { summary: "A chunk with its neighbours", parameters: [{ name: "ref", in: "path", required: true, schema: { type: "string" } }, ...parameters(chunkQuery, "query")], responses: { 200: ok("Chunk"), default: error } } },
       "/api/documents/{document}": { get: { summary: "A document's text, or pages of it", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }, ...parameters(documentQuery, "query")], responses: { 200: ok("Document text"), default: error } } },
       "/api/documents/{document}/source": { get: { summary: "The original file of an indexed document (PDFs inline, never as HTML)", parameters: [{ name: "document", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "The file" }, default: error } } },

@@ -45,7 +45,7 @@ export function registerJobRoutes(app: Hono, chunkpad: Chunkpad, jobs: JobManage
         return await chunkpad.downloadLocalModel({ consent: () => true, signal, onProgress: (progress) => emit(toDownloadProgressEvent(progress)) });
       }
       if (body.kind === "embed") {
-        return toEmbedJson(await chunkpad.embed({ ...(body.folder ? { folder: body.folder } : {}), signal, consent: consentOf(body.consent), onProgress: (progress) => emit(toEmbedProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
+        return toEmbedJson(await chunkpad.embed({ ...(body.folder && body.reembed !== true ? { folder: body.folder } : {}), ...(body.reembed === true ? { reembed: true } : {}), signal, consent: consentOf(body.consent), onProgress: (progress) => emit(toEmbedProgressEvent(progress)), onWaiting: (holder) => emit({ type: "waiting", holder }) }));
       }
       return toSyncJson(await chunkpad.sync(body.folder, {
         signal,

@@ -108,7 +108,7 @@ const TITLE_MAX_CHARS = 80;
 /** Searches, then answers from what was found (see answerFromChunks). */
 export async function* askQuestion(dependencies: AskDependencies, question: string, options: AskOptions = {}): AsyncGenerator<AskEvent> {
   if (question.trim() === "") {
-    throw new ChunkpadError("INVALID_ARGUMENT", 'The question is empty. Ask something, for example: chunkpad ask "What does the contract say about renewal?"');
+    throw new ChunkpadError("INVALID_ARGUMENT", 'The question is empty. Ask something, for example "What does the contract say about renewal?"');
   }
   const search = await dependencies.search(question, searchOptionsOf(options));
   const chunks = search.results.map((result) => ({ ...result }));

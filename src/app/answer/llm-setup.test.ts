@@ -92,7 +92,7 @@ describe("the client", () => {
   it("never downloads the local model without consent, and says how to give it", async () => {
     hub.requests.length = 0;
     const { setup: chosen, modelsDir } = setup({ env: { CHUNKPAD_HUB_URL: hub.url } });
-    await expect(chosen.client(await chosen.select())).rejects.toMatchObject({ code: "MODEL_CONSENT_REQUIRED", message: expect.stringContaining("--yes") });
+    await expect(chosen.client(await chosen.select())).rejects.toMatchObject({ code: "MODEL_CONSENT_REQUIRED", nextSteps: [{ action: "download-model", model: "llm" }, { action: "set-up-llm" }] });
     await expect(chosen.client(await chosen.select(), { consent: () => false })).rejects.toMatchObject({ code: "MODEL_CONSENT_REQUIRED" });
     expect(hub.requests.filter((request) => request.method === "GET")).toEqual([]);
     expect(fs.existsSync(modelsDir)).toBe(false);

@@ -167,7 +167,7 @@ function consentRequired(selection: LlmSelection, model: LocalLlmModel): Chunkpa
   const why = selection.chosenBy === "automatic" ? "No LLM provider is configured and no API key is set, so answers need the local model" : "Answers need the local model";
   return new ChunkpadError(
     "MODEL_CONSENT_REQUIRED",
-    `${why} ${what}, which is not downloaded. Run again with --yes to download it (or answer "y" when asked in a terminal), ` +
-      `or set up a provider: "chunkpad keys set anthropic", "chunkpad keys set openai", or "chunkpad config set generation.provider ollama".`,
+    `${why} ${what}, which is not downloaded.`,
+    { nextSteps: [{ action: "download-model", model: "llm" }, { action: "set-up-llm" }] },
   );
 }

@@ -58,7 +58,7 @@ export async function describeProviders(options: ProviderStatusOptions): Promise
       ready,
       keySource: key.source,
       ...(baseUrl ? { baseUrl: redactUrl(baseUrl) } : {}),
-      detail: key.source ? describeKeySource(key) : ready ? "no key (a compatible server at the base URL)" : `no key: run "chunkpad keys set ${provider}"`,
+      detail: key.source ? describeKeySource(key) : ready ? "no key (a compatible server at the base URL)" : "no key set",
     });
   }
 

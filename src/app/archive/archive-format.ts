@@ -103,11 +103,11 @@ export type ArchivedUnindexed = NonNullable<ArchivedFolder["unindexed"]>[number]
 
 /** A refused archive: one line with the reason, and that nothing was imported. */
 export function badArchive(file: string, reason: string): ChunkpadError {
-  return new ChunkpadError("INVALID_ARGUMENT", `${file} cannot be imported: ${reason}. Nothing was imported; use an archive written by "chunkpad export".`);
+  return new ChunkpadError("INVALID_ARGUMENT", `${file} cannot be imported: ${reason}. Nothing was imported.`, { nextSteps: [{ action: "use-export-archive" }] });
 }
 
 export function notAnArchive(file: string): ChunkpadError {
-  return new ChunkpadError("INVALID_ARGUMENT", `${file} is not a Chunkpad archive. Give a file written by "chunkpad export".`);
+  return new ChunkpadError("INVALID_ARGUMENT", `${file} is not a Chunkpad archive.`, { nextSteps: [{ action: "use-export-archive" }] });
 }
 
 export function parseManifest(text: string, file: string): Manifest {

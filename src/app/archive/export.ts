@@ -34,7 +34,7 @@ export interface ExportDependencies {
 export async function exportArchive({ store, chunkingFor }: ExportDependencies, file: string, options: ExportOptions = {}): Promise<ExportReport> {
   const all = await store.listFolders();
   const folders = options.folderIds === undefined ? all : all.filter((folder) => options.folderIds?.includes(folder.id));
-  if (folders.length === 0) throw new ChunkpadError("NOT_FOUND", 'There is nothing to export: no folder is added. Add one with "chunkpad add <folder>".');
+  if (folders.length === 0) throw new ChunkpadError("NOT_FOUND", "There is nothing to export: no folder is added.", { nextSteps: [{ action: "add-folder" }] });
   const stored = readStoredFingerprint(await store.getMeta(META_KEYS.embeddingFingerprint));
   const dimensions = await store.vectorDimensions();
   const withVectors = store.vectorAvailable && stored.embedder !== null && dimensions !== null;

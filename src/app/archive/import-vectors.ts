@@ -14,7 +14,7 @@ export async function checkVectors({ store, configuredIdentity: configured, adop
   const embedding = manifest.embedding;
   if (!embedding) return false;
   if (options.reembed) {
-    report.vectorsSkipped = "--reembed: the chunks are embedded again with the configured model";
+    report.vectorsSkipped = "re-embedding: the chunks are embedded again with the configured model";
     return false;
   }
   const archivedBy = describeIdentity(embedding.embedder);
@@ -25,8 +25,8 @@ export async function checkVectors({ store, configuredIdentity: configured, adop
   if (configured && report.configChanged.length === 0 && !sameIdentity(embedding.embedder, configured)) {
     throw new ChunkpadError(
       "EMBEDDING_MISMATCH",
-      `The archive's vectors were made by ${archivedBy}, but the configured embedding model is ${describeIdentity(configured)}; vectors of different models cannot be searched together. ` +
-        `Import with --reembed to embed the chunks again with your model, or switch to the archive's model first ("chunkpad config set embedding.model ${String(embedding.embedder.model)}").`,
+      `The archive's vectors were made by ${archivedBy}, but the configured embedding model is ${describeIdentity(configured)}; vectors of different models cannot be searched together.`,
+      { nextSteps: [{ action: "import-reembed" }, { action: "change-setting", key: "embedding.model", value: String(embedding.embedder.model) }] },
     );
   }
   if (!store.vectorAvailable) {
@@ -39,7 +39,8 @@ export async function checkVectors({ store, configuredIdentity: configured, adop
   if (differs || (storedDimensions !== null && (await store.vectorCount()) > 0 && storedDimensions !== embedding.dimensions)) {
     throw new ChunkpadError(
       "EMBEDDING_MISMATCH",
-      `The archive's vectors were made by ${archivedBy}, but the vectors already in the database by ${describeIdentity(stored.embedder ?? {})}. Import with --reembed to embed the archive's chunks with the model in use here.`,
+      `The archive's vectors were made by ${archivedBy}, but the vectors already in the database by ${describeIdentity(stored.embedder ?? {})}.`,
+      { nextSteps: [{ action: "import-reembed" }] },
     );
   }
   return true;

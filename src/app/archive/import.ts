@@ -104,17 +104,18 @@ export async function importArchive(dependencies: ImportDependencies, file: stri
   const cwd = options.cwd ?? process.cwd();
   const absolute = path.resolve(cwd, file);
   const stat = await fs.stat(absolute).catch((error: NodeJS.ErrnoException) => {
-    throw new ChunkpadError("NOT_FOUND", `Cannot read ${absolute} (${error.code ?? error.message}). Give the path of a file "chunkpad export" wrote.`);
+    throw new ChunkpadError("NOT_FOUND", `Cannot read ${absolute} (${error.code ?? error.message}).`, { nextSteps: [{ action: "use-export-archive" }] });
   });
   if (!stat.isFile()) throw notAnArchive(absolute);
-  if (stat.size > MAX_ARCHIVE_FILE_BYTES) throw badArchive(absolute, `it is ${(stat.size / 1024 ** 3).toFixed(1)} GB, more than the 2 GB an archive may be; export fewer folders at a time (--folder)`);
+  if (stat.size > MAX_ARCHIVE_FILE_BYTES) throw badArchive(absolute, `it is ${(stat.size / 1024 ** 3).toFixed(1)} GB, more than the 2 GB an archive may be; export fewer folders at a time`);
   options.onArchiveProgress?.({ stage: "reading", done: 0, total: 1, folder: null });
   const { manifest, checked } = readArchive(new Uint8Array(await fs.readFile(absolute)), absolute);
 
   if (options.into === undefined || options.into.trim() === "") {
     throw new ChunkpadError(
       "INVALID_ARGUMENT",
-      `Say where to restore ${absolute}: "chunkpad import ${file} --into <folder>". An archive never chooses where its files go (it was exported from ${manifest.folders.map((folder) => folder.rootPath).join(", ")}).`,
+      `Say where to restore ${absolute}: an archive never chooses where its files go (it was exported from ${manifest.folders.map((folder) => folder.rootPath).join(", ")}).`,
+      { nextSteps: [{ action: "choose-import-folder", archive: file }] },
     );
   }
   const into = path.resolve(cwd, options.into);
@@ -127,7 +128,7 @@ export async function importArchive(dependencies: ImportDependencies, file: stri
     const known = await store.getFolderByPath(root);
     if (known) await undoPendingImport(store, known);
     if (known && (await store.listDocuments(known.id)).length > 0) {
-      throw new ChunkpadError("INVALID_ARGUMENT", `${root} is already added with documents; importing would mix two indexes. Import into another folder with --into, or remove it first ("chunkpad remove ${root}").`);
+      throw new ChunkpadError("INVALID_ARGUMENT", `${root} is already added with documents; importing would mix two indexes.`, { nextSteps: [{ action: "import-elsewhere" }, { action: "remove-folder", folder: root }] });
     }
     await removeLeftoverStaging(root);
     await removeLeftoverStaging(chunksRootFor(root));
@@ -189,7 +190,7 @@ function readArchive(bytes: Uint8Array, file: string): { manifest: Manifest; che
 async function destination(into: string, subfolder: string | null): Promise<string> {
   const wanted = subfolder === null ? into : path.join(into, subfolder);
   const stat = await fs.stat(wanted).catch(() => undefined);
-  if (stat && !stat.isDirectory()) throw new ChunkpadError("INVALID_ARGUMENT", `${wanted} is a file, not a folder. Give --into a folder to restore into.`);
+  if (stat && !stat.isDirectory()) throw new ChunkpadError("INVALID_ARGUMENT", `${wanted} is a file, not a folder.`, { nextSteps: [{ action: "import-elsewhere" }] });
   if (stat) return fs.realpath(wanted);
   // Not there yet: made under the real path of its nearest existing parent.
   let parent = path.dirname(wanted);

@@ -3,6 +3,7 @@ import type { IndexedFolder } from "../../core/types.js";
 import type { MainStore } from "../../store/index.js";
 import type { ProcessReport } from "../process/process-folder.js";
 import { ownedElsewhere, type FolderOwner } from "../folder-owner.js";
+import { notice, type Notice } from "../../core/next-step.js";
 
 /** Which folders an embed run covers, and taking hand edits of their chunk files in first. */
 
@@ -28,7 +29,7 @@ export async function foldersToEmbed(store: MainStore, folder: string | undefine
   if (folder === undefined) return await store.listFolders();
   const found = await findAddedFolder(store, folder, { cwd });
   if (found) return [found];
-  throw folderNotAdded(folder, '"chunkpad embed" with no folder embeds them all');
+  throw folderNotAdded(folder, "embed");
 }
 
 /**
@@ -36,7 +37,7 @@ export async function foldersToEmbed(store: MainStore, folder: string | undefine
  * before anything is embedded: hand edits are taken in, changed sources re-chunked, deleted
  * ones dropped. A folder that is gone from disk keeps its chunks and gets a notice.
  */
-export async function syncFolders(folders: readonly IndexedFolder[], syncFolder: SyncFolder, signal: AbortSignal | undefined, notices: string[], moved?: (folderId: string, from: string, to: string) => void): Promise<SyncSummary> {
+export async function syncFolders(folders: readonly IndexedFolder[], syncFolder: SyncFolder, signal: AbortSignal | undefined, notices: Notice[], moved?: (folderId: string, from: string, to: string) => void): Promise<SyncSummary> {
   const summary: SyncSummary = { editsTakenIn: 0, documentsProcessed: 0, sourcesRemoved: 0, sourcesRenamed: 0, conflicts: 0, failed: 0 };
   for (const folder of folders) {
     let report: ProcessReport;
@@ -44,7 +45,7 @@ export async function syncFolders(folders: readonly IndexedFolder[], syncFolder:
       report = await syncFolder(folder.rootPath, signal === undefined ? {} : { signal });
     } catch (error) {
       if (!isChunkpadError(error, "FOLDER_NOT_FOUND")) throw error;
-      notices.push(`${folder.rootPath} is gone from disk; its chunks were embedded as they are in the database.`);
+      notices.push(notice(`${folder.rootPath} is gone from disk; its chunks were embedded as they are in the database.`));
       continue;
     }
     summary.editsTakenIn += report.editsSynced.length;
@@ -54,7 +55,7 @@ export async function syncFolders(folders: readonly IndexedFolder[], syncFolder:
     for (const rename of report.renamed) moved?.(folder.id, rename.from, rename.to);
     summary.conflicts += report.conflicts.length;
     summary.failed += report.failed.length;
-    for (const conflict of report.conflicts) notices.push(`${conflict.path}: ${conflict.message}`);
+    for (const conflict of report.conflicts) notices.push(notice(`${conflict.path}: ${conflict.message}`, ...conflict.nextSteps));
   }
   return summary;
 }
@@ -70,14 +71,14 @@ export async function embeddedRefs(store: MainStore, folders: readonly IndexedFo
  * The folders this machine may embed: a folder another machine owns is skipped with a notice
  * when embedding all, and refused (FOLDER_ELSEWHERE) when named or when re-embedding everything.
  */
-export async function foldersOwnedHere(folders: readonly IndexedFolder[], otherOwner: ((folderId: string) => Promise<FolderOwner | null>) | undefined, refuse: string | null, notices: string[]): Promise<IndexedFolder[]> {
+export async function foldersOwnedHere(folders: readonly IndexedFolder[], otherOwner: ((folderId: string) => Promise<FolderOwner | null>) | undefined, refuse: string | null, notices: Notice[]): Promise<IndexedFolder[]> {
   if (otherOwner === undefined) return [...folders];
   const kept: IndexedFolder[] = [];
   for (const folder of folders) {
     const owner = await otherOwner(folder.id);
     if (owner === null) kept.push(folder);
     else if (refuse !== null) throw ownedElsewhere(folder.rootPath, owner, refuse);
-    else notices.push(`${folder.rootPath} belongs to the machine "${owner.name}", which embeds it; its chunks stay searchable here.`);
+    else notices.push(notice(`${folder.rootPath} belongs to the machine "${owner.name}", which embeds it; its chunks stay searchable here.`));
   }
   return kept;
 }

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { rejectionOf } from "../../../test/helpers/rejection.js";
-import { isChunkpadError } from "../../core/errors.js";
+import { isChunkpadError, type ChunkpadError } from "../../core/errors.js";
 import { DEFAULT_CHUNKING, type ChunkingOptions, type Embedder } from "../../core/types.js";
 import { embeddingFingerprint } from "../../embedding/fingerprint.js";
 import type { CreateEmbedderOptions, EmbedderConfig } from "../../embedding/registry.js";
@@ -203,7 +203,8 @@ describe("embedSelected", () => {
 
     const error = await rejectionOf(run(other, { model: "other-org/bigger" }));
     expect(isChunkpadError(error, "EMBEDDING_MISMATCH")).toBe(true);
-    expect((error as Error).message).toMatch(/made by test-org\/fake \(fp32\).*other-org\/bigger.*chunkpad embed --reembed/);
+    expect((error as Error).message).toMatch(/made by test-org\/fake \(fp32\).*other-org\/bigger/);
+    expect((error as ChunkpadError).nextSteps?.[0]).toEqual({ action: "embed", reembed: true });
     expect(other.loads).toEqual([]);
     expect(await store.vectorCount()).toBe(5);
 
@@ -279,7 +280,8 @@ describe("embedSelected", () => {
       }),
     );
     expect(isChunkpadError(cancelled, "CANCELLED")).toBe(true);
-    expect((cancelled as Error).message).toMatch(/after 2 of 3 chunks.*chunkpad embed/);
+    expect((cancelled as Error).message).toMatch(/after 2 of 3 chunks/);
+    expect((cancelled as ChunkpadError).nextSteps).toEqual([{ action: "try-again", what: "embed" }]);
     expect(await store.vectorCount()).toBe(4);
 
     const finished = await run(fakeModel("test-org/fake", 4));

@@ -14,6 +14,7 @@ import { embeddedRefs, foldersOwnedHere, foldersToEmbed, syncFolders, type SyncF
 import { databaseFingerprint, describeIdentity, differingFields, embeddingMismatch, identityIsCurrent, readStoredFingerprint, sameIdentity, vectorStamp, type StoredFingerprint } from "../../embedding/vector-fingerprint.js";
 import { inBatches, planEmbedding, type EmbedPlan } from "./embed-plan.js";
 import type { ChunkpadPaths } from "../settings/paths.js";
+import { notice, type Notice } from "../../core/next-step.js";
 
 /**
  * Step 2, "Embed Selected": takes hand edits in, then embeds the included chunks that are new
@@ -76,7 +77,7 @@ export interface EmbedReport {
   durationMs: number;
   /** Embedding throughput of this run (null when nothing was embedded). */
   chunksPerSecond: number | null;
-  notices: string[];
+  notices: Notice[];
 }
 
 export interface EmbedDependencies {
@@ -106,7 +107,8 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
   if (!store.vectorAvailable) {
     throw new ChunkpadError(
       "VECTOR_UNAVAILABLE",
-      `Cannot embed: ${store.vectorUnavailableReason ?? "sqlite-vec could not be loaded"}. Keyword search still works: chunkpad search --mode keyword "...".`,
+      `Cannot embed: ${store.vectorUnavailableReason ?? "sqlite-vec could not be loaded"}. Keyword search still works.`,
+      { nextSteps: [{ action: "search-mode", mode: "keyword" }] },
     );
   }
   const batchSize = checkBatchSize(options.batchSize ?? config.embedding.batchSize);
@@ -116,12 +118,12 @@ export async function embedSelected(dependencies: EmbedDependencies, options: Em
   });
   const identity = modelIdentity(embedderConfig);
   const reembed = options.reembed === true;
-  const notices: string[] = [];
+  const notices: Notice[] = [];
   const refuse = reembed ? "re-embed (a new model re-embeds every folder)" : options.folder === undefined ? null : "embed";
   const named = reembed ? await store.listFolders() : await foldersToEmbed(store, options.folder, options.cwd ?? process.cwd());
   const folders = await foldersOwnedHere(named, dependencies.otherOwner, refuse, notices);
-  if (reembed && options.folder !== undefined) notices.push("--reembed embeds every added folder: the vectors of all folders must come from one model.");
-  if (named.length === 0) notices.push('No folders are added yet. Run "chunkpad add <folder>" first.');
+  if (reembed && options.folder !== undefined) notices.push(notice("Re-embedding covers every added folder: the vectors of all folders must come from one model."));
+  if (named.length === 0) notices.push(notice("No folders are added yet.", { action: "add-folder" }));
 
   const stored = readStoredFingerprint(await store.getMeta(META_KEYS.embeddingFingerprint));
   // Before anything is synced or downloaded: a model other than the one that made the vectors stops here.
@@ -262,13 +264,13 @@ async function embedPlans(store: MainStore, embedder: Embedder, plans: readonly 
   for (const { plan, stamp } of plans) {
     for (const refs of inBatches(plan.toEmbed, batchSize)) {
       if (options.signal?.aborted) {
-        throw new ChunkpadError("CANCELLED", `Embedding stopped after ${done} of ${total} chunks; those are kept. Run "chunkpad embed" again to finish the rest.`);
+        throw new ChunkpadError("CANCELLED", `Embedding stopped after ${done} of ${total} chunks; those are kept.`, { nextSteps: [{ action: "try-again", what: "embed" }] });
       }
       const chunks = await store.getChunks(refs);
       const texts = chunks.map((chunk) => withContextPrefix({ title: chunk.title, section: chunk.section ?? null }, chunk.content));
       const vectors = await embedder.embedDocuments(texts);
       if (vectors.length !== chunks.length) {
-        throw new ChunkpadError("EMBEDDING_FAILED", `The embedding model returned ${vectors.length} vectors for ${chunks.length} chunks. Run "chunkpad embed" again; if it keeps happening, try another model.`);
+        throw new ChunkpadError("EMBEDDING_FAILED", `The embedding model returned ${vectors.length} vectors for ${chunks.length} chunks. If it keeps happening, try another model.`, { nextSteps: [{ action: "try-again", what: "embed" }] });
       }
       const written = await store.upsertVectors(
         chunks.map((chunk, index) => ({ ref: chunk.ref, embedHash: sha256Hex(texts[index] as string), embedding: vectors[index] as Float32Array })),

@@ -10,7 +10,7 @@ import { formatFor } from "../../ingest/registry.js";
 import type { WalkedFile } from "../../ingest/walk.js";
 import type { SourceRecord } from "../../store/index.js";
 import { hashFile, hashFileIfPresent, snapshotSource } from "./files.js";
-import { forgetSource, type ProcessContext, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
+import { forgetSource, type ChunkFileConflict, type ProcessContext, type ProcessFolderOptions, type ProcessReport } from "./process-folder.js";
 import { shownChunkFile, type FolderPlace } from "./place.js";
 import { NOTHING_TO_INDEX, RETRIED_FAILURES } from "./file-problems.js";
 import { chunkFileStatOf, chunkFileUnchanged } from "./chunk-file-stat.js";
@@ -45,13 +45,9 @@ export function formatMegabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export function conflictMessage(place: FolderPlace, relativePath: string, reason: string): string {
-  const source = path.join(place.root, relativePath);
-  return `${reason}; kept your edits. Run "chunkpad resolve ${quoteForShell(source)} --keep-mine" to keep them, or "--take-fresh" to replace them with fresh chunks.`;
-}
-
-export function quoteForShell(text: string): string {
-  return /^[\w./~+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+/** A conflict's message (what happened; the edits are kept) and its next step, settling it. */
+export function conflictOf(place: FolderPlace, relativePath: string, chunkFile: string, reason: string): ChunkFileConflict {
+  return { path: relativePath, chunkFile, message: `${reason}; kept your edits.`, nextSteps: [{ action: "resolve-conflict", source: path.join(place.root, relativePath) }] };
 }
 
 export async function processOne(context: ProcessContext, place: FolderPlace, file: WalkedFile, previous: SourceRecord | undefined, options: OneFileOptions, report: ProcessReport): Promise<void> {
@@ -180,11 +176,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
     }
     // The source state stays as it was, so the conflict is reported again until it is resolved.
     if (previous) await store.upsertSource({ ...previous, syncedChunkFileHash: existingHash ?? null });
-    report.conflicts.push({
-      path: file.relativePath,
-      chunkFile: shownChunk,
-      message: conflictMessage(place, file.relativePath, "the source changed and its chunk file was edited by hand"),
-    });
+    report.conflicts.push(conflictOf(place, file.relativePath, shownChunk, "the source changed and its chunk file was edited by hand"));
     return;
   }
 
@@ -193,11 +185,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
     // The user may have saved the chunk file while the source was parsed: look again just before writing.
     const textNow = await readChunkFileSafely(chunksRoot, chunkFile);
     if (textNow !== existingText && textNow !== undefined) {
-      report.conflicts.push({
-        path: file.relativePath,
-        chunkFile: shownChunk,
-        message: conflictMessage(place, file.relativePath, "its chunk file was saved while Chunkpad re-chunked the source; nothing was overwritten"),
-      });
+      report.conflicts.push(conflictOf(place, file.relativePath, shownChunk, "its chunk file was saved while Chunkpad re-chunked the source; nothing was overwritten"));
       return;
     }
     writtenStat = chunkFileStatOf(await writeChunkFileSafely(chunksRoot, chunkFile, rendered, { sourcePath: file.absolutePath }), hashText(rendered));

@@ -114,7 +114,7 @@ describe("processFolder when the world changes during a run", () => {
     const report = await processFolder(context, folder);
     expect(report.conflicts).toMatchObject([{ path: "notes.txt" }]);
     expect(report.conflicts[0]?.message).toMatch(/saved while Chunkpad re-chunked/);
-    expect(report.conflicts[0]?.message).toMatch(/chunkpad resolve .* --keep-mine/);
+    expect(report.conflicts[0]?.nextSteps).toEqual([{ action: "resolve-conflict", source: expect.stringMatching(/\S/) }]);
     expect(fs.readFileSync(chunkFile, "utf8")).toBe(mine);
 
     // The next run treats it as any conflict: the edit stays and is what the index holds.

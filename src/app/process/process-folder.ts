@@ -16,6 +16,7 @@ import { shownChunkFile, type FolderPlace } from "./place.js";
 import { applyRenames, recheckMovedDuringWalk, type Rename } from "./renames.js";
 import { fileProblem } from "./file-problems.js";
 import { checkFolderSpec } from "../folder-lookup.js";
+import type { NextStep } from "../../core/next-step.js";
 
 export { MAX_CHUNK_TEXT_BYTES };
 
@@ -67,6 +68,8 @@ export interface ChunkFileConflict {
   path: string;
   chunkFile: string;
   message: string;
+  /** Settling it: keep the edits, or take fresh chunks. */
+  nextSteps: NextStep[];
 }
 
 export interface ProcessReport {
@@ -287,6 +290,6 @@ async function resolveFolder(folderPath: string): Promise<string> {
     if (!(await fs.stat(resolved)).isDirectory()) throw new Error("not a directory");
     return resolved;
   } catch {
-    throw new ChunkpadError("FOLDER_NOT_FOUND", `${folderPath} is not a folder. Give the path of a folder of documents, e.g. "chunkpad add ~/Documents/reports".`);
+    throw new ChunkpadError("FOLDER_NOT_FOUND", `${folderPath} is not a folder. Give the path of a folder of documents, e.g. ~/Documents/reports.`);
   }
 }

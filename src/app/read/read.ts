@@ -196,7 +196,7 @@ export async function sourceFile(store: MainStore, document: string): Promise<So
   const realRoot = await fs.realpath(folder.rootPath).catch(() => undefined);
   const realFile = await fs.realpath(path.join(folder.rootPath, ...found.relativePath.split("/"))).catch(() => undefined);
   if (realRoot === undefined || realFile === undefined) {
-    throw new ChunkpadError("NOT_FOUND", `${found.relativePath} is no longer on disk in ${folder.rootPath}. Run "chunkpad sync" to bring the index up to date.`);
+    throw new ChunkpadError("NOT_FOUND", `${found.relativePath} is no longer on disk in ${folder.rootPath}.`, { nextSteps: [{ action: "sync" }] });
   }
   if (!realFile.startsWith(realRoot + path.sep)) {
     throw new ChunkpadError("NOT_FOUND", `${found.relativePath} is now a link that leads out of ${folder.rootPath}; Chunkpad serves only files inside the folders you added.`);

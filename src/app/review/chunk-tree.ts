@@ -90,7 +90,7 @@ export async function chunkTree(store: MainStore, folder: IndexedFolder): Promis
       state.modified > 0 ? `${state.modified} modified since embedding` : "",
       anyEmbedded && state.fresh > 0 ? `${state.fresh} new` : "",
       failed ? `failed: ${failed.message}` : "",
-      conflict ? "conflict: the source changed and the chunk file was edited; chunkpad resolve settles it" : "",
+      conflict ? "conflict: the source changed and the chunk file was edited; keep your edit or take fresh chunks" : "",
     ].filter(Boolean);
     node.children.push({
       type: "file",

@@ -122,7 +122,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       return { ready: true, reranker: await reranker.loaded };
     } catch (error) {
       if (!isChunkpadError(error)) throw error;
-      return { ready: false, reason: error.message };
+      return { ready: false, reason: error.message, ...(error.nextSteps ? { nextSteps: error.nextSteps } : {}) };
     }
   };
 

@@ -4,6 +4,7 @@ import type { MainStore } from "../../store/index.js";
 import { META_KEYS } from "../../store/index.js";
 import { readStoredFingerprint, sameIdentity } from "../../embedding/vector-fingerprint.js";
 import type { ModelIdentity } from "../embed/embedder-setup.js";
+import type { NextStep } from "../../core/next-step.js";
 
 /**
  * Whether this search can use vectors, and the query embedder when it can. Search never
@@ -12,7 +13,7 @@ import type { ModelIdentity } from "../embed/embedder-setup.js";
  * comparing a query vector with vectors from another model gives confident nonsense.
  */
 
-export type VectorReadiness = { ready: true; embedder: Embedder } | { ready: false; reason: string };
+export type VectorReadiness = { ready: true; embedder: Embedder } | { ready: false; reason: string; nextSteps?: NextStep[] };
 
 /** Loads the configured embedding model from the cache or a local directory; never downloads. */
 export type QueryEmbedderLoader = () => Promise<Embedder>;
@@ -33,7 +34,7 @@ export async function prepareVectorSearch(
   }
   // Asked before every vector or hybrid search: whether any vector exists, never how many (a full count costs 20–40 ms at 100k chunks).
   if (!(await store.hasVectors())) {
-    return { ready: false, reason: 'No chunks are embedded yet, so this is a keyword search. Run "chunkpad embed" to search by meaning too.' };
+    return { ready: false, reason: "No chunks are embedded yet, so this is a keyword search.", nextSteps: [{ action: "embed", purpose: "to search by meaning too" }] };
   }
   let embedder: Embedder;
   try {
@@ -44,7 +45,7 @@ export async function prepareVectorSearch(
     if (configuredIdentity !== undefined && stored !== null && !sameIdentity(stored, configuredIdentity)) {
       throw await mismatchError(store, configuredModel, { storedFingerprint: await store.getMeta(META_KEYS.embeddingFingerprint), configuredIdentity });
     }
-    return { ready: false, reason: `${error.message} This search used keywords only.` };
+    return { ready: false, reason: `${error.message} This search used keywords only.`, ...(error.nextSteps ? { nextSteps: error.nextSteps } : {}) };
   }
   await checkSameModel(store, embedder, configuredModel);
   return { ready: true, embedder };
@@ -65,9 +66,8 @@ async function mismatchError(store: MainStore, configuredModel: string, details:
   return new ChunkpadError(
     "EMBEDDING_MISMATCH",
     `The vectors in the database were made by ${madeBy}, but the configured embedding model is ${configuredModel}, so they cannot be compared. ` +
-      `Re-embed with "chunkpad embed --reembed", or go back to the model that made them ("chunkpad config set embedding.model ..."). ` +
-      `Keyword search still works: chunkpad search --mode keyword "...".`,
-    { details },
+      "Keyword search still works.",
+    { details, nextSteps: [{ action: "embed", reembed: true }, { action: "change-setting", key: "embedding.model", ...(madeBy === "another model" ? {} : { value: madeBy }) }, { action: "search-mode", mode: "keyword" }] },
   );
 }
 

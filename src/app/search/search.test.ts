@@ -89,7 +89,7 @@ describe("search before anything is embedded", () => {
     const { ref } = await seed(store);
     const report = await search(store, "aardvark revenue");
     expect(report.mode).toBe("keyword");
-    expect(report.notices.join(" ")).toMatch(/chunkpad embed/);
+    expect(report.notices.flatMap((notice) => notice.nextSteps ?? [])).toContainEqual(expect.objectContaining({ action: "embed" }));
     expect(report.results.map((result) => result.ref)).toEqual([ref("report.pdf", 1)]);
     const [top] = report.results;
     expect(top).toMatchObject({ relevancePercent: 100, location: "p. 3", documentTitle: "report.pdf", relativePath: "report.pdf", folderPath: "/docs", keywordRank: 1 });
@@ -124,7 +124,7 @@ describe("search before anything is embedded", () => {
     await expect(search(store, '"unbalanced AND (NEAR title: river*')).resolves.toMatchObject({ mode: "keyword" });
     const stopWords = await search(store, "the of and");
     expect(stopWords.results).toEqual([]);
-    expect(stopWords.notices.join(" ")).toMatch(/no words to search for/);
+    expect(stopWords.notices.map((notice) => notice.message).join(" ")).toMatch(/no words to search for/);
   });
 
   it("ranks the same first results whatever the limit", async () => {
@@ -226,7 +226,7 @@ describe("search before anything is embedded", () => {
     const quoted = await search(store, '"the heron waits by the lake at dawn"');
     expect(quoted.results[0]?.ref).toBe(ref("notes.md", 1));
     expect(quoted.relaxedPhrases).toEqual(["the heron waits by the lake at dawn"]);
-    expect(quoted.notices.join(" ")).toMatch(/No chunk holds the phrase "the heron waits by the lake at dawn", so its words were searched instead/);
+    expect(quoted.notices.map((notice) => notice.message).join(" ")).toMatch(/No chunk holds the phrase "the heron waits by the lake at dawn", so its words were searched instead/);
     // Two phrases that no one chunk holds together: the second is searched as words.
     const apart = await search(store, '"the heron" "the budget"');
     expect(apart.results.map((result) => result.ref)).toContain(ref("notes.md", 1));
@@ -341,7 +341,7 @@ describe("search with vectors", () => {
     const report = await search(store, "aardvark", { mode: "vector" }, missing);
     expect(report.mode).toBe("keyword");
     expect(report.requestedMode).toBe("vector");
-    expect(report.notices.join(" ")).toMatch(/not downloaded.*keywords only/);
+    expect(report.notices.map((notice) => notice.message).join(" ")).toMatch(/not downloaded.*keywords only/);
     expect(report.results.map((result) => result.ref)).toEqual([ref("report.pdf", 1)]);
   });
 
@@ -356,7 +356,8 @@ describe("search with vectors", () => {
       searchChunks({ store, settings: defaultConfig().search, vectorReadiness: () => prepareVectorSearch(store, missing, model, { provider: "local", model, dtype: "fp32" }) }, "river");
     const error = await run("other").catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "EMBEDDING_MISMATCH" });
-    expect((error as Error).message).toMatch(/made by topics.*chunkpad embed --reembed/);
+    expect((error as Error).message).toMatch(/made by topics/);
+    expect((error as ChunkpadError).nextSteps).toContainEqual({ action: "embed", reembed: true });
     await expect(run("topics")).resolves.toMatchObject({ mode: "keyword" });
   });
 
@@ -367,7 +368,8 @@ describe("search with vectors", () => {
     const other: QueryEmbedderLoader = async () => fakeEmbedder(JSON.stringify({ provider: "local", model: "other", dtype: "fp32" }));
     const error = await search(store, "river", {}, other).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "EMBEDDING_MISMATCH" });
-    expect((error as Error).message).toMatch(/made by topics.*chunkpad embed --reembed/);
+    expect((error as Error).message).toMatch(/made by topics/);
+    expect((error as ChunkpadError).nextSteps).toContainEqual({ action: "embed", reembed: true });
     // keyword search still works
     await expect(search(store, "river", { mode: "keyword" }, other)).resolves.toMatchObject({ mode: "keyword" });
   });
@@ -388,7 +390,7 @@ describe("filters and pins", () => {
     expect(onlyNotes.results.map((result) => result.ref)).toEqual([ref("notes.md", 1)]);
     const nothing = await search(store, "river", { documents: ["no-such-file.txt"] });
     expect(nothing.results).toEqual([]);
-    expect(nothing.notices.join(" ")).toMatch(/No document matches --document "no-such-file.txt"/);
+    expect(nothing.notices).toContainEqual({ message: expect.stringMatching(/No document matches the document filter "no-such-file.txt"/), nextSteps: [{ action: "list-documents" }] });
     await expect(search(store, "river", { folders: ["/never-added"] })).rejects.toMatchObject({ code: "FOLDER_NOT_INDEXED" });
   });
 

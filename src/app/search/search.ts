@@ -15,6 +15,7 @@ import { groupByDocument, type GroupedResult } from "../../search/group.js";
 import type { Reranker } from "../../embedding/reranker.js";
 import type { ModelConsentRequest } from "../../embedding/ensure-model.js";
 import type { ModelStatus } from "../../core/types.js";
+import { notice, type NextStep, type Notice } from "../../core/next-step.js";
 
 /**
  * The search use case: keyword (FTS5 bm25), vector (sqlite-vec KNN) or both fused, then
@@ -109,7 +110,7 @@ export interface SearchReport {
   /** Quoted phrases that no chunk in the scope holds: searched as their words instead (a notice says so). */
   relaxedPhrases: string[];
   /** Why the search ran differently from what was asked, and what to do about it. */
-  notices: string[];
+  notices: Notice[];
   /**
    * Vector and hybrid searches: how many included chunks in the scope have a vector. When
    * `keywordOnly` is above 0, a hybrid search found those chunks by keyword alone and a vector
@@ -136,7 +137,7 @@ export interface SearchDependencies {
   rerankReadiness?: (options: Pick<SearchOptions, "rerankConsent" | "onRerankModelStatus">) => Promise<RerankReadiness>;
 }
 
-export type RerankReadiness = { ready: true; reranker: Reranker } | { ready: false; reason: string };
+export type RerankReadiness = { ready: true; reranker: Reranker } | { ready: false; reason: string; nextSteps?: NextStep[] };
 
 /** Pairs the cross-encoder reads per run; the time budget is checked between runs. */
 const RERANK_BATCH = 4;
@@ -148,7 +149,7 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   const fusion = options.fusion ?? settings.fusion;
   checkOptions(query, limit, minScore, options.maxDistance);
 
-  const notices: string[] = [];
+  const notices: Notice[] = [];
   const scope = await resolveScope(store, { folders: options.folders ?? [], documents: options.documents ?? [], cwd: options.cwd }, notices);
   const searchScope: SearchScope = { ...(scope.folderIds ? { folderIds: scope.folderIds } : {}), ...(scope.documentIds ? { documentIds: scope.documentIds } : {}) };
   const pinnedRefs = await resolvePinnedRefs(store, options.pins ?? [], scope.folderIds, notices);
@@ -159,7 +160,7 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   if (requestedMode !== "keyword") {
     readiness = await dependencies.vectorReadiness();
     if (readiness.ready) mode = requestedMode === "auto" ? "hybrid" : requestedMode;
-    else notices.push(readiness.reason);
+    else notices.push(notice(readiness.reason, ...(readiness.nextSteps ?? [])));
   }
 
   const perDocument = options.perDocument ?? settings.perDocument;
@@ -177,10 +178,10 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
     for (const chunk of keyword.chunks) chunks.set(chunk.ref, chunk);
     keywordHits = keyword.hits;
     if (keyword.expression === null && mode === "keyword") {
-      notices.push(`"${query}" has no words to search for by keyword (only common words or exclusions). Add a word that the documents contain.`);
+      notices.push(notice(`"${query}" has no words to search for by keyword (only common words or exclusions). Add a word that the documents contain.`));
     }
     for (const phrase of keyword.relaxedPhrases) {
-      notices.push(`No chunk holds the phrase "${phrase}", so its words were searched instead. Check its spelling, or leave out the quotes.`);
+      notices.push(notice(`No chunk holds the phrase "${phrase}", so its words were searched instead. Check its spelling, or leave out the quotes.`));
     }
   }
   const relaxed = new Set(keyword?.relaxedPhrases ?? []);
@@ -249,7 +250,7 @@ async function rerankStage(
   results: FusedResult[],
   chunks: ReadonlyMap<ChunkRef, ChunkRecord>,
   options: SearchOptions,
-  notices: string[],
+  notices: Notice[],
 ): Promise<{ results: FusedResult[]; report: RerankReport } | null> {
   const { settings } = dependencies;
   if (!dependencies.rerankReadiness) return null;
@@ -258,7 +259,7 @@ async function rerankStage(
     ...(options.onRerankModelStatus ? { onRerankModelStatus: options.onRerankModelStatus } : {}),
   });
   if (!readiness.ready) {
-    notices.push(`${readiness.reason} These results are not reranked.`);
+    notices.push(notice(`${readiness.reason} These results are not reranked.`, ...(readiness.nextSteps ?? [])));
     return null;
   }
   const budgetMs = options.rerankBudgetMs ?? settings.rerankBudgetMs;
@@ -275,7 +276,7 @@ async function rerankStage(
   }
   const durationMs = Math.round(performance.now() - started);
   if (logits.length < candidates.length) {
-    notices.push(`Reranked the top ${logits.length} of ${candidates.length} results within the ${budgetMs} ms budget; raise it with --rerank-budget or "chunkpad config set search.rerankBudgetMs".`);
+    notices.push(notice(`Reranked the top ${logits.length} of ${candidates.length} results within the ${budgetMs} ms budget; a larger budget reranks more.`, { action: "change-setting", key: "search.rerankBudgetMs" }));
   }
   // Candidates are the first rows (every candidate's chunk is known), so the logits line up.
   const rest = results.filter((row) => !candidates.includes(row));
@@ -286,15 +287,15 @@ async function rerankStage(
 }
 
 /** Counts the chunks with vectors, and says so when some have none. */
-async function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, notices: string[]): Promise<SearchCoverage> {
+async function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, notices: Notice[]): Promise<SearchCoverage> {
   const { chunks, embedded } = await store.embedCoverage(scope);
   const keywordOnly = chunks - embedded;
   if (keywordOnly > 0) {
     const rest = keywordOnly === 1 ? "1 is" : `${keywordOnly} are`;
     notices.push(
       mode === "hybrid"
-        ? `Hybrid search over ${embedded} of ${chunks} chunks embedded; ${rest} searched by keyword only. Run "chunkpad embed" to search them by meaning too.`
-        : `Vector search over ${embedded} of ${chunks} chunks embedded; ${rest} not embedded and cannot be found by meaning. Run "chunkpad embed", or search with --mode hybrid.`,
+        ? notice(`Hybrid search over ${embedded} of ${chunks} chunks embedded; ${rest} searched by keyword only.`, { action: "embed", purpose: "to search them by meaning too" })
+        : notice(`Vector search over ${embedded} of ${chunks} chunks embedded; ${rest} not embedded and cannot be found by meaning.`, { action: "embed" }, { action: "search-mode", mode: "hybrid" }),
     );
   }
   return { chunks, embedded, keywordOnly };
@@ -339,7 +340,7 @@ export function locationOf(chunk: Pick<ChunkRecord, "page" | "pageEnd" | "slide"
 }
 
 function checkOptions(query: string, limit: number, minScore: number, maxDistance: number | undefined): void {
-  if (query.trim() === "") throw new ChunkpadError("INVALID_ARGUMENT", 'The search query is empty. Give words to search for, for example: chunkpad search "quarterly revenue".');
+  if (query.trim() === "") throw new ChunkpadError("INVALID_ARGUMENT", 'The search query is empty. Give words to search for, for example "quarterly revenue".');
   if (!Number.isInteger(limit) || limit < 1) throw new ChunkpadError("INVALID_ARGUMENT", `The limit must be a whole number of 1 or more, not ${limit}.`);
   if (!(minScore >= 0 && minScore <= 1)) throw new ChunkpadError("INVALID_ARGUMENT", `The minimum score is a fraction from 0 to 1 (0.1 is the default), not ${minScore}.`);
   if (maxDistance !== undefined && !(maxDistance >= 0 && maxDistance <= 2)) {

@@ -1,3 +1,4 @@
+import { notice, type Notice } from "../../core/next-step.js";
 import fs from "node:fs";
 import { writeFileDurablySync } from "../../core/durable-write.js";
 import { ChunkpadError } from "../../core/errors.js";
@@ -48,17 +49,17 @@ export interface UserSettings {
   /** The user's values by dotted key, unvalidated. */
   values: Map<string, unknown>;
   /** Keys the file names that no setting has, with the message to show. */
-  problems: Map<string, string>;
+  problems: Map<string, Notice>;
 }
 
 /** The settings a config file sets, by dotted key. */
 export function readUserSettings(file: ConfigFile, configPath?: string): UserSettings {
   const values = new Map<string, unknown>();
-  const problems = new Map<string, string>();
+  const problems = new Map<string, Notice>();
   for (const [key, value] of leaves(withoutLegacyDefaults(file))) {
     if (findSetting(key) === undefined) {
       const where = configPath === undefined ? "The config file" : `The config file ${configPath}`;
-      problems.set(key, `${where} has an unknown key "${key}". Remove it with "chunkpad config unset ${key}" (run "chunkpad config list" to see the keys).`);
+      problems.set(key, notice(`${where} has an unknown key "${key}".`, { action: "unset-setting", key }, { action: "list-settings" }));
     } else {
       values.set(key, value);
     }
@@ -68,8 +69,8 @@ export function readUserSettings(file: ConfigFile, configPath?: string): UserSet
 
 export interface LoadedSettings {
   settings: ResolvedSetting[];
-  /** Keys in the file that no setting has, as messages with the fix. */
-  unknownKeys: string[];
+  /** Keys in the file that no setting has, each with its fix. */
+  unknownKeys: Notice[];
 }
 
 /** Every setting resolved: flag > environment > config file > default. Never throws for one bad value. */
@@ -82,7 +83,7 @@ export function loadSettings(options: { configPath: string; env: Record<string, 
 /** The settings as the use cases read them; CONFIG_INVALID (one line, with the fix) when one is bad. */
 export function effectiveConfig(loaded: LoadedSettings): ChunkpadConfig {
   const [unknown] = loaded.unknownKeys;
-  if (unknown !== undefined) throw new ChunkpadError("CONFIG_INVALID", unknown);
+  if (unknown !== undefined) throw new ChunkpadError("CONFIG_INVALID", unknown.message, { ...(unknown.nextSteps ? { nextSteps: unknown.nextSteps } : {}) });
   return settingsToConfig(loaded.settings);
 }
 

@@ -50,7 +50,7 @@ export function createLiveSettings(configPath: string, env: NodeJS.ProcessEnv): 
     config: () => (loadedConfig ??= effectiveConfig(settings())),
     setting(key) {
       const found = settings().settings.find((row) => row.key === key);
-      if (found === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
+      if (found === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}".`, { nextSteps: [{ action: "list-settings" }] });
       return found;
     },
     write(file) {
@@ -69,7 +69,7 @@ export function createLiveSettings(configPath: string, env: NodeJS.ProcessEnv): 
 function checkedStoreUrl(row: ResolvedSetting | undefined): string | undefined {
   const url = typeof row?.value === "string" ? row.value : undefined;
   if (url !== undefined && row?.source === "config" && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(url)) {
-    throw new ChunkpadError("CONFIG_INVALID", 'store.url in the config file holds a password. Remove it ("chunkpad config set store.url postgres://user@host/db") and put the password in PGPASSWORD or ~/.pgpass, or set CHUNKPAD_DATABASE_URL in the environment instead.');
+    throw new ChunkpadError("CONFIG_INVALID", 'store.url in the config file holds a password. Set it without one (postgres://user@host/db) and put the password in PGPASSWORD or ~/.pgpass, or set CHUNKPAD_DATABASE_URL in the environment instead.', { nextSteps: [{ action: "change-setting", key: "store.url" }] });
   }
   return url;
 }

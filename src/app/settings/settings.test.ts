@@ -60,21 +60,23 @@ describe("one resolver for every setting: flag > environment > config file > def
     expect(badEnvironment?.problem).toMatch(/^The environment variable OLLAMA_HOST \(for generation\.ollamaHost\) is "ftp:\/\/box", which is not an http\(s\) URL or host:port\. Fix it or unset it\.$/);
     const badFile = resolve({ file: { "search.limit": "ten" }, configPath: "/x/config.json" }).get("search.limit");
     expect(badFile?.problem).toBe(
-      'The config file /x/config.json has a bad value for search.limit: "ten" is not a whole number from 1 to 1000. Fix it with "chunkpad config set search.limit <value>" or "chunkpad config unset search.limit".',
+      'The config file /x/config.json has a bad value for search.limit: "ten" is not a whole number from 1 to 1000.',
     );
     try {
       settingsToConfig(resolveSettings({ file: new Map([["embedding.hubUrl", "not a url"]]), env: {} }));
       throw new Error("accepted a bad URL");
     } catch (error) {
       expect(isChunkpadError(error) && error.code).toBe("CONFIG_INVALID");
-      expect((error as Error).message).toMatch(/embedding\.hubUrl.*chunkpad config set embedding\.hubUrl/);
+      expect((error as Error).message).toMatch(/embedding\.hubUrl/);
+      // The fix travels as a step each face words (the CLI a command, the web app a place in Settings).
+      expect(isChunkpadError(error) && error.nextSteps).toEqual([{ action: "change-setting", key: "embedding.hubUrl", orUnset: true }]);
       expect((error as Error).message).not.toContain("\n");
     }
   });
 
   it("refuses an overlap as large as the chunk size, naming the key to change", () => {
     expect(() => settingsToConfig(resolveSettings({ file: new Map([["chunking.chunkOverlapTokens", 400]]), env: {} }))).toThrow(
-      /chunkOverlapTokens \(400\) must be smaller.*config set chunking\.chunkOverlapTokens/,
+      expect.objectContaining({ message: expect.stringMatching(/chunkOverlapTokens \(400\) must be smaller/), nextSteps: [{ action: "change-setting", key: "chunking.chunkOverlapTokens", orUnset: true }] }),
     );
   });
 });

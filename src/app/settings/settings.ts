@@ -106,7 +106,7 @@ export function findSetting(key: string): SettingDefinition | undefined {
 
 export function requireSetting(key: string): SettingDefinition {
   const setting = BY_KEY.get(key);
-  if (setting === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}". Run "chunkpad config list" to see the keys.`);
+  if (setting === undefined) throw new ChunkpadError("INVALID_ARGUMENT", `Unknown config key "${key}".`, { nextSteps: [{ action: "list-settings" }] });
   return setting;
 }
 
@@ -245,7 +245,7 @@ function resolveOne(setting: SettingDefinition, input: SettingsInput): ResolvedS
 
 export function badFileValue(configPath: string | undefined, key: string, problem: string): string {
   const where = configPath === undefined ? "The config file" : `The config file ${configPath}`;
-  return `${where} has a bad value for ${key}: ${problem}. Fix it with "chunkpad config set ${key} <value>" or "chunkpad config unset ${key}".`;
+  return `${where} has a bad value for ${key}: ${problem}.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +304,7 @@ export interface ChunkpadConfig {
 export function settingsToConfig(resolved: readonly ResolvedSetting[]): ChunkpadConfig {
   const root: Record<string, unknown> = {};
   for (const row of resolved) {
-    if (row.problem !== undefined) throw new ChunkpadError(row.source === "flag" ? "INVALID_ARGUMENT" : "CONFIG_INVALID", row.problem);
+    if (row.problem !== undefined) throw new ChunkpadError(row.source === "flag" ? "INVALID_ARGUMENT" : "CONFIG_INVALID", row.problem, { nextSteps: row.source === "config" ? [{ action: "change-setting", key: row.key, orUnset: true }] : [] });
     if (row.value === undefined) continue;
     const parts = row.key.split(".");
     let node = root;
@@ -317,7 +317,8 @@ export function settingsToConfig(resolved: readonly ResolvedSetting[]): Chunkpad
     const culprit = source("chunking.chunkOverlapTokens") === "default" ? "chunking.chunkSizeTokens" : "chunking.chunkOverlapTokens";
     throw new ChunkpadError(
       "CONFIG_INVALID",
-      `chunking.chunkOverlapTokens (${config.chunking.chunkOverlapTokens}) must be smaller than chunking.chunkSizeTokens (${config.chunking.chunkSizeTokens}). Fix it with "chunkpad config set ${culprit} <value>" or "chunkpad config unset ${culprit}".`,
+      `chunking.chunkOverlapTokens (${config.chunking.chunkOverlapTokens}) must be smaller than chunking.chunkSizeTokens (${config.chunking.chunkSizeTokens}).`,
+      { nextSteps: [{ action: "change-setting", key: culprit, orUnset: true }] },
     );
   }
   return config;

@@ -88,6 +88,6 @@ async function foldersToSync(store: MainStore, folder: string | undefined, cwd: 
   const all = await store.listFolders();
   if (folder === undefined) return all;
   const found = await findAddedFolder(store, folder, cwd === undefined ? {} : { cwd });
-  if (!found) throw folderNotAdded(folder, '"chunkpad sync" with no folder syncs them all');
+  if (!found) throw folderNotAdded(folder, "sync");
   return all.filter((summary) => summary.id === found.id);
 }

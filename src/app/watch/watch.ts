@@ -254,7 +254,7 @@ async function foldersToWatch(store: MainStore, folders: readonly string[], cwd:
   const candidates: Array<{ id: string; rootPath: string }> = named ? [] : await store.listFolders();
   for (const spec of folders) {
     const found = await findAddedFolder(store, spec, cwd === undefined ? {} : { cwd });
-    if (!found) throw folderNotAdded(spec, '"chunkpad watch" with no folder watches them all');
+    if (!found) throw folderNotAdded(spec, "watch");
     candidates.push(found);
   }
   for (const folder of candidates) {

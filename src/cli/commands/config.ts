@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { ChunkpadError, type ResolvedSetting } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { printJson, type CliIo } from "../shared/io.js";
+import { cliNotice, withCliNextSteps } from "../shared/next-step.js";
 
 export function registerConfigCommand(program: Command, context: CliContext): void {
   const config = program.command("config").description("Show and change settings (the config file keeps only what you set; API keys are never stored here)");
@@ -12,7 +13,7 @@ export function registerConfigCommand(program: Command, context: CliContext): vo
     .option("--json", "print machine-readable output on stdout")
     .action((flags: { json?: boolean }) => {
       const { settings, unknownKeys } = context.chunkpad().settings();
-      for (const problem of unknownKeys) context.io.stderr.write(`chunkpad: ${problem}\n`);
+      for (const problem of unknownKeys) context.io.stderr.write(`chunkpad: ${cliNotice(problem)}\n`);
       if (settings.some((row) => row.problem !== undefined) || unknownKeys.length > 0) context.exitCode = 1;
       if (flags.json) {
         return printJson(
@@ -32,7 +33,7 @@ export function registerConfigCommand(program: Command, context: CliContext): vo
       const width = Math.max(...settings.map((row) => row.key.length));
       for (const row of settings) {
         if (row.problem !== undefined) {
-          context.io.stdout.write(`${row.key.padEnd(width)} = (invalid)  ${describeSource(row)}: ${row.problem}\n`);
+          context.io.stdout.write(`${row.key.padEnd(width)} = (invalid)  ${describeSource(row)}: ${withCliNextSteps(row.problem, row.source === "config" ? [{ action: "change-setting", key: row.key, orUnset: true }] : [])}\n`);
           continue;
         }
         context.io.stdout.write(`${row.key.padEnd(width)} = ${formatValue(row)}  (${describeSource(row)})\n`);
@@ -45,7 +46,7 @@ export function registerConfigCommand(program: Command, context: CliContext): vo
     .argument("<key>", 'dotted key, e.g. "search.minScore"')
     .action((key: string) => {
       const row = context.chunkpad().setting(key);
-      if (row.problem !== undefined) throw new ChunkpadError("CONFIG_INVALID", row.problem);
+      if (row.problem !== undefined) throw new ChunkpadError("CONFIG_INVALID", row.problem, { nextSteps: row.source === "config" ? [{ action: "change-setting", key: row.key, orUnset: true }] : [] });
       context.io.stdout.write(`${formatValue(row)}\n`);
     });
 

@@ -1,3 +1,4 @@
+import { cliNotice } from "../shared/next-step.js";
 import { Option, type Command } from "commander";
 import { type EmbedReport, toEmbedJson } from "../../index.js";
 import type { CliContext } from "../context.js";
@@ -54,7 +55,7 @@ export function registerEmbedCommand(program: Command, context: CliContext): voi
         progress.stop();
         process.off("SIGINT", interrupt);
       }
-      for (const notice of report.notices) io.stderr.write(`note: ${notice}\n`);
+      for (const notice of report.notices) io.stderr.write(`note: ${cliNotice(notice)}\n`);
       if (flags.json) return printJson(io, toEmbedJson(report));
       io.stdout.write(formatEmbedReport(report));
     });

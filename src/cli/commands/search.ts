@@ -1,3 +1,4 @@
+import { cliNotice } from "../shared/next-step.js";
 import type { Command } from "commander";
 import { toSearchJson, type SearchReport } from "../../index.js";
 import type { CliContext } from "../context.js";
@@ -28,7 +29,7 @@ export function registerSearchCommand(program: Command, context: CliContext): vo
           if (status.state === "downloading") download(status);
         },
       });
-      for (const notice of report.notices) context.io.stderr.write(`note: ${notice}\n`);
+      for (const notice of report.notices) context.io.stderr.write(`note: ${cliNotice(notice)}\n`);
       if (flags.json) return printJson(context.io, toSearchJson(report));
       context.io.stdout.write(formatSearchReport(report, Boolean(flags.explain)));
     });

@@ -1,3 +1,4 @@
+import { cliNotice } from "../shared/next-step.js";
 import type { Command } from "commander";
 import { toSyncJson, type SyncReport } from "../../index.js";
 import type { CliContext } from "../context.js";
@@ -48,7 +49,7 @@ export function registerSyncCommand(program: Command, context: CliContext): void
         if (entry.notHere) io.stderr.write(`note: ${entry.notHere}\n`);
         if (entry.processed) io.stdout.write(formatProcessReport(entry.processed));
         if (entry.embedded) {
-          for (const notice of entry.embedded.notices) io.stderr.write(`note: ${notice}\n`);
+          for (const notice of entry.embedded.notices) io.stderr.write(`note: ${cliNotice(notice)}\n`);
           io.stdout.write(`${entry.rootPath}\n${formatEmbedReport(entry.embedded).replace(/^/gm, "  ").trimEnd()}\n`);
         }
       }

@@ -1,3 +1,4 @@
+import { cliNotice } from "./next-step.js";
 import { Option, type Command } from "commander";
 import {
   describeCitationLocation,
@@ -109,7 +110,7 @@ export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, op
   let answer: AnswerResult | undefined;
   for await (const event of events) {
     if (event.type === "chunks") {
-      for (const notice of event.search.notices) {
+      for (const notice of event.search.notices.map(cliNotice)) {
         if (options.seenNotices?.has(notice)) continue;
         options.seenNotices?.add(notice);
         io.stderr.write(`note: ${notice}\n`);

@@ -1,4 +1,5 @@
-import { describePageRuns, formatModelBytes, type ModelReport, type ChunkState, type ConversationView, type EmbedReport, type MessageView, type ProcessReport, type SearchResult, type SyncFolderReport, type WatchEvent } from "../../index.js";
+import { withCliNextSteps } from "./next-step.js";
+import { describePageRuns, failureNextSteps, formatModelBytes, type ModelReport, type ChunkState, type ConversationView, type EmbedReport, type MessageView, type ProcessReport, type SearchResult, type SyncFolderReport, type WatchEvent } from "../../index.js";
 import { plural } from "./io.js";
 
 /** The pieces of a result line that `search` and the chunks bar of `ask` and `chat` share. */
@@ -124,8 +125,8 @@ export function formatProcessReport(report: ProcessReport): string {
     for (const warning of edit.warnings) lines.push(`    note: ${warning}`);
   }
   for (const rename of report.renamed) lines.push(`  → ${rename.from} → ${rename.to}: renamed; chunks, review decisions and vectors kept`);
-  for (const conflict of report.conflicts) lines.push(`  ! ${conflict.path}: ${conflict.message}`);
-  for (const failure of report.failed) lines.push(`  ✗ ${failure.path}: ${failure.message}${failure.unchangedSinceFailure ? " (unchanged since it failed)" : ""}`);
+  for (const conflict of report.conflicts) lines.push(`  ! ${conflict.path}: ${withCliNextSteps(conflict.message, conflict.nextSteps)}`);
+  for (const failure of report.failed) lines.push(`  ✗ ${failure.path}: ${withCliNextSteps(`${failure.message}${failure.unchangedSinceFailure ? " (unchanged since it failed)" : ""}`, failureNextSteps(failure.code, failure.message))}`);
   for (const skip of report.skipped) lines.push(`  - ${skip.relativePath}: skipped, ${skip.reason}`);
   const kept = new Map(report.keptEdits.map((edit) => [edit.path, edit.chunkFile]));
   for (const removed of report.removed) {

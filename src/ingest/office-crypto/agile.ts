@@ -122,7 +122,7 @@ export function decryptAgile(descriptorXml: string, encryptedPackage: Uint8Array
   const verifierHash = decrypt(encryptor.cipher, keyFor(BLOCK_KEY_VERIFIER_VALUE), iv, encryptor.encryptedVerifierHashValue);
   const expected = hash(encryptor.hashAlgorithm, verifierInput);
   if (!verifierHash.subarray(0, expected.length).equals(expected)) {
-    throw new ChunkpadError("PARSE_WRONG_PASSWORD", "the password given does not open this document; check it and run again with --password");
+    throw new ChunkpadError("PARSE_WRONG_PASSWORD", "the password given does not open this document; check it");
   }
   const key = decrypt(encryptor.cipher, keyFor(BLOCK_KEY_ENCRYPTED_KEY), iv, encryptor.encryptedKeyValue).subarray(0, keyData.keyBits / 8);
 

@@ -67,7 +67,7 @@ export function decryptStandard(info: Uint8Array, encryptedPackage: Uint8Array, 
   const key = deriveKey(password, salt, knownBits / 8);
   const expected = sha1(aesEcb(key, encryptedVerifier));
   if (!aesEcb(key, encryptedVerifierHash).subarray(0, expected.length).equals(expected)) {
-    throw new ChunkpadError("PARSE_WRONG_PASSWORD", "the password given does not open this document; check it and run again with --password");
+    throw new ChunkpadError("PARSE_WRONG_PASSWORD", "the password given does not open this document; check it");
   }
   if (encryptedPackage.length < 8) throw damaged("the encrypted package is empty");
   const size = Number(new DataView(encryptedPackage.buffer, encryptedPackage.byteOffset, 8).getBigUint64(0, true));

@@ -73,7 +73,7 @@ export function decryptWordBinary(container: OleContainer, password: string): Ui
   const table = readStream(container, tableName);
   if (!table) throw new ChunkpadError("PARSE_MALFORMED", `the document has no ${tableName} stream; the file is damaged`);
   const { keys, verified } = readRc4Header(table, password);
-  if (!verified) throw new ChunkpadError("PARSE_WRONG_PASSWORD", "the password given does not open this document; check it and run again with --password");
+  if (!verified) throw new ChunkpadError("PARSE_WRONG_PASSWORD", "the password given does not open this document; check it");
 
   const plainWordDocument = rc4Stream(keys, wordDocument);
   plainWordDocument.set(wordDocument.subarray(0, FIB_BASE_BYTES));

@@ -69,7 +69,7 @@ async function parseOle(input: ParseInput, options: DocParserOptions): Promise<P
   if (!container) throw new ChunkpadError("PARSE_MALFORMED", "damaged Office file (its compound-file structure cannot be read); re-save it in Word or download it again");
   if (readStream(container, "EncryptionInfo") && readStream(container, "EncryptedPackage")) {
     if (!options.docxParser) {
-      throw new ChunkpadError("PARSE_MALFORMED", "the file is really an encrypted .docx; rename it to .docx and run again with --password");
+      throw new ChunkpadError("PARSE_MALFORMED", "the file is really an encrypted .docx; rename it to .docx and give its password");
     }
     const document = await withOfficeDecryption(options.docxParser).parse(input);
     return { ...document, warnings: ["the file is really a .docx; consider renaming it", ...document.warnings] };
@@ -88,7 +88,7 @@ async function parseOle(input: ParseInput, options: DocParserOptions): Promise<P
   const encryption = wordEncryption(wordDocument);
   if (encryption === "none") return extractWord(input.data);
   if (input.password === undefined || input.password === "") {
-    throw new ChunkpadError("PARSE_ENCRYPTED", "encrypted: password required — run again with --password", { details: { encryption } });
+    throw new ChunkpadError("PARSE_ENCRYPTED", "encrypted: password required", { details: { encryption } });
   }
   return extractWord(decryptWordBinary(container, input.password));
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { failureNextSteps } from "../../core/next-step.js";
 import { chunkpadRejection } from "../../../test/helpers/rejection.js";
 import { DEFAULT_PARSE_LIMITS, type ParseInput } from "../../core/types.js";
 import { pdfParser } from "./pdf.js";
@@ -49,7 +50,7 @@ describe("pdfParser", () => {
     const error = await chunkpadRejection(pdfParser.parse(input("issue6010_1.pdf")));
     expect(error.code).toBe("PARSE_ENCRYPTED");
     expect(error.message).toContain("encrypted: password required");
-    expect(error.message).toContain("--password");
+    expect(failureNextSteps(error.code, error.message)).toEqual([{ action: "give-password" }]);
   });
 
   it("opens an encrypted PDF with its password and refuses a wrong one", async () => {
@@ -67,7 +68,7 @@ describe("pdfParser", () => {
   it("reports a scanned PDF as having no text layer when OCR is off, naming the setting", async () => {
     const error = await chunkpadRejection(pdfParser.parse(input("issue7200.pdf")));
     expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
-    expect(error.message).toContain("chunkpad config set ingest.ocr auto");
+    expect(error.message).toContain("turn it on (ingest.ocr auto)");
   });
 
   it("reports a PDF of blank pages as empty, and a 0-byte file too", async () => {

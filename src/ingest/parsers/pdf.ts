@@ -245,13 +245,13 @@ function classifyOpenError(error: unknown, input: ParseInput): ChunkpadError {
     if (code === 2 || (code === 1 && input.password !== undefined && input.password !== "")) {
       return new ChunkpadError(
         "PARSE_WRONG_PASSWORD",
-        "wrong password: the password given does not open this PDF — check it and run again with --password <password>",
+        "wrong password: the password given does not open this PDF — check it",
         { cause: error },
       );
     }
     return new ChunkpadError(
       "PARSE_ENCRYPTED",
-      "encrypted: password required — run again with --password <password>",
+      "encrypted: password required",
       { cause: error },
     );
   }

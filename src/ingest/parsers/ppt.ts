@@ -57,7 +57,7 @@ export const pptParser: Parser = {
     const container = readOle(input.data);
     if (!container) throw new ChunkpadError("PARSE_MALFORMED", "not a PowerPoint 97-2003 file (no compound-file structure); check that the file is what its extension says");
     if (detectOfficeEncryption(input.data) !== null) {
-      throw new ChunkpadError("PARSE_ENCRYPTED", "encrypted PowerPoint 97-2003 presentation, which Chunkpad cannot decrypt; save an unprotected copy (or save it as .pptx with a password and run with --password)");
+      throw new ChunkpadError("PARSE_ENCRYPTED", "encrypted PowerPoint 97-2003 presentation, which Chunkpad cannot decrypt; save an unprotected copy (or save it as .pptx with a password, and give that password)");
     }
     const stream = readStream(container, "PowerPoint Document");
     if (!stream) throw new ChunkpadError("PARSE_MALFORMED", "an Office file, but not a PowerPoint presentation (no \"PowerPoint Document\" stream); give it its real extension");

@@ -18,7 +18,7 @@ export const xlsParser: Parser = {
     if (detectOfficeEncryption(input.data) !== null) {
       throw new ChunkpadError(
         "PARSE_ENCRYPTED",
-        "encrypted Excel 97-2003 workbook, which Chunkpad cannot decrypt; save an unprotected copy (or save it as .xlsx with a password and run with --password)",
+        "encrypted Excel 97-2003 workbook, which Chunkpad cannot decrypt; save an unprotected copy (or save it as .xlsx with a password, and give that password)",
       );
     }
     let workbook: XLSX.WorkBook;

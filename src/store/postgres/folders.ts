@@ -195,5 +195,5 @@ function toFolder(row: FolderRow): StoredFolder {
 }
 
 export function folderNotIndexed(folderId: string): ChunkpadError {
-  return new ChunkpadError("FOLDER_NOT_INDEXED", `No indexed folder has the id ${folderId}. Add the folder first with \`chunkpad add <folder>\`.`, { details: { folderId } });
+  return new ChunkpadError("FOLDER_NOT_INDEXED", `No indexed folder has the id ${folderId}.`, { details: { folderId }, nextSteps: [{ action: "add-folder" }] });
 }

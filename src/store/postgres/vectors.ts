@@ -66,8 +66,8 @@ function fromVectorText(text: string): Float32Array {
 function mismatch(stored: number, given: number): ChunkpadError {
   return new ChunkpadError(
     "EMBEDDING_MISMATCH",
-    `The vectors in the database have ${stored} dimensions but the embedding model makes ${given}: they were made by another model. Re-embed everything with \`chunkpad embed --reembed\`, or switch back to the model that made them.`,
-    { details: { storedDimensions: stored, modelDimensions: given } },
+    `The vectors in the database have ${stored} dimensions but the embedding model makes ${given}: they were made by another model.`,
+    { details: { storedDimensions: stored, modelDimensions: given }, nextSteps: [{ action: "embed", reembed: true }, { action: "change-setting", key: "embedding.model" }] },
   );
 }
 

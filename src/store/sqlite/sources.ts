@@ -86,7 +86,8 @@ function toSource(row: SourceRow): SourceRecord {
 }
 
 export function folderNotIndexed(folderId: string): ChunkpadError {
-  return new ChunkpadError("FOLDER_NOT_INDEXED", `No indexed folder has the id ${folderId}. Add the folder first with \`chunkpad add <folder>\`.`, {
+  return new ChunkpadError("FOLDER_NOT_INDEXED", `No indexed folder has the id ${folderId}.`, {
     details: { folderId },
+    nextSteps: [{ action: "add-folder" }],
   });
 }

@@ -125,7 +125,7 @@ describe("vector storage and search (sqlite-vec)", () => {
     const { ref } = seed(store);
     store.ensureVectorTable(4);
     store.ensureVectorTable(4);
-    expect(() => store.ensureVectorTable(8)).toThrow(expect.objectContaining({ code: "EMBEDDING_MISMATCH", message: expect.stringMatching(/--reembed/) }));
+    expect(() => store.ensureVectorTable(8)).toThrow(expect.objectContaining({ code: "EMBEDDING_MISMATCH", nextSteps: expect.arrayContaining([{ action: "embed", reembed: true }]) }));
     expect(() => store.vectorSearch(new Float32Array(8), { k: 1 })).toThrow(expect.objectContaining({ code: "EMBEDDING_MISMATCH" }));
     const chunk = store.getChunk(ref(1));
     expect(() => store.upsertVectors([{ ref: ref(1), embedHash: chunk ? embedTextHash(chunk) : "", embedding: new Float32Array(3) }], "m")).toThrow(

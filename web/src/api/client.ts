@@ -1,3 +1,6 @@
+import type { ApiErrorBody } from "./types.js";
+import { withNextSteps } from "../nextStep.js";
+
 /**
  * The HTTP client of the web app. Requests are same-origin: the browser sends the session
  * cookie `chunkpad serve` set when the page was opened from the URL it printed. The app's code
@@ -16,9 +19,10 @@ export class ApiError extends Error {
 }
 
 async function failure(response: Response): Promise<ApiError> {
-  const data = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
+  const data = (await response.json().catch(() => ({}))) as Partial<ApiErrorBody>;
   if (response.status === 401) return new ApiError("UNAUTHORIZED", data.message ?? 'This page is not signed in: open the address "chunkpad serve" printed, or run "chunkpad serve --open".', 401);
-  return new ApiError(data.code ?? "ERROR", data.message ?? `The server answered ${response.status} ${response.statusText}.`, response.status);
+  // The server's message names no command; its next steps are said as places in this app.
+  return new ApiError(data.code ?? "ERROR", data.message === undefined ? `The server answered ${response.status} ${response.statusText}.` : withNextSteps(data.message, data.nextSteps), response.status);
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {

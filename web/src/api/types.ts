@@ -7,7 +7,7 @@
 import type {
   AnswerJson, AskStreamEvent, ChunkJson, ConflictDiff as CoreConflictDiff, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
   ConversationView, FolderSummary, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
-  FolderListing, ExportJson, ImportJson, ProgressEvent, RefusalNextStep,
+  FolderListing, ExportJson, ImportJson, ProgressEvent, RefusalNextStep, NextStep, Notice as CoreNotice, ErrorJson,
 } from "../../../src/index.js";
 import type { JobJson, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
 
@@ -30,7 +30,9 @@ export type Citation = Json<StoredCitation>;
 export type Answer = Json<AnswerJson>;
 export type AnswerChunk = Json<ChunkJson>;
 export type AskEvent = Json<AskStreamEvent>;
-export type { RefusalNextStep };
+export type { RefusalNextStep, NextStep };
+export type Notice = Json<CoreNotice>;
+export type ApiErrorBody = Json<ErrorJson>;
 export type ConflictDiff = Json<CoreConflictDiff>;
 export type ArchiveProgressEvent = Json<Extract<ProgressEvent, { type: "archive-progress" }>>;
 /** What an export or import job ends with (its job-done result). */

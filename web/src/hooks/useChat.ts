@@ -1,3 +1,4 @@
+import { withNextSteps } from "../nextStep.js";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
 import { post, remove } from "../api/client.js";
@@ -117,10 +118,10 @@ export function useChat() {
             update((turn) => ({ ...turn, download: event.percent }));
             break;
           case "error":
-            update((turn) => ({ ...turn, error: event.error.message, errorCode: event.error.code }));
+            update((turn) => ({ ...turn, error: withNextSteps(event.error.message, event.error.nextSteps), errorCode: event.error.code }));
             break;
           case "job-failed":
-            update((turn) => ({ ...turn, error: event.error?.message ?? "The answer failed.", errorCode: event.error?.code ?? null }));
+            update((turn) => ({ ...turn, error: event.error?.message === undefined ? "The answer failed." : withNextSteps(event.error.message, event.error.nextSteps), errorCode: event.error?.code ?? null }));
             break;
           default:
             break;

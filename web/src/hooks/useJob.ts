@@ -1,3 +1,4 @@
+import { withNextSteps } from "../nextStep.js";
 import { useCallback, useRef, useState } from "react";
 import { post, remove } from "../api/client.js";
 import type { Job, JobHandle } from "../api/types.js";
@@ -44,7 +45,7 @@ export function useJob(onDone: (result?: unknown) => void) {
         setProgress(null);
         if (event.type === "job-done") setOutcome({ tone: "good", text: "Done." });
         else if (event.type === "job-cancelled") setOutcome({ tone: "good", text: "Cancelled." });
-        else setOutcome({ tone: "bad", text: `Failed: ${event.error?.message ?? "unknown error"}` });
+        else setOutcome({ tone: "bad", text: `Failed: ${event.error?.message === undefined ? "unknown error" : withNextSteps(event.error.message, event.error.nextSteps)}` });
         done.current(event.type === "job-done" ? event.result : undefined);
       }
     });

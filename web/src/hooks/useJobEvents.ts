@@ -1,4 +1,4 @@
-import type { ArchiveProgressEvent, AskEvent, Job } from "../api/types.js";
+import type { ApiErrorBody, ArchiveProgressEvent, AskEvent, Job } from "../api/types.js";
 
 /** A job's events as the app reads them: the answer events of the core's wire shape, job progress and its end. */
 export type JobEvent =
@@ -12,7 +12,7 @@ export type JobEvent =
   | { type: "waiting"; holder: unknown }
   | { type: "sync-folder"; folder?: string }
   | { type: "job-done"; result?: unknown }
-  | { type: "job-failed"; error?: { code?: string; message?: string } }
+  | { type: "job-failed"; error?: Partial<ApiErrorBody> }
   | { type: "job-cancelled" };
 
 const TYPES = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder", "download-progress", "archive-progress"];

@@ -143,9 +143,9 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
       <EmbedDialog
         open={consentOpen}
         onClose={() => setConsentOpen(false)}
-        onEmbed={() => {
+        onEmbed={({ reembed }) => {
           setConsentOpen(false);
-          void start({ kind: "embed", folder: folder.id, consent: true });
+          void start({ kind: "embed", folder: folder.id, consent: true, ...(reembed ? { reembed: true } : {}) });
         }}
       />
       {addDialog}

@@ -1,3 +1,4 @@
+import { withNextSteps } from "../nextStep.js";
 import { useQuery } from "@tanstack/react-query";
 import { FileSearch, Search as SearchIcon, X } from "lucide-react";
 import { useState } from "react";
@@ -111,8 +112,8 @@ export function SearchView({ folders, onOpen }: { folders: Folder[]; onOpen: (ta
               </div>
             )}
             {report.notices.map((notice) => (
-              <p key={notice} className="notice notice-info">
-                {notice}
+              <p key={notice.message} className="notice notice-info">
+                {withNextSteps(notice.message, notice.nextSteps)}
               </p>
             ))}
             {report.results.length === 0 ? (
