@@ -12,7 +12,8 @@
  *
  * The database: three sample documents added and embedded by the real CLI, then grown through the
  * store API to CHUNKS chunks (CISI text; clustered 64-dim vectors stamped like the real ones).
- * Build first (`npm run build`): `npx tsx bench/serve-search.ts [chunks=20000] [queries=200]`.
+ * Build first (`npm run build`): `npx tsx bench/serve-search.ts [chunks=20000] [queries=200] [oneoff,serve]`;
+ * with CHUNKPAD_BENCH_HOME=dir the grown database is kept in dir/<chunks> and reused by the next run.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -30,7 +31,11 @@ const ONE_OFF_RUNS = 5;
 const CHUNKS_PER_DOCUMENT = 10;
 const bin = path.resolve("bin/chunkpad.js");
 const model = path.resolve("../shared/models/tiny-bert");
-const home = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-serve-bench-"));
+/** CHUNKPAD_BENCH_HOME keeps the grown database between runs (built once, reused while its size matches). */
+const keptHome = process.env.CHUNKPAD_BENCH_HOME;
+const home = keptHome ? path.resolve(keptHome, String(CHUNKS)) : fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-serve-bench-"));
+/** Which parts to run: `oneoff`, `serve` or both (the default). */
+const parts = (process.argv[4] ?? "oneoff,serve").split(",");
 const env = { PATH: process.env.PATH, HOME: home, CHUNKPAD_HOME: home };
 const modes = ["keyword", "vector", "hybrid"] as const;
 
@@ -55,6 +60,9 @@ function cli(args: string[], extra: NodeJS.ProcessEnv = {}): { cpuMs: number; wa
 }
 
 async function buildDatabase(): Promise<void> {
+  if (keptHome && fs.existsSync(path.join(home, "built"))) return;
+  fs.rmSync(home, { recursive: true, force: true });
+  fs.mkdirSync(home, { recursive: true });
   const folder = path.join(home, "docs");
   fs.mkdirSync(folder);
   fs.writeFileSync(path.join(folder, "river.md"), "# River\n\nThe grey heron waits by the river at dawn.\n");
@@ -79,6 +87,7 @@ async function buildDatabase(): Promise<void> {
   }
   // Closing saves the HNSW index, as an embed run does.
   await store.close();
+  fs.writeFileSync(path.join(home, "built"), "");
 }
 
 interface Timed {
@@ -174,6 +183,12 @@ async function main(): Promise<void> {
   await buildDatabase();
   console.log(`serve-search: ${CHUNKS.toLocaleString("en")} chunks (+1 real), 64-dim vectors (fixture model), ${QUERIES} queries per mode, ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}; built in ${((performance.now() - buildStarted) / 1000).toFixed(0)} s`);
 
+  if (parts.includes("oneoff")) oneOffSearch();
+  if (parts.includes("serve")) await servedSearch();
+  if (!keptHome) fs.rmSync(home, { recursive: true, force: true });
+}
+
+function oneOffSearch(): void {
   const oneOff: Record<string, { cpu: number; wall: number }> = {};
   for (const mode of modes) {
     const runs = Array.from({ length: ONE_OFF_RUNS }, (_, index) => cli(["search", queryAt(index), "--mode", mode, "--json"], { CHUNKPAD_SERVER: "off" }));
@@ -186,6 +201,9 @@ async function main(): Promise<void> {
     const ratio = (oneOff[mode]?.cpu ?? 0) / keywordCpu;
     console.log(`  ${mode} / keyword CPU ${ratio.toFixed(2)}×   target ≤ 1.5× (issue 22; was 621 / 270 ms = 2.3× at 100k × 768): ${verdict(ratio <= 1.5)}`);
   }
+}
+
+async function servedSearch(): Promise<void> {
 
   const local = await inProcess();
   const served = await throughServe();
@@ -216,7 +234,6 @@ async function main(): Promise<void> {
   }
   console.log(`  serve peak RSS ${served.peak.toFixed(0)} MB`);
   console.log(`  log: ${served.log.split("\n").filter((line) => line.startsWith("Search")).join(" ")}`);
-  fs.rmSync(home, { recursive: true, force: true });
 }
 
 await main();
