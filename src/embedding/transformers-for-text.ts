@@ -1,6 +1,7 @@
 import { createRequire, Module } from "node:module";
+import type * as TransformersModule from "@huggingface/transformers";
 
-type Transformers = typeof import("@huggingface/transformers");
+type Transformers = typeof TransformersModule;
 
 const require = createRequire(import.meta.url);
 
