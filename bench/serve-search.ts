@@ -28,6 +28,7 @@ import { percentile, seededRandom, vectorSampler } from "./vectors.js";
 const CHUNKS = Number(process.argv[2] ?? 20_000);
 const QUERIES = Number(process.argv[3] ?? 200);
 const ONE_OFF_RUNS = 5;
+const FIRST_MINUTE_MS = 60_000;
 const CHUNKS_PER_DOCUMENT = 10;
 const bin = path.resolve("bin/chunkpad.js");
 const model = path.resolve("../shared/models/tiny-bert");
@@ -156,6 +157,9 @@ async function throughServe() {
   void ready.then(() => (isReady = true));
   while (!isReady && early.length < 2_000) early.push(await request(queryAt(early.length), "keyword"));
   await ready;
+  // The rest of the first minute from start, keyword requests back to back: the issue's "p50 from the first minute".
+  const minute = [...early];
+  while (performance.now() - startedAt < FIRST_MINUTE_MS) minute.push(await request(queryAt(minute.length), "keyword"));
   // The first requests of each mode once ready (one is a single sample on a loaded machine: five, interleaved).
   const first: Record<string, number[]> = { keyword: [], vector: [], hybrid: [] };
   for (let round = 0; round < 5; round++) for (const mode of modes) first[mode]?.push(await request(queryAt(1_000 + round * 3 + modes.indexOf(mode)), mode));
@@ -172,7 +176,7 @@ async function throughServe() {
   const peak = peakRssMb(child.pid as number);
   child.kill("SIGTERM");
   await new Promise((resolve) => child.on("close", resolve));
-  return { readySeconds: (readyAt - startedAt) / 1000, early: timed(early), earlyCount: early.length, first, steady, daemon, peak, log };
+  return { readySeconds: (readyAt - startedAt) / 1000, early: timed(early), earlyCount: early.length, minute: timed(minute), minuteCount: minute.length, first, steady, daemon, peak, log };
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -217,7 +221,8 @@ async function servedSearch(): Promise<void> {
   }
   const vectorRatio = (served.steady.vector?.p50 ?? 0) / (local.vector?.p50 ?? 1);
   console.log(`  vector through serve / in process (p50): ${vectorRatio.toFixed(2)}×   target ≤ 1.5×: ${verdict(vectorRatio <= 1.5)}`);
-  console.log(`\nchunkpad serve from start: search ready after ${served.readySeconds.toFixed(1)} s; ${served.earlyCount} keyword requests before that: p50 ${ms(served.early.p50)}, p95 ${ms(served.early.p95)}   target p50 ≤ 5 ms from the first minute: ${verdict(served.early.p50 <= 5)}`);
+  console.log(`\nchunkpad serve from start: search ready after ${served.readySeconds.toFixed(1)} s; ${served.earlyCount} keyword requests before that: p50 ${ms(served.early.p50)}, p95 ${ms(served.early.p95)}`);
+  console.log(`  all ${served.minuteCount} keyword requests of the first minute (from start): p50 ${ms(served.minute.p50)}, p95 ${ms(served.minute.p95)}   target p50 ≤ 5 ms from the first minute: ${verdict(served.minute.p50 <= 5)}`);
   for (const mode of modes) {
     const times = served.first[mode] ?? [];
     const ratio = (times[0] ?? 0) / (served.steady[mode]?.p50 ?? 1);
