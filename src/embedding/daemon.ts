@@ -1,5 +1,6 @@
 import { ChunkpadError } from "../core/errors.js";
 import { SESSION_TOKEN_HEADER } from "../core/network.js";
+import { localFetch, type LocalFetch } from "../core/local-http.js";
 import type { Embedder } from "../core/types.js";
 import type { EmbeddingDtype } from "./catalog.js";
 
@@ -43,7 +44,7 @@ export function decodeVector(text: string): Float32Array {
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
-async function post(endpoint: DaemonEndpoint, request: DaemonEmbedRequest, timeoutMs: number, fetchImpl: typeof fetch): Promise<DaemonEmbedResponse> {
+async function post(endpoint: DaemonEndpoint, request: DaemonEmbedRequest, timeoutMs: number, fetchImpl: LocalFetch): Promise<DaemonEmbedResponse> {
   const response = await fetchImpl(`${endpoint.url}/api/embed`, {
     method: "POST",
     headers: { "content-type": "application/json", [SESSION_TOKEN_HEADER]: endpoint.token },
@@ -64,14 +65,15 @@ export interface DaemonEmbedderOptions {
   endpoint: DaemonEndpoint;
   model?: string;
   dtype?: EmbeddingDtype;
-  fetch?: typeof fetch;
+  /** How requests are sent (default: node:http, which a one-off command loads 40 ms of CPU faster than `fetch`). */
+  fetch?: LocalFetch;
   /** How long to wait for the server to load its model and answer the first request. */
   connectTimeoutMs?: number;
 }
 
 /** Asks the server for its model (loading it there if needed); rejects when the server cannot serve it. */
 export async function connectDaemonEmbedder(options: DaemonEmbedderOptions): Promise<Embedder & { readonly endpoint: DaemonEndpoint }> {
-  const fetchImpl = options.fetch ?? fetch;
+  const fetchImpl = options.fetch ?? localFetch;
   const base = { ...(options.model === undefined ? {} : { model: options.model }), ...(options.dtype === undefined ? {} : { dtype: options.dtype }) };
   const identity = await post(options.endpoint, { texts: [], kind: "query", ...base }, options.connectTimeoutMs ?? 60_000, fetchImpl);
   const embed = async (texts: string[], kind: "query" | "document"): Promise<Float32Array[]> => {

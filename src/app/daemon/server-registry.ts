@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ChunkpadError } from "../../core/errors.js";
 import { serverProof } from "../../core/network.js";
+import { localFetch, type LocalFetch, type LocalResponse } from "../../core/local-http.js";
 
 /**
  * server.json in the data folder (0600): where this data folder's `chunkpad serve` listens and
@@ -52,9 +53,9 @@ function processLives(pid: number): boolean {
 type Probe = "ours" | "not-ours" | "no-answer";
 
 /** Asks the server at info.url to prove it holds info.token; the token itself is never sent. */
-async function probeServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: typeof fetch): Promise<Probe> {
+async function probeServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: LocalFetch): Promise<Probe> {
   const nonce = randomBytes(16).toString("hex");
-  let response: Response;
+  let response: LocalResponse;
   try {
     response = await fetchImpl(`${info.url}/api/hello?nonce=${nonce}`, { signal: AbortSignal.timeout(HELLO_TIMEOUT_MS), redirect: "error" });
   } catch (error) {
@@ -73,12 +74,12 @@ async function probeServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: t
 }
 
 /** True when the server at info.url proves it holds info.token; the token itself is never sent. */
-export async function proveServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: typeof fetch = fetch): Promise<boolean> {
+export async function proveServer(info: Pick<ServerInfo, "url" | "token">, fetchImpl: LocalFetch = localFetch): Promise<boolean> {
   return (await probeServer(info, fetchImpl)) === "ours";
 }
 
 /** The running server of this data folder, checked (live process, proof of the token); null otherwise or when it is this very process. */
-export async function findLiveServer(dataDir: string, fetchImpl: typeof fetch = fetch): Promise<ServerInfo | null> {
+export async function findLiveServer(dataDir: string, fetchImpl: LocalFetch = localFetch): Promise<ServerInfo | null> {
   const info = readServerInfo(dataDir);
   if (info === null || info.pid === process.pid || !processLives(info.pid)) return null;
   return (await proveServer(info, fetchImpl)) ? info : null;
@@ -88,7 +89,7 @@ export async function findLiveServer(dataDir: string, fetchImpl: typeof fetch = 
 async function existingServer(dataDir: string): Promise<{ state: "live" | "silent"; info: ServerInfo } | null> {
   const info = readServerInfo(dataDir);
   if (info === null || info.pid === process.pid || !processLives(info.pid)) return null;
-  const probe = await probeServer(info, fetch);
+  const probe = await probeServer(info, localFetch);
   return probe === "ours" ? { state: "live", info } : probe === "no-answer" ? { state: "silent", info } : null;
 }
 

@@ -155,26 +155,37 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   const pinnedRefs = await resolvePinnedRefs(store, options.pins ?? [], scope.folderIds, notices);
 
   const requestedMode = options.mode ?? "auto";
-  let mode: SearchMode = "keyword";
-  let readiness: VectorReadiness | undefined;
-  if (requestedMode !== "keyword") {
-    readiness = await dependencies.vectorReadiness();
-    if (readiness.ready) mode = requestedMode === "auto" ? "hybrid" : requestedMode;
-    else notices.push(notice(readiness.reason, ...(readiness.nextSteps ?? [])));
-  }
-
   const perDocument = options.perDocument ?? settings.perDocument;
   // Grouped results need chunks from more documents than the limit: fetch more of them.
   const candidates = Math.max(limit * CANDIDATE_FACTOR * (perDocument > 0 ? 2 : 1), MIN_CANDIDATES);
   const chunks = new Map<ChunkRef, ChunkRecord>();
   const stale = new Set<ChunkRef>();
-
   // Parsed once: the keyword query, the text to embed, the constraints and the snippet words agree.
   const parsed = parseQuery(query);
+
+  // The query model loads (a worker, or a running server) while this thread runs the keyword
+  // stage and counts the coverage: a one-off search pays for the longer of the two, not both (issue 22).
+  const readying = requestedMode === "keyword" ? undefined : dependencies.vectorReadiness();
+  readying?.catch(() => undefined); // awaited below; a keyword stage that throws first must not leave it unhandled
+  let early: KeywordStage | null = null;
+  let earlyCoverage: SearchCoverage | null = null;
+  if (readying !== undefined) {
+    if (requestedMode !== "vector") early = await runKeywordStage(store, parsed, candidates, searchScope);
+    // Only where vectors exist: a keyword-only store (auto mode, no embed yet) pays for no count.
+    if (store.vectorAvailable && (await store.hasVectors())) earlyCoverage = await countCoverage(store, searchScope);
+  }
+  let mode: SearchMode = "keyword";
+  let readiness: VectorReadiness | undefined;
+  if (readying !== undefined) {
+    readiness = await readying;
+    if (readiness.ready) mode = requestedMode === "auto" ? "hybrid" : requestedMode;
+    else notices.push(notice(readiness.reason, ...(readiness.nextSteps ?? [])));
+  }
+
   let keyword: KeywordStage | null = null;
   let keywordHits: KeywordHit[] = [];
   if (mode !== "vector") {
-    keyword = await runKeywordStage(store, parsed, candidates, searchScope);
+    keyword = early ?? (await runKeywordStage(store, parsed, candidates, searchScope));
     for (const chunk of keyword.chunks) chunks.set(chunk.ref, chunk);
     keywordHits = keyword.hits;
     if (keyword.expression === null && mode === "keyword") {
@@ -189,7 +200,7 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   let vectorHits: VectorHit[] = [];
   let coverage: SearchCoverage | null = null;
   if (mode !== "keyword" && readiness?.ready) {
-    coverage = await coverageOf(store, searchScope, mode, notices);
+    coverage = coverageOf(earlyCoverage ?? (await countCoverage(store, searchScope)), mode, notices);
     const embedding = await readiness.embedder.embedQuery(parsed.meaning);
     // The user's quoted phrases and -words hold here too, before the candidates are counted.
     const text = textConstraintsOf(parsed, relaxed);
@@ -286,10 +297,15 @@ async function rerankStage(
   };
 }
 
-/** Counts the chunks with vectors, and says so when some have none. */
-async function coverageOf(store: MainStore, scope: SearchScope, mode: SearchMode, notices: Notice[]): Promise<SearchCoverage> {
+/** Counts the chunks in the scope and those with vectors. */
+async function countCoverage(store: MainStore, scope: SearchScope): Promise<SearchCoverage> {
   const { chunks, embedded } = await store.embedCoverage(scope);
-  const keywordOnly = chunks - embedded;
+  return { chunks, embedded, keywordOnly: chunks - embedded };
+}
+
+/** Says so when some chunks in the scope have no vector. */
+function coverageOf(counted: SearchCoverage, mode: SearchMode, notices: Notice[]): SearchCoverage {
+  const { chunks, embedded, keywordOnly } = counted;
   if (keywordOnly > 0) {
     const rest = keywordOnly === 1 ? "1 is" : `${keywordOnly} are`;
     notices.push(

@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
+import { createVersionedCache, createWriteVersion } from "./write-version.js";
 import { sha256Hex } from "../../core/chunk-ref.js";
 import type { FolderSettings, FolderStats, FolderSummary, StoredFolder } from "../contract.js";
 
@@ -74,6 +75,8 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
   const folderRefs = db.prepare<[string], string>("SELECT ref FROM chunks WHERE folder_id = ?").pluck();
   const deleteReviews = db.prepare<[string, string]>("DELETE FROM chunk_reviews WHERE substr(ref, 1, length(?) + 1) = ? || ':'");
   const deleteFolder = db.prepare("DELETE FROM indexed_folders WHERE id = ?");
+  const summary = db.prepare<[], FolderSummaryRow>(SUMMARY_SQL);
+  const summaries = createVersionedCache<FolderSummary[]>(createWriteVersion(db), 1);
 
   function newFolderId(rootPath: string): string {
     // Derived from the path, so a folder removed and added again gets its old refs back.
@@ -110,7 +113,10 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
     },
 
     listFolders() {
-      return db.prepare<[], FolderSummaryRow>(SUMMARY_SQL).all().map((row) => ({
+      // Kept until the next write: the counts read every chunk (150–450 ms at 100k chunks), and a
+      // server's status (the web app, `chunkpad status`) asks for them while users search (issue 22).
+      // Each caller gets its own copy, so none can change what the next one reads.
+      return structuredClone(summaries.get("all", () => summary.all().map((row) => ({
         ...toFolder(row),
         documentCount: row.document_count,
         storedChunkCount: row.stored_chunk_count,
@@ -118,7 +124,7 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
         embeddedChunkCount: row.embedded_chunk_count,
         modifiedChunkCount: row.modified_chunk_count,
         failedCount: row.failed_count,
-      }));
+      }))));
     },
 
     updateFolderStats(id, stats) {

@@ -297,6 +297,15 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       db.exec("ALTER TABLE sources ADD COLUMN chunk_file_stat TEXT;");
     },
   },
+  {
+    version: 9,
+    description: "a narrow index of embed records, so counting them reads 27 bytes a row instead of 390 (decision 064)",
+    up(db) {
+      // Each record carries its fingerprint (≈ 270 bytes of JSON) in a WITHOUT ROWID table, so
+      // COUNT(*) read the whole table: 22–34 ms at 100k for a search's coverage, 3 ms with this.
+      db.exec("CREATE INDEX embedded_chunk_refs_narrow ON embedded_chunk_refs (chunk_ref);");
+    },
+  },
 ];
 
 /** The chat database (chunkpad_chat.db). */
