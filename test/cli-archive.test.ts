@@ -117,7 +117,7 @@ describe("chunkpad export and import", () => {
       const reembedded = await cli(["import", archive, "--into", path.join(other, "docs"), "--reembed", "--json"], other);
       expect(reembedded.code, reembedded.stderr).toBe(0);
       const report = json<{ vectorsSkipped: string | null; embedded: { embedded: number } | null; folders: Array<{ vectors: number }> }>(reembedded);
-      expect(report.vectorsSkipped).toMatch(/--reembed/);
+      expect(report.vectorsSkipped).toMatch(/^re-embedded: /);
       expect(report.folders[0]?.vectors).toBe(0);
       expect(report.embedded?.embedded).toBeGreaterThan(0);
     } finally {

@@ -52,6 +52,17 @@ describe("folders belong to the machine that added them", () => {
       expect(refused.stderr).toContain(`${folder} belongs to the machine "alpha-laptop"`);
       expect(refused.stderr).toContain(`chunkpad add ${folder} --take-over`);
     }
+    // folders says whose each folder is.
+    expect((await beta(["folders"])).stdout).toContain(`new chunks start included; belongs to the machine "alpha-laptop" (searched from here, processed there)`);
+    const listed = json<Array<{ rootPath: string; ownedBy: { id: string; name: string } | null }>>(await beta(["folders", "--json"]));
+    expect(listed.find((entry) => entry.rootPath === folder)?.ownedBy).toMatchObject({ id: "alpha-laptop", name: "alpha-laptop" });
+    expect(json<Array<{ ownedBy: unknown }>>(await alpha(["folders", "--json"])).map((entry) => entry.ownedBy)).toEqual([null]);
+    // Nor restore an archive over it: the owner's folder is named before anything is written.
+    const archive = `${alphaHome}/alpha.zip`;
+    expect((await alpha(["export", archive])).code).toBe(0);
+    const imported = await beta(["import", archive, "--into", folder]);
+    expect(imported.code, imported.stderr).toBe(1);
+    expect(imported.stderr).toContain(`${folder} belongs to the machine "alpha-laptop" (id alpha-laptop), which added it and has its files; only that machine can import into it.`);
     const status = await beta(["status"]);
     expect(status.stdout).toContain("This machine: beta-desktop (id beta-desktop)");
     expect(status.stdout).toMatch(new RegExp(`^${folder}: .*; belongs to the machine "alpha-laptop" \\(searched from here, processed there\\)$`, "m"));

@@ -6,7 +6,7 @@ import { layoutProblems } from "./helpers/layout.js";
 import type { RunningServer } from "./helpers/serve.js";
 import type { HubServer } from "./helpers/hub-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
-import { LOCAL_MODEL, useWebApp } from "./helpers/web-app.js";
+import { CLI_COMMAND, LOCAL_MODEL, useWebApp } from "./helpers/web-app.js";
 
 /** expect.poll with room for a busy machine (the suite shares two cores): fails only after 10 s. */
 const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, { timeout: 10_000, ...options });
@@ -283,7 +283,9 @@ describe("the web app: search and chat", () => {
     expect(problems).toEqual([]);
   }, 240_000);
 
-  it("logs no error to the console along the way", () => {
+  it("logs no error to the console along the way, and never tells the user to run a command", () => {
     expect(app.consoleErrors).toEqual([]);
+    expect(app.messagesShown.length).toBeGreaterThan(0);
+    expect(app.messagesShown.filter((text) => CLI_COMMAND.test(text))).toEqual([]);
   });
 });

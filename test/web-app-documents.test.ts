@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SHARED, touchLater } from "./helpers/cli.js";
 import type { RunningServer } from "./helpers/serve.js";
 import type { HubServer } from "./helpers/hub-server.js";
-import { useWebApp } from "./helpers/web-app.js";
+import { CLI_COMMAND, useWebApp } from "./helpers/web-app.js";
 import { folderLockKey } from "../src/app/folder-lock.js";
 
 /** expect.poll with room for a busy machine (the suite shares two cores): fails only after 10 s. */
@@ -231,7 +231,9 @@ describe("the web app: documents", () => {
     await poll(() => page.getByRole("list", { name: "Chunks of locked.pdf" }).getByRole("listitem").count()).toBeGreaterThan(0);
   });
 
-  it("logs no error to the console along the way", () => {
+  it("logs no error to the console along the way, and never tells the user to run a command", () => {
     expect(app.consoleErrors).toEqual([]);
+    expect(app.messagesShown.length).toBeGreaterThan(0);
+    expect(app.messagesShown.filter((text) => CLI_COMMAND.test(text))).toEqual([]);
   });
 });

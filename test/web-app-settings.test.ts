@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "./helpers/serve.js";
 import type { HubServer } from "./helpers/hub-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
-import { LOCAL_MODEL, useWebApp } from "./helpers/web-app.js";
+import { CLI_COMMAND, LOCAL_MODEL, useWebApp } from "./helpers/web-app.js";
 
 /** expect.poll with room for a busy machine (the suite shares two cores): fails only after 10 s. */
 const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, { timeout: 10_000, ...options });
@@ -232,5 +232,10 @@ describe("the web app: settings and keyboard", () => {
     await goTo("Documents");
     await poll(() => page.getByText("No folder yet").count()).toBe(1);
     expect(fs.readFileSync(path.join(folder, "report.txt"), "utf8")).toContain("aardvark");
+  });
+
+  it("never told the user to run a command along the way (every alert, status and notice it showed)", () => {
+    expect(app.messagesShown.length).toBeGreaterThan(0);
+    expect(app.messagesShown.filter((text) => CLI_COMMAND.test(text))).toEqual([]);
   });
 });

@@ -313,8 +313,10 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       const { importArchive } = await import("./archive/import.js");
       const target = importOptions.into === undefined ? [] : [importOptions.into];
       const report = await withFolderLocks(target, { ...pickLockOptions(importOptions), purpose: "importing" }, () =>
-        importArchive({ store: getStore(), configuredIdentity, fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId), adoptModel }, file, importOptions),
+        importArchive({ store: getStore(), configuredIdentity, fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId), adoptModel, checkOwner: (folder) => checkOwner(getStore(), folder, machine(), "import into") }, file, importOptions),
       );
+      // An imported folder is this machine's: its files were just restored here.
+      for (const folder of report.folders) await claimFolder(getStore(), folder.folderId, machine());
       for (const folder of report.folders) await recordFolder(paths.dataDir, { rootPath: folder.rootPath, chunksRootPath: (await getStore().getFolder(folder.folderId))?.chunksRootPath ?? folder.rootPath });
       let embedded: EmbedReport | null = null;
       if (importOptions.reembed && report.folders.length > 0) {

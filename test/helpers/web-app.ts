@@ -37,7 +37,12 @@ export interface WebApp {
   page: Page;
   /** Errors the page logged (a failed request the app reports in words is not one of them). */
   consoleErrors: string[];
+  /** Every text the page showed in an alert, a status, a note or a notice, as it changed. */
+  messagesShown: string[];
 }
+
+/** A command a terminal user types, or one of its flags: what the web app must never tell its user to run (decision 060). */
+export const CLI_COMMAND = /\bchunkpad (add|embed|process|resolve|config|search|ask|status|sync|reset|import|export|migrate|models|folders|review|include|exclude|keys|chunks|watch|remove)\b|\s--[a-z]/;
 
 export interface WebAppOptions {
   /** Changes the sample documents before anything reads them. */
@@ -122,6 +127,21 @@ export function useWebApp(options: WebAppOptions = {}) {
       if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) app.consoleErrors.push(message.text());
     });
     app.page.on("pageerror", (error) => app.consoleErrors.push(error.message));
+    app.messagesShown = [];
+    await app.page.exposeFunction("chunkpadMessageShown", (text: string) => app.messagesShown.push(text));
+    await app.page.addInitScript(() => {
+      const shown = new WeakMap<Element, string>();
+      const report = () => {
+        for (const element of Array.from(document.querySelectorAll('[role="alert"], [role="status"], [role="note"], .notice'))) {
+          const text = element.textContent ?? "";
+          if (text !== "" && shown.get(element) !== text) {
+            shown.set(element, text);
+            (window as unknown as { chunkpadMessageShown: (text: string) => void }).chunkpadMessageShown(text);
+          }
+        }
+      };
+      new MutationObserver(report).observe(document, { subtree: true, childList: true, characterData: true });
+    });
     await openApp();
   });
   afterAll(async () => {

@@ -14,7 +14,7 @@ export async function checkVectors({ store, configuredIdentity: configured, adop
   const embedding = manifest.embedding;
   if (!embedding) return false;
   if (options.reembed) {
-    report.vectorsSkipped = "re-embedding: the chunks are embedded again with the configured model";
+    report.vectorsSkipped = "re-embedded: the chunks are embedded again with the configured model";
     return false;
   }
   const archivedBy = describeIdentity(embedding.embedder);

@@ -72,6 +72,8 @@ export interface ImportDependencies {
    * setting is at its default); returns the settings it changed, or null when it would not.
    */
   adoptModel?: (embedder: Record<string, unknown>) => Array<{ key: string; value: string }> | null;
+  /** Refuses (FOLDER_ELSEWHERE) a destination already added by another machine sharing the database. */
+  checkOwner?: (folder: { id: string; rootPath: string }) => Promise<void>;
 }
 
 /**
@@ -126,6 +128,8 @@ export async function importArchive(dependencies: ImportDependencies, file: stri
   for (const [index, folder] of checked.entries()) {
     const root = await destination(into, manifest.folders.length === 1 ? null : subfolderName(folder.archived.rootPath, index, plans.map((plan) => plan.root)));
     const known = await store.getFolderByPath(root);
+    // Another machine's folder is refused before anything else: not even a pending import of it is undone from here.
+    if (known) await dependencies.checkOwner?.(known);
     if (known) await undoPendingImport(store, known);
     if (known && (await store.listDocuments(known.id)).length > 0) {
       throw new ChunkpadError("INVALID_ARGUMENT", `${root} is already added with documents; importing would mix two indexes.`, { nextSteps: [{ action: "import-elsewhere" }, { action: "remove-folder", folder: root }] });

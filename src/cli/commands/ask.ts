@@ -1,8 +1,10 @@
+import { withCliNextSteps } from "../shared/next-step.js";
 import { type Command } from "commander";
 import {
   ChunkpadError,
   createAnswerCollector,
   describeError,
+  isChunkpadError,
   toAskFailureEvents,
   toAskStreamEvents,
   type AskStreamEvent,
@@ -35,14 +37,14 @@ export function registerAskCommand(program: Command, context: CliContext): void 
       let error: unknown;
       if (flags.ndjson) {
         error = await streamEvents(io, question, events);
-        if (error) io.stderr.write(`chunkpad: ${describeError(error)}\n`);
+        if (error) io.stderr.write(`chunkpad: ${isChunkpadError(error) ? withCliNextSteps(error.message, error.nextSteps) : describeError(error)}\n`);
       } else if (flags.json) {
         const collector = createAnswerCollector(question);
         for await (const event of events) collector.add(event);
         const answer = collector.result();
         printJson(io, answer);
         error = answer.error === null ? undefined : new ChunkpadError(answer.error.code, answer.error.message);
-        if (answer.error) io.stderr.write(`chunkpad: ${answer.error.message}\n`);
+        if (answer.error) io.stderr.write(`chunkpad: ${withCliNextSteps(answer.error.message, answer.error.nextSteps)}\n`);
       } else {
         error = (await printAnswer(io, events, { bar: io.stderr, explain: flags.explain === true }))?.error;
       }

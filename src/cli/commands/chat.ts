@@ -1,3 +1,4 @@
+import { withCliNextSteps } from "../shared/next-step.js";
 import type { Command } from "commander";
 import { ChunkpadError, isChunkpadError, parseProviderName, type ChatSession, type Chunkpad } from "../../index.js";
 import type { CliContext } from "../context.js";
@@ -52,7 +53,7 @@ export function registerChatCommand(program: Command, context: CliContext): void
             if (outcome === "failed") failed = true;
           } catch (error) {
             if (!isChunkpadError(error)) throw error;
-            io.stderr.write(`chunkpad: ${error.message}\n`);
+            io.stderr.write(`chunkpad: ${withCliNextSteps(error.message, error.nextSteps)}\n`);
             failed = true;
           }
         }

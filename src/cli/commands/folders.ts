@@ -4,6 +4,7 @@ import type { CliContext } from "../context.js";
 import { expandHome, plural, printJson } from "../shared/io.js";
 import { formatChunkStates } from "../shared/render.js";
 import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
+import { otherOwnerOf, ownedBy, ownershipOf } from "../shared/ownership.js";
 
 export function registerFolderCommands(program: Command, context: CliContext): void {
   program
@@ -11,8 +12,11 @@ export function registerFolderCommands(program: Command, context: CliContext): v
     .description("List the folders you have added, with document and chunk counts")
     .option("--json", "print machine-readable output on stdout")
     .action(async (flags: { json?: boolean }) => {
-      const folders = await context.chunkpad().listFolders();
-      if (flags.json) return printJson(context.io, folders);
+      const chunkpad = context.chunkpad();
+      const [folders, store] = await Promise.all([chunkpad.listFolders(), chunkpad.storeLocation()]);
+      const ownership = await ownershipOf(chunkpad, store.backend);
+      // Where machines share the store, each folder says which machine owns it (null: this one).
+      if (flags.json) return printJson(context.io, ownership === null ? folders : folders.map((folder) => ({ ...folder, ownedBy: otherOwnerOf(ownership, folder.id) })));
       if (folders.length === 0) {
         context.io.stdout.write('No folders yet. Add one with "chunkpad add <folder>".\n');
         return;
@@ -22,7 +26,7 @@ export function registerFolderCommands(program: Command, context: CliContext): v
         context.io.stdout.write(
           `${folder.rootPath}\n  ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${folder.includedChunkCount} included, ${folder.embeddedChunkCount} embedded)` +
             `${folder.failedCount ? `, ${folder.failedCount} failed` : ""}; ${when}\n` +
-            `  new chunks start ${folder.newChunksIncluded ? "included" : "excluded"}\n`,
+            `  new chunks start ${folder.newChunksIncluded ? "included" : "excluded"}${ownedBy(ownership, folder.id)}\n`,
         );
       }
     });

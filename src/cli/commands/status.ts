@@ -1,15 +1,11 @@
 import type { Command } from "commander";
-import { toPlainJson, type FolderOwner, type Machine } from "../../index.js";
+import { toPlainJson } from "../../index.js";
 import type { CliContext } from "../context.js";
 import { plural, printJson } from "../shared/io.js";
 import { formatModelReport } from "../shared/render.js";
 import { describeSearchReadiness } from "../shared/search-readiness.js";
+import { ownedBy, ownershipOf } from "../shared/ownership.js";
 
-/** "; belongs to <machine>" for a folder another machine owns. */
-function ownedBy(ownership: { machine: Machine; owners: Record<string, FolderOwner | null> } | null, folderId: string): string {
-  const owner = ownership?.owners[folderId];
-  return owner === null || owner === undefined || owner.id === ownership?.machine.id ? "" : `; belongs to the machine "${owner.name}" (searched from here, processed there)`;
-}
 
 /** `chunkpad status`: folders, the embedding model, where it runs (a warm server or this process), and the answer provider. */
 export function registerStatusCommand(program: Command, context: CliContext): void {
@@ -21,8 +17,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
       const { io } = context;
       const chunkpad = context.chunkpad();
       const [folders, host, providers, store] = await Promise.all([chunkpad.listFolders(), chunkpad.modelHost(), chunkpad.providers(), chunkpad.storeLocation()]);
-      // Folders have owners where machines share the store (PostgreSQL); one SQLite file has one machine.
-      const ownership = store.backend === "postgres" ? await chunkpad.folderOwners() : null;
+      const ownership = await ownershipOf(chunkpad, store.backend);
       const model = chunkpad.modelStatus();
       const provider = providers.find((candidate) => candidate.selected) ?? null;
       if (flags.json) {

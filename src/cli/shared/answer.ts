@@ -1,4 +1,4 @@
-import { cliNotice } from "./next-step.js";
+import { cliNotice, withCliNextSteps } from "./next-step.js";
 import { Option, type Command } from "commander";
 import {
   describeCitationLocation,
@@ -128,7 +128,7 @@ export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, op
     }
   }
   if (answer && !answer.refused) io.stdout.write(formatAnswerEnd(answer));
-  if (answer?.error) io.stderr.write(`chunkpad: ${answer.error.message}\n`);
+  if (answer?.error) io.stderr.write(`chunkpad: ${withCliNextSteps(answer.error.message, answer.error.nextSteps)}\n`);
   return answer;
 }
 
