@@ -6,6 +6,7 @@ import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 
 /**
  * `import` as an attacker's archive, a careless hand edit and a hostile target folder meet it:
@@ -32,7 +33,8 @@ describe("chunkpad import refuses what it must, and leaves nothing behind", () =
   let home: string;
   let entries: Record<string, Uint8Array>;
   let manifest: Manifest;
-  const cli = (args: string[], cwd?: string) => runCli(args, { home, ...(cwd ? { cwd } : {}) });
+  /** In process, or in a child process when a call needs its own working directory. */
+  const cli = (args: string[], cwd?: string) => (cwd ? runCli(args, { home, cwd }) : runCliInProcess(args, { home }));
   /** The exported archive, changed by `edit`, written as a new zip. */
   const tampered = (name: string, edit: (manifest: Manifest, files: Record<string, Uint8Array>) => void, options: { level?: 0 | 6 } = {}) => {
     const copy = structuredClone(manifest);
@@ -194,13 +196,13 @@ describe("every archive export writes imports again", () => {
       // Processed small (chunking 20 MB takes minutes on a busy machine), then grown to 20 MB:
       // export takes the source as it is on disk, so the archive holds all 20 MB.
       writeFile(folder, "service.log.txt", line.repeat(20));
-      const added = await runCli(["add", folder], { home });
+      const added = await runCliInProcess(["add", folder], { home });
       expect(added.code, added.stderr).toBe(0);
       fs.writeFileSync(path.join(folder, "service.log.txt"), log);
       // A paste gone wrong that processing refuses: not in the index, so it stays behind, never blocking the import.
       writeFile(folder, "_chunks/pasted.txt.md", `## Chunk 1\n\n${"y".repeat(1024 * 1024 + 10)}\n`);
       const archive = path.join(home, "logs.zip");
-      const exported = await runCli(["export", archive, "--with-sources"], { home });
+      const exported = await runCliInProcess(["export", archive, "--with-sources"], { home });
       expect(exported.code, exported.stderr).toBe(0);
       // Far more than the 250:1 that a document's zip may expand: the ratio alone would refuse it.
       expect(fs.statSync(archive).size * 250).toBeLessThan(log.length);
@@ -209,14 +211,14 @@ describe("every archive export writes imports again", () => {
       const other = makeTempDir("archive-big-other");
       try {
         const target = path.join(other, "restored");
-        const imported = await runCli(["import", archive, "--into", target, "--json"], { home: other });
+        const imported = await runCliInProcess(["import", archive, "--into", target, "--json"], { home: other });
         expect(imported.code, imported.stderr).toBe(0);
         expect(fs.existsSync(path.join(target, "_chunks", "pasted.txt.md"))).toBe(false);
         const restored = fs.readFileSync(path.join(target, "service.log.txt"));
         expect(createHash("sha256").update(restored).digest("hex")).toBe(createHash("sha256").update(log).digest("hex"));
         expect(mode(path.join(target, "service.log.txt"))).toBe(0o600);
         expect(mode(path.join(target, "_chunks", "service.log.txt.md"))).toBe(0o600);
-        const search = await runCli(["search", "heartbeat latency", "--mode", "keyword", "--json", "--limit", "1"], { home: other });
+        const search = await runCliInProcess(["search", "heartbeat latency", "--mode", "keyword", "--json", "--limit", "1"], { home: other });
         expect(json<{ results: Array<{ relativePath: string }> }>(search).results[0]?.relativePath).toBe("service.log.txt");
       } finally {
         fs.rmSync(other, { recursive: true, force: true });

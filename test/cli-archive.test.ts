@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, SHARED, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { json, makeTempDir, SHARED, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { TINY_BERT_DIR } from "./helpers/hub-server.js";
 
 interface SearchJson {
@@ -23,7 +24,7 @@ describe("chunkpad export and import", () => {
   let archive: string;
   let before: { keyword: SearchJson; vector: SearchJson; hybrid: SearchJson };
   let excludedText: string;
-  const cli = (args: string[], where = home) => runCli(args, { home: where });
+  const cli = (args: string[], where = home) => runCliInProcess(args, { home: where });
   const search = async (query: string, mode: string, where = home) => {
     const result = await cli(["search", query, "--mode", mode, "--json", "--limit", "8"], where);
     expect(result.code, result.stderr).toBe(0);

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 
 interface SearchJson {
   results: Array<{ relativePath: string; snippet: string }>;
@@ -11,7 +12,7 @@ interface SearchJson {
 describe("keyword search in CJK documents", () => {
   let home: string;
   const search = async (query: string) => {
-    const result = await runCli(["search", query, "--mode", "keyword", "--json"], { home });
+    const result = await runCliInProcess(["search", query, "--mode", "keyword", "--json"], { home });
     expect(result.code, result.stderr).toBe(0);
     return json<SearchJson>(result).results;
   };
@@ -23,7 +24,7 @@ describe("keyword search in CJK documents", () => {
     writeFile(folder, "ja/会議.md", "# 会議のお知らせ\n\n東京都の本社で来週の月曜日に会議があります。資料を準備してください。\n");
     writeFile(folder, "ko/회의.md", "# 회의 안내\n\n서울에서 다음 주 월요일에 예산 회의가 있습니다.\n");
     writeFile(folder, "en/notes.md", "# Notes\n\nThe budget meeting is in Beijing tomorrow.\n");
-    const added = await runCli(["add", folder], { home });
+    const added = await runCliInProcess(["add", folder], { home });
     expect(added.code, added.stderr).toBe(0);
   });
   afterAll(() => fs.rmSync(home, { recursive: true, force: true }));

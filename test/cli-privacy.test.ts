@@ -4,6 +4,7 @@ import { PassThrough } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { cliEnv, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 
 /**
  * Private deletion and permissions through the real CLI: what `remove`, a deleted source and
@@ -48,7 +49,7 @@ describe("chunkpad remove and process leave no text of removed documents in the 
       writeFile(kept, "diary.txt", novel("pelican"));
       writeFile(kept, "letter.txt", novel("ptarmigan"));
       for (const folder of [secret, kept]) {
-        const added = await runCli(["add", folder], { home });
+        const added = await runCliInProcess(["add", folder], { home });
         expect(added.code, added.stderr).toBe(0);
       }
       databasePath = path.join(home, "data", "chunkpad.db");
@@ -64,17 +65,17 @@ describe("chunkpad remove and process leave no text of removed documents in the 
 
   it("after remove, the removed folder's words are nowhere in chunkpad.db, -wal or -shm", async () => {
     expect(occurrences(databasePath, SECRET_WORD)["chunkpad.db"]).toBeGreaterThan(0);
-    const removed = await runCli(["remove", secret], { home });
+    const removed = await runCliInProcess(["remove", secret], { home });
     expect(removed.code, removed.stderr).toBe(0);
     expect(Object.values(occurrences(databasePath, SECRET_WORD)).every((count) => count === 0)).toBe(true);
-    const search = await runCli(["search", "pelican", "--json"], { home });
+    const search = await runCliInProcess(["search", "pelican", "--json"], { home });
     expect(search.stdout).toContain("diary.txt");
   });
 
   it("after a source is deleted and the folder processed again, its words are gone too", async () => {
     expect(occurrences(databasePath, "ptarmigan")["chunkpad.db"]).toBeGreaterThan(0);
     fs.rmSync(path.join(kept, "letter.txt"));
-    const processed = await runCli(["process", kept], { home });
+    const processed = await runCliInProcess(["process", kept], { home });
     expect(processed.code, processed.stderr).toBe(0);
     expect(Object.values(occurrences(databasePath, "ptarmigan")).every((count) => count === 0)).toBe(true);
   });
@@ -85,15 +86,15 @@ describe("chunkpad reset", () => {
     const home = makeTempDir(prefix);
     const documents = path.join(home, "documents");
     writeFile(documents, "notes.md", "# Notes\n\nThe heron waits by the river.\n");
-    const added = await runCli(["add", documents], { home });
+    const added = await runCliInProcess(["add", documents], { home });
     expect(added.code, added.stderr).toBe(0);
-    expect((await runCli(["config", "set", "search.limit", "7"], { home })).code).toBe(0);
+    expect((await runCliInProcess(["config", "set", "search.limit", "7"], { home })).code).toBe(0);
     return { home, documents, chunks: path.join(documents, "_chunks"), data: path.join(home, "data") };
   }
 
   it("refuses without a terminal and without --yes, and deletes nothing", async () => {
     const { home, data } = await setUp("reset-refuse");
-    const result = await runCli(["reset", "--chunk-files"], { home });
+    const result = await runCliInProcess(["reset", "--chunk-files"], { home });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/--yes/);
     expect(result.stderr).toContain(path.join(data, "chunkpad.db"));
@@ -104,41 +105,41 @@ describe("chunkpad reset", () => {
   it("with --yes --chunk-files deletes databases, settings and _chunks/ even when chunkpad.db is corrupt, never the documents", async () => {
     const { home, documents, chunks, data } = await setUp("reset-corrupt");
     fs.writeFileSync(path.join(data, "chunkpad.db"), Buffer.alloc(8192, 0x5a));
-    const broken = await runCli(["folders"], { home });
+    const broken = await runCliInProcess(["folders"], { home });
     expect(broken.code).not.toBe(0);
 
-    const result = await runCli(["reset", "--yes", "--chunk-files"], { home });
+    const result = await runCliInProcess(["reset", "--yes", "--chunk-files"], { home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(chunks);
     expect(fs.existsSync(path.join(data, "chunkpad.db"))).toBe(false);
     expect(fs.existsSync(path.join(home, "config", "config.json"))).toBe(false);
     expect(fs.existsSync(chunks)).toBe(false);
     expect(fs.readFileSync(path.join(documents, "notes.md"), "utf8")).toContain("heron");
-    expect((await runCli(["folders"], { home })).stdout).toMatch(/No folders yet/);
+    expect((await runCliInProcess(["folders"], { home })).stdout).toMatch(/No folders yet/);
   });
 
   it("finds _chunks/ in a readable database when the folder list beside it is missing (an older Chunkpad)", async () => {
     const { home, chunks, data } = await setUp("reset-salvage");
     fs.rmSync(path.join(data, "folders.json"));
-    const result = await runCli(["reset", "--yes", "--chunk-files", "--json"], { home });
+    const result = await runCliInProcess(["reset", "--yes", "--chunk-files", "--json"], { home });
     expect(result.code, result.stderr).toBe(0);
     expect(fs.existsSync(chunks)).toBe(false);
   });
 
   it("keeps _chunks/ unless asked, and removes stored keys and models only with --keys and --models", async () => {
     const { home, chunks } = await setUp("reset-keys");
-    const stored = await runCli(["keys", "set", "openai"], { home, input: "sk-test-0123456789abcdef\n", env: NO_KEYCHAIN });
+    const stored = await runCliInProcess(["keys", "set", "openai"], { home, input: "sk-test-0123456789abcdef\n", env: NO_KEYCHAIN });
     expect(stored.code, stored.stderr).toBe(0);
     const keyFile = path.join(home, "config", "secrets.json");
     expect(mode(keyFile)).toBe("600");
     writeFile(path.join(home, "cache", "models"), "someone/model/config.json", "{}");
 
-    expect((await runCli(["reset", "--yes"], { home, env: NO_KEYCHAIN })).code).toBe(0);
+    expect((await runCliInProcess(["reset", "--yes"], { home, env: NO_KEYCHAIN })).code).toBe(0);
     expect(fs.existsSync(chunks)).toBe(true);
     expect(fs.existsSync(keyFile)).toBe(true);
     expect(fs.existsSync(path.join(home, "cache", "models"))).toBe(true);
 
-    const all = await runCli(["reset", "--yes", "--keys", "--models"], { home, env: NO_KEYCHAIN });
+    const all = await runCliInProcess(["reset", "--yes", "--keys", "--models"], { home, env: NO_KEYCHAIN });
     expect(all.code, all.stderr).toBe(0);
     expect(fs.existsSync(keyFile)).toBe(false);
     expect(fs.existsSync(path.join(home, "cache", "models"))).toBe(false);
@@ -170,7 +171,7 @@ describe("passwords and secrets in output", () => {
   it("warns that --password shows in ps, and never prints a key from the environment in an error", async () => {
     const home = makeTempDir("privacy-password");
     writeFile(home, "documents/a.txt", "plain text\n");
-    const result = await runCli(["add", path.join(home, "documents"), "--password", "hunter2-secret"], { home });
+    const result = await runCliInProcess(["add", path.join(home, "documents"), "--password", "hunter2-secret"], { home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/--password-stdin/);
     expect(result.stdout + result.stderr).not.toContain("hunter2-secret");
@@ -186,13 +187,13 @@ describe("nothing private becomes readable by others", () => {
       fs.mkdirSync(folder);
       fs.writeFileSync(path.join(folder, "diary.txt"), novel("cormorant"), { mode: 0o600 });
       fs.writeFileSync(path.join(folder, "notes.txt"), novel("puffin"));
-      const added = await runCli(["add", folder], { home });
+      const added = await runCliInProcess(["add", folder], { home });
       expect(added.code, added.stderr).toBe(0);
       expect(mode(path.join(folder, "_chunks", "diary.txt.md"))).toBe("600");
       expect(mode(path.join(folder, "_chunks", "notes.txt.md"))).toBe("644");
 
       fs.chmodSync(path.join(folder, "notes.txt"), 0o600);
-      expect((await runCli(["process", folder], { home })).code).toBe(0);
+      expect((await runCliInProcess(["process", folder], { home })).code).toBe(0);
       expect(mode(path.join(folder, "_chunks", "notes.txt.md"))).toBe("600");
     } finally {
       process.umask(previous);
@@ -206,20 +207,20 @@ describe("nothing private becomes readable by others", () => {
     const env = { ...NO_KEYCHAIN, CHUNKPAD_HOME: state };
     writeFile(folder, "plan.md", "# Plan\n\nThe osprey survey starts in May.\n");
     const key = "sk-proj-zanzibarquokkakey0123456789";
-    expect((await runCli(["keys", "set", "openai"], { home, env, input: `${key}\n` })).code).toBe(0);
+    expect((await runCliInProcess(["keys", "set", "openai"], { home, env, input: `${key}\n` })).code).toBe(0);
     expect(fs.existsSync(path.join(state, "config", "secrets.json"))).toBe(true);
 
-    const added = await runCli(["add", folder, "--json"], { home, env });
+    const added = await runCliInProcess(["add", folder, "--json"], { home, env });
     expect(added.code, added.stderr).toBe(0);
     const report = JSON.parse(added.stdout) as { processed: Array<{ path: string }>; skipped: Array<{ relativePath: string; reason: string }> };
     expect(report.processed.map((file) => file.path)).toEqual(["plan.md"]);
     expect(report.skipped.some((skip) => skip.relativePath.startsWith("chunkpad-state") && /own data/.test(skip.reason))).toBe(true);
-    const search = await runCli(["search", "zanzibarquokkakey0123456789", "--mode", "keyword", "--json"], { home, env });
+    const search = await runCliInProcess(["search", "zanzibarquokkakey0123456789", "--mode", "keyword", "--json"], { home, env });
     expect((JSON.parse(search.stdout) as { results: unknown[] }).results).toEqual([]);
     expect(fs.existsSync(path.join(folder, "_chunks", "chunkpad-state"))).toBe(false);
 
     // The data folder itself is refused with the reason.
-    const refused = await runCli(["add", path.join(state, "data")], { home, env });
+    const refused = await runCliInProcess(["add", path.join(state, "data")], { home, env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/inside Chunkpad's own data folder/);
   });
@@ -235,12 +236,12 @@ describe("nothing private becomes readable by others", () => {
 
     writeFile(home, "docs/a.txt", "A small document.\n");
     for (const timeout of ["1e12", "0.001", "0", "-5", "Infinity", "NaN", " "]) {
-      const result = await runCli(["add", path.join(home, "docs"), "--timeout", timeout], { home });
+      const result = await runCliInProcess(["add", path.join(home, "docs"), "--timeout", timeout], { home });
       expect(result.code, timeout).not.toBe(0);
       expect(result.stderr, timeout).toMatch(/--timeout takes a number of seconds from 1 to 86400/);
     }
     expect(fs.existsSync(path.join(home, "docs", "_chunks"))).toBe(false);
-    const set = await runCli(["config", "set", "ingest.perFileTimeoutSeconds", "1e12"], { home });
+    const set = await runCliInProcess(["config", "set", "ingest.perFileTimeoutSeconds", "1e12"], { home });
     expect(set.code).not.toBe(0);
   });
 });

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cliEnv, json, makeTempDir, runCli, writeFile } from "./helpers/cli.js";
+import { BIN, cliEnv, json, makeTempDir, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startServe } from "./helpers/serve.js";
 import { TINY_BERT_DIR } from "./helpers/hub-server.js";
 
@@ -33,7 +34,7 @@ describe("chunkpad watch", () => {
   const waiters: Array<{ match: (event: WatchEvent) => boolean; resolve: (event: WatchEvent) => void }> = [];
   let stderr = "";
 
-  const cli = (args: string[]) => runCli(args, { home });
+  const cli = (args: string[]) => runCliInProcess(args, { home });
   /** The next event (after `since`) that matches; events that came earlier count. */
   const next = (match: (event: WatchEvent) => boolean, since: number): Promise<WatchEvent> => {
     const seen = events.slice(since).find(match);
@@ -174,7 +175,7 @@ describe("chunkpad watch under continuous change", () => {
     const home = makeTempDir("watch-growing");
     const folder = path.join(home, "logs");
     writeFile(folder, "old.md", "# Old\n\nAn older note.\n");
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", folder], { home })).code).toBe(0);
     // A quiet time far longer than the gap between appends: only the maximum wait (default 2 s) can start a sync.
     const child = spawn(process.execPath, [BIN, "watch", "--json", "--debounce", "5000"], { env: cliEnv(home), stdio: ["ignore", "pipe", "pipe"] });
     const exited = new Promise((resolve) => child.on("close", resolve));
@@ -213,7 +214,7 @@ describe("chunkpad watch under continuous change", () => {
       }
       expect(done, `no sync after ${appends} appends; ${stderr}`).toBe(true);
       expect(appends).toBeLessThan(300);
-      const search = await runCli(["search", "sandpiper", "--mode", "keyword", "--json"], { home });
+      const search = await runCliInProcess(["search", "sandpiper", "--mode", "keyword", "--json"], { home });
       expect(json<{ results: Array<{ relativePath: string }> }>(search).results.map((hit) => hit.relativePath)).toEqual(["growing.md"]);
     } finally {
       child.kill("SIGTERM");
@@ -228,7 +229,7 @@ describe("chunkpad serve --watch", () => {
     const home = makeTempDir("serve-watch");
     const folder = path.join(home, "docs");
     writeFile(folder, "heron.md", "# Heron\n\nThe grey heron waits by the river.\n");
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", folder], { home })).code).toBe(0);
     const server = await startServe(home, { args: ["--watch"] });
     try {
       await server.logged(/Watching 1 folder/);

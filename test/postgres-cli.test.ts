@@ -2,7 +2,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../src/store/postgres/main-store.js";
 import { startPgliteServer, type PgliteServer } from "../src/store/postgres/pglite-server.js";
-import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 
 /**
@@ -36,14 +37,14 @@ describe("the CLI on a shared PostgreSQL store", () => {
     await server?.stop();
   });
 
-  const shared = (args: string[]) => runCli(args, { home: colleague, env: { CHUNKPAD_DATABASE_URL: url, CHUNKPAD_HUB_URL: hub.url } });
+  const shared = (args: string[]) => runCliInProcess(args, { home: colleague, env: { CHUNKPAD_DATABASE_URL: url, CHUNKPAD_HUB_URL: hub.url } });
 
   it("migrates a SQLite store into the database and verifies the counts", async () => {
-    const added = await runCli(["add", folder], { home: laptop });
+    const added = await runCliInProcess(["add", folder], { home: laptop });
     expect(added.code, added.stderr).toBe(0);
-    const excluded = await runCli(["exclude", "--json", path.join(folder, "notes.md")], { home: laptop });
+    const excluded = await runCliInProcess(["exclude", "--json", path.join(folder, "notes.md")], { home: laptop });
     expect(excluded.code, excluded.stderr).toBe(0);
-    const migrated = await runCli(["migrate", "--to", url], { home: laptop });
+    const migrated = await runCliInProcess(["migrate", "--to", url], { home: laptop });
     expect(migrated.code, migrated.stderr).toBe(0);
     expect(migrated.stdout).toMatch(/Copied to postgres:\/\/.* 1 folders, \d+ documents, \d+ chunks \(\d+ excluded\)/);
     expect(migrated.stdout).toContain("Counts match");

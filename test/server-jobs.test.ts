@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startServe, type RunningServer } from "./helpers/serve.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
@@ -67,9 +68,9 @@ describe("chunkpad serve: jobs and their event streams", () => {
     folder = path.join(home, "docs");
     writeSampleDocuments(folder);
     [hub, openai] = await Promise.all([startHubServer(), startOpenAiServer()]);
-    expect((await runCli(["add", folder], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", folder], { home })).code).toBe(0);
     for (const [key, value] of [["embedding.model", TINY_BERT_REPO], ["embedding.dtype", "fp32"], ["generation.provider", "openai"]]) {
-      expect((await runCli(["config", "set", key as string, value as string], { home })).code).toBe(0);
+      expect((await runCliInProcess(["config", "set", key as string, value as string], { home })).code).toBe(0);
     }
     server = await startServe(home, { env: { CHUNKPAD_HUB_URL: hub.url, OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off" } });
     info = server.info;
@@ -118,7 +119,7 @@ describe("chunkpad serve: jobs and their event streams", () => {
     const after = await events(slow.id);
     expect(after.at(-1)?.type).toBe("job-cancelled");
     hub.behave({});
-    const status = json<{ folders: Array<{ embeddedChunkCount: number }> }>(await runCli(["status", "--json"], { home, env: { CHUNKPAD_SERVER: "off" } }));
+    const status = json<{ folders: Array<{ embeddedChunkCount: number }> }>(await runCliInProcess(["status", "--json"], { home, env: { CHUNKPAD_SERVER: "off" } }));
     expect(status.folders[0]?.embeddedChunkCount).toBe(0);
 
     const agreed = await startJob({ kind: "embed", consent: true });
@@ -141,7 +142,7 @@ describe("chunkpad serve: jobs and their event streams", () => {
     const final = streamed.find((event) => event.type === "final")?.data.answer as { answer: string; citations: unknown[]; conversationId: string };
     expect(final.answer).toBe("The heron waits at dawn [C1].");
     expect(final.citations).toHaveLength(1);
-    const history = await runCli(["history", "--json"], { home });
+    const history = await runCliInProcess(["history", "--json"], { home });
     expect(history.stdout).toContain(final.conversationId);
   });
 });

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, runCli, writeSampleDocuments } from "./helpers/cli.js";
+import { json, makeTempDir, writeSampleDocuments } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startServe, type RunningServer } from "./helpers/serve.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
@@ -31,9 +32,9 @@ describe("chunkpad serve: where questions go follows the settings at once", () =
     home = makeTempDir("settings-live");
     writeSampleDocuments(path.join(home, "docs"));
     [first, second] = await Promise.all([startOpenAiServer(), startOpenAiServer()]);
-    expect((await runCli(["add", path.join(home, "docs")], { home })).code).toBe(0);
+    expect((await runCliInProcess(["add", path.join(home, "docs")], { home })).code).toBe(0);
     for (const [key, value] of [["generation.provider", "openai"], ["generation.openaiBaseUrl", `${first.url}/v1`]] as const) {
-      expect((await runCli(["config", "set", key, value], { home })).code).toBe(0);
+      expect((await runCliInProcess(["config", "set", key, value], { home })).code).toBe(0);
     }
     server = await startServe(home, { env: { OPENAI_API_KEY: "sk-live-settings-test", CHUNKPAD_KEYCHAIN: "off" } });
   });
@@ -52,7 +53,7 @@ describe("chunkpad serve: where questions go follows the settings at once", () =
     expect(await ask("Where does the heron wait?")).toBe("done");
     expect([first.requests.length, second.requests.length]).toEqual([1, 1]);
 
-    expect((await runCli(["config", "set", "generation.openaiBaseUrl", `${first.url}/v1`], { home })).code).toBe(0);
+    expect((await runCliInProcess(["config", "set", "generation.openaiBaseUrl", `${first.url}/v1`], { home })).code).toBe(0);
     expect(await setting("generation.openaiBaseUrl")).toBe(`${first.url}/v1`);
     expect(await ask("Where does the heron wait?")).toBe("done");
     expect([first.requests.length, second.requests.length]).toEqual([2, 1]);
@@ -65,9 +66,9 @@ describe("chunkpad serve: where questions go follows the settings at once", () =
     const echoed = await put.text();
     const listed = await (await server.api("/api/settings")).text();
     const providers = await (await server.api("/api/providers")).text();
-    const cliList = await runCli(["config", "list"], { home });
-    const cliJson = await runCli(["config", "list", "--json"], { home });
-    const cliGet = await runCli(["config", "get", "generation.openaiBaseUrl"], { home });
+    const cliList = await runCliInProcess(["config", "list"], { home });
+    const cliJson = await runCliInProcess(["config", "list", "--json"], { home });
+    const cliGet = await runCliInProcess(["config", "get", "generation.openaiBaseUrl"], { home });
     for (const [where, text] of [["PUT answer", echoed], ["GET /api/settings", listed], ["GET /api/providers", providers], ["config list", cliList.stdout], ["config list --json", cliJson.stdout], ["config get", cliGet.stdout]]) {
       expect(text, where).not.toContain("hunter2secret");
       expect(text, where).not.toContain("querysecret42");
