@@ -34,7 +34,8 @@ export type { RefusalNextStep, NextStep };
 export type Notice = Json<CoreNotice>;
 export type ApiErrorBody = Json<ErrorJson>;
 export type ConflictDiff = Json<CoreConflictDiff>;
-export type ArchiveProgressEvent = Json<Extract<ProgressEvent, { type: "archive-progress" }>>;
+/** Process, embed, download and archive progress: the core's own event shapes (app/wire.ts). */
+export type JobProgressEvent = Json<ProgressEvent>;
 /** What an export or import job ends with (its job-done result). */
 export type ExportReport = Json<ExportJson>;
 export type ImportReport = Json<ImportJson>;

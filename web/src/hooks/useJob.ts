@@ -11,11 +11,20 @@ export interface JobProgress {
 
 const percent = (done: number, total: number) => (total > 0 ? (done / total) * 100 : null);
 
+/** The model status travels as plain JSON (app/wire.ts): read only the two fields a bar needs. */
+function modelStatus(status: unknown): { state: string | null; percent: number | null } {
+  const record = typeof status === "object" && status !== null ? (status as Record<string, unknown>) : {};
+  return { state: typeof record.state === "string" ? record.state : null, percent: typeof record.percent === "number" ? record.percent : null };
+}
+
 /** What a progress bar says for one event of a process, embed, sync or download job. */
 export function progressOf(event: JobEvent): JobProgress | null {
   if (event.type === "process-progress") return { label: event.file ? `Processing ${event.file}` : "Processing", value: percent(event.done, event.total) };
   if (event.type === "embed-progress" && event.phase === "embed") return { label: `Embedding ${event.done} of ${event.total} chunks`, value: percent(event.done, event.total) };
-  if (event.type === "embed-progress" && event.phase === "model") return { label: event.status.state === "downloading" ? "Downloading the embedding model" : "Loading the embedding model", value: event.status.percent ?? null };
+  if (event.type === "embed-progress" && event.phase === "model") {
+    const status = modelStatus(event.status);
+    return { label: status.state === "downloading" ? "Downloading the embedding model" : "Loading the embedding model", value: status.percent };
+  }
   if (event.type === "download-progress") return { label: "Downloading", value: event.percent };
   if (event.type === "archive-progress") {
     const counted = event.stage === "collecting" || event.stage === "restoring";

@@ -1,13 +1,9 @@
-import type { ApiErrorBody, ArchiveProgressEvent, AskEvent, Job } from "../api/types.js";
+import type { ApiErrorBody, AskEvent, Job, JobProgressEvent } from "../api/types.js";
 
 /** A job's events as the app reads them: the answer events of the core's wire shape, job progress and its end. */
 export type JobEvent =
   | AskEvent
-  | { type: "process-progress"; phase: string; done: number; total: number; file: string | null }
-  | { type: "embed-progress"; phase: "model"; status: { state?: string; percent?: number } }
-  | { type: "embed-progress"; phase: "embed"; done: number; total: number }
-  | { type: "download-progress"; percent: number }
-  | ArchiveProgressEvent
+  | JobProgressEvent
   | { type: "notice"; message: string }
   | { type: "waiting"; holder: unknown }
   | { type: "sync-folder"; folder?: string }
