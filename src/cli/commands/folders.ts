@@ -22,7 +22,10 @@ export function registerFolderCommands(program: Command, context: CliContext): v
         context.io.stdout.write(
           `${folder.rootPath}\n  ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${folder.includedChunkCount} included, ${folder.embeddedChunkCount} embedded)` +
             `${folder.failedCount ? `, ${folder.failedCount} failed` : ""}; ${when}\n` +
-            `  new chunks start ${folder.newChunksIncluded ? "included" : "excluded"}\n`,
+            `  new chunks start ${folder.newChunksIncluded ? "included" : "excluded"}\n` +
+            (folder.owner !== null && folder.ownedElsewhere
+              ? `  on the machine "${folder.owner.name}" (id ${folder.owner.id}): search and chat over it from here; only that machine processes, embeds, watches or removes it ("chunkpad add ${folder.rootPath} --take-over" moves it here)\n`
+              : ""),
         );
       }
     });
