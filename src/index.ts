@@ -24,7 +24,7 @@ export { planReset, executeReset, resetDependencies, type ResetOptions, type Res
 export type { FolderSummary, StoreBackend, StoreLocation } from "./store/index.js";
 export type { SearchReadiness } from "./app/search/search-service.js";
 export type { MigrateCounts, MigrateProgress, MigrateReport } from "./app/migrate/migrate-store.js";
-export type { FolderOwner, Machine } from "./app/folder-owner.js";
+export type { AddedFolder, FolderOwner, Machine } from "./app/folder-owner.js";
 export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type SearchOptions, type SearchReport, type SearchResult } from "./app/search/search.js";
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review/review.js";
 export type { ChunkState, ChunkEmbedState } from "./app/review/review-states.js";

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPgliteServer, type PgliteServer } from "../src/store/postgres/pglite-server.js";
 import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
+import { startServe } from "./helpers/serve.js";
 
 /**
  * A folder belongs to the machine that added it: two Chunkpads with different machine ids (two
@@ -11,6 +12,11 @@ import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-se
  */
 interface SearchReport {
   results: { relativePath: string; folderPath: string }[];
+}
+interface ListedFolder {
+  rootPath: string;
+  owner: { id: string; name: string } | null;
+  ownedElsewhere: boolean;
 }
 
 describe("folders belong to the machine that added them", () => {
@@ -52,11 +58,6 @@ describe("folders belong to the machine that added them", () => {
       expect(refused.stderr).toContain(`${folder} belongs to the machine "alpha-laptop"`);
       expect(refused.stderr).toContain(`chunkpad add ${folder} --take-over`);
     }
-    // folders says whose each folder is.
-    expect((await beta(["folders"])).stdout).toContain(`new chunks start included; belongs to the machine "alpha-laptop" (searched from here, processed there)`);
-    const listed = json<Array<{ rootPath: string; ownedBy: { id: string; name: string } | null }>>(await beta(["folders", "--json"]));
-    expect(listed.find((entry) => entry.rootPath === folder)?.ownedBy).toMatchObject({ id: "alpha-laptop", name: "alpha-laptop" });
-    expect(json<Array<{ ownedBy: unknown }>>(await alpha(["folders", "--json"])).map((entry) => entry.ownedBy)).toEqual([null]);
     // Nor restore an archive over it: the owner's folder is named before anything is written.
     const archive = `${alphaHome}/alpha.zip`;
     expect((await alpha(["export", archive])).code).toBe(0);
@@ -68,6 +69,28 @@ describe("folders belong to the machine that added them", () => {
     expect(status.stdout).toMatch(new RegExp(`^${folder}: .*; belongs to the machine "alpha-laptop" \\(searched from here, processed there\\)$`, "m"));
     // Still there, still searchable: nothing was removed.
     expect(json<SearchReport>(await beta(["search", "heron", "--mode", "keyword", "--json"])).results.map((result) => result.relativePath)).toEqual(["notes.md"]);
+  });
+
+  it("folders, its JSON and the server's folder list name the owner on the other machine, and not on the owner's", async () => {
+    const listed = await beta(["folders"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`on the machine "alpha-laptop" (id alpha-laptop): search and chat over it from here; only that machine processes, embeds, watches or removes it ("chunkpad add ${folder} --take-over" moves it here)`);
+    expect((await alpha(["folders"])).stdout).not.toContain("on the machine");
+
+    const fromBeta = json<ListedFolder[]>(await beta(["folders", "--json"]));
+    expect(fromBeta.map(({ rootPath, owner, ownedElsewhere }) => ({ rootPath, owner: owner?.id, ownedElsewhere }))).toEqual([{ rootPath: folder, owner: "alpha-laptop", ownedElsewhere: true }]);
+    const fromAlpha = json<ListedFolder[]>(await alpha(["folders", "--json"]));
+    expect(fromAlpha.map(({ owner, ownedElsewhere }) => ({ owner: owner?.name, ownedElsewhere }))).toEqual([{ owner: "alpha-laptop", ownedElsewhere: false }]);
+
+    const server = await startServe(betaHome, { env: { CHUNKPAD_DATABASE_URL: url, CHUNKPAD_MACHINE_ID: "beta-desktop", CHUNKPAD_MACHINE_NAME: "beta-desktop", CHUNKPAD_HUB_URL: hub.url } });
+    try {
+      const response = await fetch(`${server.info.url}/api/folders`, { headers: { "x-chunkpad-token": server.info.token } });
+      expect(response.status).toBe(200);
+      const { folders } = (await response.json()) as { folders: ListedFolder[] };
+      expect(folders.map(({ rootPath, owner, ownedElsewhere }) => ({ rootPath, owner, ownedElsewhere }))).toEqual([{ rootPath: folder, owner: expect.objectContaining({ id: "alpha-laptop", name: "alpha-laptop" }), ownedElsewhere: true }]);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("embedding and syncing everything from the other machine leave the owner's folder alone, with a note", async () => {

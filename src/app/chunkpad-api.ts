@@ -1,8 +1,7 @@
 import type { MigrateProgress, MigrateReport } from "./migrate/migrate-store.js";
 import type { StoreLocation } from "../store/index.js";
-import type { FolderOwner, Machine } from "./folder-owner.js";
+import type { AddedFolder, FolderOwner, Machine } from "./folder-owner.js";
 import type { ChunkingOptions, DocumentRecord } from "../core/types.js";
-import type { FolderSummary } from "../store/index.js";
 import type { ChunkpadConfig, LoadedSettings } from "./settings/config.js";
 import type { ResolvedSetting } from "./settings/settings.js";
 import type { ChunkpadPaths } from "./settings/paths.js";
@@ -79,7 +78,8 @@ export interface Chunkpad {
    * `folderPath`) against the chunks a fresh parse of its source would write, line by line. Writes nothing.
    */
   conflictDiff(folderPath: string, relativePath: string, options?: { password?: string }): Promise<ConflictDiff>;
-  listFolders(): Promise<FolderSummary[]>;
+  /** The added folders with their counts and owners (`ownedElsewhere`: another machine processes it). */
+  listFolders(): Promise<AddedFolder[]>;
   /** Copies a document into the top of the added folder with this id (never over an existing file); process the folder to read it. */
   saveDocument(folderId: string, name: string, bytes: Uint8Array): Promise<SavedDocument>;
   /** The folders inside a folder (default: the home folder), for a folder picker. */

@@ -185,7 +185,11 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       return conflictDiff({ store: getStore(), runner: getRunner(), chunking: await folderChunking(folder, undefined), limits }, folder, relativePath, diffOptions);
     },
     async listFolders() {
-      return await getStore().listFolders();
+      const here = machine();
+      return await Promise.all((await getStore().listFolders()).map(async (folder) => {
+        const owner = await folderOwner(getStore(), folder.id);
+        return { ...folder, owner, ownedElsewhere: owner !== null && owner.id !== here.id };
+      }));
     },
     async saveDocument(folderId, name, bytes) {
       const folder = await getStore().getFolder(folderId);

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
-import type { MainStore } from "../store/index.js";
+import type { FolderSummary, MainStore } from "../store/index.js";
 
 /**
  * A folder belongs to the machine that added it: its files live there, so only that machine
@@ -21,6 +21,14 @@ export interface Machine {
 export interface FolderOwner extends Machine {
   /** When it became the owner (ISO time). */
   since: string;
+}
+
+/** A folder as `folders`, GET /api/folders and the web app list it: with who owns it. */
+export interface AddedFolder extends FolderSummary {
+  /** The machine that added it (null: none recorded yet, a folder from before owners; it becomes the next processor's). */
+  owner: FolderOwner | null;
+  /** True when another machine owns it: this machine searches and chats over it, but may not process, embed, watch or remove it. */
+  ownedElsewhere: boolean;
 }
 
 /** The meta key holding a folder's owner (migrate copies it with the folder). */

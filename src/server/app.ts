@@ -9,7 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ChunkpadError, errorOutcome, toErrorJson, toPlainJson, toProcessJson, toReviewJson, toSearchJson, type Chunkpad } from "../index.js";
 import { createJobManager, type JobManager } from "./jobs.js";
-import type { SettingJson, StatusJson } from "./wire-types.js";
+import type { FoldersJson, SettingJson, StatusJson } from "./wire-types.js";
 import { registerJobRoutes } from "./job-routes.js";
 import { registerDataRoutes } from "./data-routes.js";
 import { requireCredential } from "./credential.js";
@@ -108,7 +108,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
     return c.json(await chunkpad.embedForClient(body));
   });
 
-  app.get("/api/folders", async (c) => c.json(toPlainJson({ folders: await chunkpad.listFolders() }) as object));
+  app.get("/api/folders", async (c) => c.json(toPlainJson({ folders: await chunkpad.listFolders() } satisfies FoldersJson) as object));
 
   // The web app's document tree and chunk list: a folder's documents, and per chunk its review and embed state.
   app.get("/api/folders/:folder/documents", async (c) => {

@@ -20,6 +20,11 @@ export interface StatusJson {
   search: Awaited<ReturnType<Chunkpad["searchReadiness"]>>;
 }
 
+/** GET /api/folders: each folder with its counts and owner (`ownedElsewhere`: another machine sharing the database processes it). */
+export interface FoldersJson {
+  folders: Awaited<ReturnType<Chunkpad["listFolders"]>>;
+}
+
 /** A job as POST /api/jobs, /api/ask, /api/regenerate and GET /api/jobs/:id answer it. */
 export interface JobJson extends JobSummary {
   /** Where its events stream (SSE). */

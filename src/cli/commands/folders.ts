@@ -4,7 +4,6 @@ import type { CliContext } from "../context.js";
 import { expandHome, plural, printJson } from "../shared/io.js";
 import { formatChunkStates } from "../shared/render.js";
 import { lockOptions, NO_WAIT_HELP } from "../shared/locks.js";
-import { otherOwnerOf, ownedBy, ownershipOf } from "../shared/ownership.js";
 
 export function registerFolderCommands(program: Command, context: CliContext): void {
   program
@@ -12,11 +11,8 @@ export function registerFolderCommands(program: Command, context: CliContext): v
     .description("List the folders you have added, with document and chunk counts")
     .option("--json", "print machine-readable output on stdout")
     .action(async (flags: { json?: boolean }) => {
-      const chunkpad = context.chunkpad();
-      const [folders, store] = await Promise.all([chunkpad.listFolders(), chunkpad.storeLocation()]);
-      const ownership = await ownershipOf(chunkpad, store.backend);
-      // Where machines share the store, each folder says which machine owns it (null: this one).
-      if (flags.json) return printJson(context.io, ownership === null ? folders : folders.map((folder) => ({ ...folder, ownedBy: otherOwnerOf(ownership, folder.id) })));
+      const folders = await context.chunkpad().listFolders();
+      if (flags.json) return printJson(context.io, folders);
       if (folders.length === 0) {
         context.io.stdout.write('No folders yet. Add one with "chunkpad add <folder>".\n');
         return;
@@ -26,7 +22,10 @@ export function registerFolderCommands(program: Command, context: CliContext): v
         context.io.stdout.write(
           `${folder.rootPath}\n  ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${folder.includedChunkCount} included, ${folder.embeddedChunkCount} embedded)` +
             `${folder.failedCount ? `, ${folder.failedCount} failed` : ""}; ${when}\n` +
-            `  new chunks start ${folder.newChunksIncluded ? "included" : "excluded"}${ownedBy(ownership, folder.id)}\n`,
+            `  new chunks start ${folder.newChunksIncluded ? "included" : "excluded"}\n` +
+            (folder.owner !== null && folder.ownedElsewhere
+              ? `  on the machine "${folder.owner.name}" (id ${folder.owner.id}): search and chat over it from here; only that machine processes, embeds, watches or removes it ("chunkpad add ${folder.rootPath} --take-over" moves it here)\n`
+              : ""),
         );
       }
     });

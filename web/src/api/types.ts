@@ -6,14 +6,14 @@
  */
 import type {
   AnswerJson, AskStreamEvent, ChunkJson, ConflictDiff as CoreConflictDiff, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
-  ConversationView, FolderSummary, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
+  ConversationView, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
   FolderListing, ExportJson, ImportJson, ProgressEvent, RefusalNextStep, NextStep, Notice as CoreNotice, ErrorJson,
 } from "../../../src/index.js";
-import type { JobJson, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
+import type { FoldersJson, JobJson, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
 
 export type Json<T> = T extends Date ? string : T extends ReadonlyArray<infer Item> ? Array<Json<Item>> : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
 
-export type Folder = Json<FolderSummary>;
+export type Folder = Json<FoldersJson["folders"][number]>;
 export type ChunkState = Json<CoreChunkState>;
 export type ChunkTreeReport = Json<CoreTreeReport>;
 export type ChunkTreeFolder = Extract<Json<ChunkTreeNode>, { type: "folder" }>;

@@ -7,6 +7,7 @@ import { NavItem, SidebarSection } from "../components/Sidebar.js";
 import { useConversations } from "../hooks/queries.js";
 import type { useChat } from "../hooks/useChat.js";
 import { FolderTree } from "./FolderTree.js";
+import { elsewhereReason } from "./folder-elsewhere.js";
 
 const baseName = (path: string) => path.replace(/[\\/]+$/, "").split(/[\\/]/).at(-1) ?? path;
 
@@ -36,6 +37,9 @@ export function AppSidebar({ view, onView, folders, folder, onFolder, file, onFi
                 <Pill tone={entry.includedChunkCount > 0 && entry.embeddedChunkCount >= entry.includedChunkCount ? "good" : "neutral"} title={`${entry.embeddedChunkCount} of ${entry.includedChunkCount} included chunks embedded`}>
                   {entry.embeddedChunkCount}/{entry.includedChunkCount}
                 </Pill>
+                {entry.ownedElsewhere && entry.owner && (
+                  <Pill title={elsewhereReason(entry) ?? undefined}>on {entry.owner.name}</Pill>
+                )}
               </button>
             </li>
           ))}

@@ -15,6 +15,7 @@ import { EmbedDialog } from "./EmbedDialog.js";
 import { FileView } from "./FileView.js";
 import { FolderOverview } from "./FolderOverview.js";
 import type { InspectorTarget } from "./ChunkInspector.js";
+import { elsewhereReason } from "./folder-elsewhere.js";
 
 /** Documents: the chosen folder (its toolbar, jobs, drop zone) and the file chosen in the sidebar's tree. */
 export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, onAddFolderOpen, onOpenChunk }: {
@@ -27,6 +28,8 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
   const [consentOpen, setConsentOpen] = useState(false);
   const [dragging, setDragging] = useState(false);
   const [uploadMessage, setUploadMessage] = useState<{ tone: "good" | "bad"; text: string } | null>(null);
+  // A folder another machine owns is searched here but processed there (decision 056).
+  const elsewhere = folder ? elsewhereReason(folder) : null;
   // A process or embed job still running (started in a tab since closed) is shown again.
   const running = status.data?.runningJobs.find((candidate) => candidate.kind !== "ask");
   const runningId = running?.id ?? null;
@@ -38,6 +41,7 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
   /** Copies dropped or chosen files into the folder, then processes it. */
   const upload = async (files: File[]) => {
     if (!folder || files.length === 0) return;
+    if (elsewhere !== null) return setUploadMessage({ tone: "bad", text: elsewhere });
     const problems: string[] = [];
     for (const one of files) await uploadFile(folder.id, one).catch((failure: Error) => problems.push(`${one.name}: ${failure.message}`));
     setUploadMessage(problems.length === 0 ? { tone: "good", text: `Copied ${files.length} file${files.length === 1 ? "" : "s"} into the folder.` } : { tone: "bad", text: problems.join(" ") });
@@ -120,19 +124,20 @@ export function DocumentsView({ folders, folder, file, onFile, addFolderOpen, on
       }}
     >
       <Toolbar title={folder.rootPath.split(/[\\/]/).filter(Boolean).at(-1) ?? folder.rootPath} subtitle={folder.rootPath}>
-        <label className="button button-default button-md upload" title="Copy documents into this folder">
+        <label className="button button-default button-md upload" title={elsewhere ?? "Copy documents into this folder"} aria-disabled={elsewhere !== null ? "true" : undefined}>
           <Upload aria-hidden="true" size={16} />
           <span>Upload</span>
-          <input type="file" multiple className="visually-hidden" aria-label="Upload files into this folder" onChange={(event) => void upload(Array.from(event.target.files ?? []))} />
+          <input type="file" multiple className="visually-hidden" aria-label="Upload files into this folder" disabled={elsewhere !== null} onChange={(event) => void upload(Array.from(event.target.files ?? []))} />
         </label>
-        <Button icon={RefreshCw} disabled={job !== null} onClick={() => void start({ kind: "process", folder: folder.rootPath })}>
+        <Button icon={RefreshCw} disabled={job !== null || elsewhere !== null} title={elsewhere ?? undefined} onClick={() => void start({ kind: "process", folder: folder.rootPath })}>
           Process changes
         </Button>
-        <Button icon={Sparkles} variant="primary" disabled={job !== null} onClick={() => setConsentOpen(true)}>
+        <Button icon={Sparkles} variant="primary" disabled={job !== null || elsewhere !== null} title={elsewhere ?? undefined} onClick={() => setConsentOpen(true)}>
           Embed selected
         </Button>
       </Toolbar>
       <div className="view-body">
+        {elsewhere && <p className="meta" role="note">{elsewhere}</p>}
         {jobStrip}
         {file ? (
           <FileView folder={folder} file={file} onClose={() => onFile(null)} onOpenChunk={onOpenChunk} onReprocess={(password) => void start({ kind: "process", folder: folder.rootPath, ...(password ? { password } : {}) })} />

@@ -8,6 +8,7 @@ import { Dialog, DialogActions } from "../../components/Dialog.js";
 import { ProgressBar } from "../../components/ProgressBar.js";
 import { useFolders, useRefreshDocuments } from "../../hooks/queries.js";
 import { useJob } from "../../hooks/useJob.js";
+import { elsewhereReason } from "../folder-elsewhere.js";
 
 /** Remove an added folder; export the index to one archive; import one (paths on this computer). */
 export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text: string, tone: "good" | "bad") => void; onFolderRemoved: () => void }) {
@@ -58,7 +59,7 @@ export function ArchivePanel({ onMessage, onFolderRemoved }: { onMessage: (text:
                   {folder.documentCount} documents, {folder.storedChunkCount} chunks
                 </span>
               </div>
-              <Button size="sm" icon={FolderMinus} aria-label={`Remove ${folder.rootPath}`} onClick={() => setRemoving(folder)}>
+              <Button size="sm" icon={FolderMinus} aria-label={`Remove ${folder.rootPath}`} disabled={elsewhereReason(folder) !== null} title={elsewhereReason(folder) ?? undefined} onClick={() => setRemoving(folder)}>
                 Remove…
               </Button>
             </li>
