@@ -1,6 +1,6 @@
 // The public API: what the faces (CLI, HTTP server, MCP server) and library users may import.
 export * from "./core/errors.js";
-export { failureNextSteps, notice, type NextStep, type NextStepAction, type Notice } from "./core/next-step.js";
+export { failureNextSteps, notice, sayWithNextSteps, type NextStep, type NextStepAction, type Notice } from "./core/next-step.js";
 export { serverProof, SESSION_TOKEN_HEADER } from "./core/network.js";
 export { redactSecrets, secretsInEnvironment } from "./core/redact.js";
 export * from "./app/wire.js";

@@ -84,3 +84,16 @@ export function failureNextSteps(code: string, message: string): NextStep[] {
   if (/OCR is off/.test(message)) return [{ action: "change-setting", key: "ingest.ocr", value: "auto" }];
   return [];
 }
+
+/**
+ * A message followed by its steps as one sentence, each step worded by the face's `clause`: the
+ * first capitalised, the others as alternatives ("Run …, or set …."). Pure, so the web app bundles
+ * it too; the message alone when there is no step.
+ */
+export function sayWithNextSteps(message: string, steps: readonly NextStep[] | undefined, clause: (step: NextStep) => string): string {
+  if (!steps || steps.length === 0) return message;
+  const sentence = steps.map(clause).join(", or ");
+  const how = `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
+  if (message === "") return how;
+  return /[.!?)"]$/.test(message) ? `${message} ${how}` : `${message}. ${how}`;
+}

@@ -3,6 +3,8 @@
  * messages name no command; the CLI words the same steps as commands, this app as places.
  */
 import type { NextStep } from "./api/types.js";
+// The one pure function of the core the app bundles: how a message and its steps make a sentence.
+import { sayWithNextSteps } from "../../src/core/next-step.js";
 
 const SETTINGS_SECTION: Record<string, string> = { generation: "Answers", embedding: "Embeddings", search: "Search", chunking: "Processing", processing: "Processing", ocr: "Processing", privacy: "Privacy" };
 const settingPlace = (key: string) => `Settings → ${SETTINGS_SECTION[key.split(".")[0] ?? ""] ?? "Settings"} (${key})`;
@@ -65,15 +67,7 @@ function clause(step: NextStep): string {
 }
 
 /** The steps as one sentence ("" when there are none). */
-export function nextStepsText(steps: readonly NextStep[] | undefined): string {
-  if (!steps || steps.length === 0) return "";
-  const sentence = steps.map(clause).join(", or ");
-  return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
-}
+export const nextStepsText = (steps: readonly NextStep[] | undefined): string => sayWithNextSteps("", steps, clause);
 
 /** A message from the server with its next steps, as this app says it. */
-export function withNextSteps(message: string, steps: readonly NextStep[] | undefined): string {
-  const how = nextStepsText(steps);
-  if (how === "") return message;
-  return /[.!?)"]$/.test(message) ? `${message} ${how}` : `${message}. ${how}`;
-}
+export const withNextSteps = (message: string, steps: readonly NextStep[] | undefined): string => sayWithNextSteps(message, steps, clause);

@@ -1,4 +1,4 @@
-import type { NextStep, Notice } from "../../index.js";
+import { sayWithNextSteps, type NextStep, type Notice } from "../../index.js";
 import { quoteForShell } from "./quote.js";
 
 /** One next step, as the command a CLI user types (decision 060). */
@@ -65,17 +65,9 @@ function clause(step: NextStep): string {
 }
 
 /** The steps as one sentence ("" when there are none): the first capitalised, the rest as alternatives. */
-export function cliNextSteps(steps: readonly NextStep[] | undefined): string {
-  if (!steps || steps.length === 0) return "";
-  const sentence = steps.map(clause).join(", or ");
-  return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
-}
+export const cliNextSteps = (steps: readonly NextStep[] | undefined): string => sayWithNextSteps("", steps, clause);
 
 /** A message with its next steps, as the CLI prints it. */
-export function withCliNextSteps(message: string, steps: readonly NextStep[] | undefined): string {
-  const how = cliNextSteps(steps);
-  if (how === "") return message;
-  return /[.!?)"]$/.test(message) ? `${message} ${how}` : `${message}. ${how}`;
-}
+export const withCliNextSteps = (message: string, steps: readonly NextStep[] | undefined): string => sayWithNextSteps(message, steps, clause);
 
 export const cliNotice = (notice: Notice): string => withCliNextSteps(notice.message, notice.nextSteps);
