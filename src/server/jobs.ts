@@ -1,3 +1,4 @@
+import type { JobStreamEvent } from "./wire-types.js";
 import { randomUUID } from "node:crypto";
 import { isChunkpadError, toErrorJson, toPlainJson, type JsonValue } from "../index.js";
 
@@ -38,8 +39,8 @@ export interface Job extends JobSummary {
 
 export interface JobContext {
   signal: AbortSignal;
-  /** Records one event (a wire-shape object with a `type`). */
-  emit(event: { type: string } & Record<string, unknown>): void;
+  /** Records one event: only the shapes the web app compiles against (wire-types.ts). */
+  emit(event: JobStreamEvent): void;
 }
 
 /** Finished jobs kept for reading their result; the oldest go first. */

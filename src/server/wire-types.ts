@@ -1,4 +1,4 @@
-import type { Chunkpad } from "../index.js";
+import type { AskStreamEvent, Chunkpad, ErrorJson, JsonValue, LockHolder, ProgressEvent } from "../index.js";
 import type { JobKind, JobSummary } from "./jobs.js";
 
 /**
@@ -24,6 +24,17 @@ export interface StatusJson {
 export interface FoldersJson {
   folders: Awaited<ReturnType<Chunkpad["listFolders"]>>;
 }
+
+/** Every event a job's stream carries before its end (SSE): the server's `emit` takes only these. */
+export type JobStreamEvent =
+  | ProgressEvent
+  | AskStreamEvent
+  | { type: "notice"; message: string }
+  | { type: "waiting"; holder: LockHolder }
+  | { type: "sync-folder"; rootPath: string; step: "process" | "embed" };
+
+/** The last event of a job's stream. */
+export type JobEndEvent = { type: "job-done"; result: JsonValue } | { type: "job-cancelled"; result?: JsonValue; error?: ErrorJson } | { type: "job-failed"; error: ErrorJson };
 
 /** A job as POST /api/jobs, /api/ask, /api/regenerate and GET /api/jobs/:id answer it. */
 export interface JobJson extends JobSummary {

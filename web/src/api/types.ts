@@ -7,9 +7,9 @@
 import type {
   AnswerJson, AskStreamEvent, ChunkJson, ConflictDiff as CoreConflictDiff, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
   ConversationView, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
-  FolderListing, ExportJson, ImportJson, ProgressEvent, RefusalNextStep, NextStep, Notice as CoreNotice, ErrorJson,
+  FolderListing, ExportJson, ImportJson, RefusalNextStep, NextStep, Notice as CoreNotice, ErrorJson,
 } from "../../../src/index.js";
-import type { FoldersJson, JobJson, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
+import type { FoldersJson, JobEndEvent as ServerJobEndEvent, JobJson, JobStreamEvent as ServerJobStreamEvent, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
 
 export type Json<T> = T extends Date ? string : T extends ReadonlyArray<infer Item> ? Array<Json<Item>> : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
 
@@ -34,8 +34,6 @@ export type { RefusalNextStep, NextStep };
 export type Notice = Json<CoreNotice>;
 export type ApiErrorBody = Json<ErrorJson>;
 export type ConflictDiff = Json<CoreConflictDiff>;
-/** Process, embed, download and archive progress: the core's own event shapes (app/wire.ts). */
-export type JobProgressEvent = Json<ProgressEvent>;
 /** What an export or import job ends with (its job-done result). */
 export type ExportReport = Json<ExportJson>;
 export type ImportReport = Json<ImportJson>;
@@ -43,6 +41,9 @@ export type ImportReport = Json<ImportJson>;
 /** Shapes the server assembles itself: its own types (server/wire-types.ts), never restated here. */
 export type Status = StatusJson;
 export type Job = JobJson;
+/** A job's events as its stream carries them, and its last one: the server's own types. */
+export type JobStreamEvent = Json<ServerJobStreamEvent>;
+export type JobEndEvent = Json<ServerJobEndEvent>;
 /** What following a job needs: a started job, or one GET /api/status lists as running. */
 export type JobHandle = Pick<JobJson, "id" | "kind" | "events">;
 export type SettingRow = Json<SettingJson>;

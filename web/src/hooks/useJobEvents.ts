@@ -1,15 +1,7 @@
-import type { ApiErrorBody, AskEvent, Job, JobProgressEvent } from "../api/types.js";
+import type { Job, JobEndEvent, JobStreamEvent } from "../api/types.js";
 
-/** A job's events as the app reads them: the answer events of the core's wire shape, job progress and its end. */
-export type JobEvent =
-  | AskEvent
-  | JobProgressEvent
-  | { type: "notice"; message: string }
-  | { type: "waiting"; holder: unknown }
-  | { type: "sync-folder"; folder?: string }
-  | { type: "job-done"; result?: unknown }
-  | { type: "job-failed"; error?: Partial<ApiErrorBody> }
-  | { type: "job-cancelled" };
+/** A job's events as the app reads them: the server's own event types (a changed shape breaks this build). */
+export type JobEvent = JobStreamEvent | JobEndEvent;
 
 const TYPES = ["process-progress", "embed-progress", "chunks", "answer-start", "text-delta", "citation", "refused", "final", "error", "notice", "waiting", "sync-folder", "download-progress", "archive-progress"];
 const ENDS = ["job-done", "job-failed", "job-cancelled"];
