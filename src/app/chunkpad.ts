@@ -25,7 +25,7 @@ import { createAnswerService } from "./answer/ask-service.js";
 import { createEmbedService } from "./embed/embed-service.js";
 import type { EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
-import { checkOwner, claimFolder, folderOwner, otherOwner, thisMachine, type Machine } from "./folder-owner.js";
+import { checkOwner, claimFolder, folderOwner, folderOwnership, foldersWithOwners, otherOwner, thisMachine, type Machine } from "./folder-owner.js";
 import { syncFolders } from "./sync/sync.js";
 import { watchFolders } from "./watch/watch.js";
 import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
@@ -184,13 +184,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       const limits = { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries, ocr: config().ingest.ocr };
       return conflictDiff({ store: getStore(), runner: getRunner(), chunking: await folderChunking(folder, undefined), limits }, folder, relativePath, diffOptions);
     },
-    async listFolders() {
-      const here = machine();
-      return await Promise.all((await getStore().listFolders()).map(async (folder) => {
-        const owner = await folderOwner(getStore(), folder.id);
-        return { ...folder, owner, ownedElsewhere: owner !== null && owner.id !== here.id };
-      }));
-    },
+    listFolders: async () => await foldersWithOwners(getStore(), machine()),
     async saveDocument(folderId, name, bytes) {
       const folder = await getStore().getFolder(folderId);
       if (!folder) throw new ChunkpadError("NOT_FOUND", `No added folder has the id ${folderId}; add the folder first.`);
@@ -350,7 +344,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     modelStatus: (request) => embedService.modelStatus(request),
     storeLocation: () => storeLocation(storeOptions()),
-    folderOwners: async () => ({ machine: machine(), owners: Object.fromEntries(await Promise.all((await getStore().listFolders()).map(async (folder) => [folder.id, await folderOwner(getStore(), folder.id)] as const))) }),
+    folderOwners: async () => await folderOwnership(getStore(), machine()),
     downloadModel: (request) => embedService.downloadModel(request),
     ask: (question, askOptions) => answers.ask(question, askOptions),
     regenerate: (input) => answers.regenerate(input),

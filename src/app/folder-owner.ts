@@ -95,3 +95,16 @@ export async function checkOwner(store: MainStore, folder: { id: string; rootPat
   const owner = await otherOwner(store, folder.id, machine);
   if (owner !== null) throw ownedElsewhere(folder.rootPath, owner, action);
 }
+
+/** Every added folder with its recorded owner, and whether another machine owns it. */
+export async function foldersWithOwners(store: MainStore, machine: Machine): Promise<AddedFolder[]> {
+  return await Promise.all((await store.listFolders()).map(async (folder) => {
+    const owner = await folderOwner(store, folder.id);
+    return { ...folder, owner, ownedElsewhere: owner !== null && owner.id !== machine.id };
+  }));
+}
+
+/** This machine, and each added folder's recorded owner (null: none recorded). */
+export async function folderOwnership(store: MainStore, machine: Machine): Promise<{ machine: Machine; owners: Record<string, FolderOwner | null> }> {
+  return { machine, owners: Object.fromEntries(await Promise.all((await store.listFolders()).map(async (folder) => [folder.id, await folderOwner(store, folder.id)] as const))) };
+}
