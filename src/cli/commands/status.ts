@@ -4,7 +4,7 @@ import type { CliContext } from "../context.js";
 import { plural, printJson } from "../shared/io.js";
 import { formatModelReport } from "../shared/render.js";
 import { describeSearchReadiness } from "../shared/search-readiness.js";
-import { ownedBy, ownershipOf } from "../shared/ownership.js";
+import { ownershipOf } from "../shared/ownership.js";
 
 
 /** `chunkpad status`: folders, the embedding model, where it runs (a warm server or this process), and the answer provider. */
@@ -34,7 +34,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
         const failed = folder.failedCount > 0 ? `, ${folder.failedCount} failed` : "";
         lines.push(
           `${folder.rootPath}: ${plural(folder.documentCount, "document")}, ${plural(folder.storedChunkCount, "chunk")} (${excluded} excluded), ${folder.embeddedChunkCount} embedded` +
-            `${folder.modifiedChunkCount > 0 ? `, ${folder.modifiedChunkCount} changed since` : ""}${failed}${ownedBy(ownership, folder.id)}`,
+            `${folder.modifiedChunkCount > 0 ? `, ${folder.modifiedChunkCount} changed since` : ""}${failed}${folder.ownedElsewhere && folder.owner ? `; belongs to the machine "${folder.owner.name}" (searched from here, processed there)` : ""}`,
         );
       }
       lines.push(formatModelReport(model).trimEnd());
