@@ -30,7 +30,7 @@ export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from
 export type { ChunkState, ChunkEmbedState } from "./app/review/review-states.js";
 export { EVALUATION_MODES, EVALUATION_METRICS, parseEvaluationModes, type EvaluationMode, type EvaluateOptions, type EvaluationReport, type ModeEvaluation } from "./app/search/evaluate.js";
 export { DEFAULT_WRONGFUL_RATE, type CalibrateGuardrailOptions, type GuardrailCalibration } from "./app/answer/calibrate-guardrail.js";
-export type { AskOptions, AskEvent, AnswerResult, AnswerSettings, RefusalNextStep } from "./app/answer/ask.js";
+export type { AskOptions, AskEvent, AnswerResult, AnswerSettings } from "./app/answer/ask.js";
 export type { ChatSession, ChatSessionOptions } from "./app/answer/ask-session.js";
 export type { ConversationView, MessageView, StoredCitation } from "./app/answer/conversations.js";
 export type { ConversationSummary } from "./store/index.js";

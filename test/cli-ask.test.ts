@@ -103,9 +103,19 @@ describe("chunkpad ask", () => {
     expect(result.stdout).toBe("I don't know based on your documents.\n");
     expect(result.stderr).toMatch(/1\. +\d+% {2}(warranty|returns)\.md/);
     expect(result.stderr).toMatch(/holds \d+% of the question's search words \(each weighed by how rare it is in your documents\), below the 47% answer floor/);
-    // The way out, said as this face does it: a command.
-    expect(result.stderr).toContain('Lower the floor with "chunkpad config set generation.minSimilarity <fraction>".');
+    // The ways out, said as this face does them: commands. The floor it suggests answers the question.
+    const suggested = /Ask in other words, or set it with "chunkpad config set generation\.minSimilarity (0\.\d\d)"\./.exec(result.stderr);
+    expect(suggested, result.stderr).not.toBeNull();
     expect(anthropic.requests).toHaveLength(0);
+    expect((await runCliInProcess(["config", "set", "generation.minSimilarity", suggested?.[1] ?? ""], { home })).code).toBe(0);
+    try {
+      anthropic.script({ reply: "text", deltas: ["Two years [C1]."] });
+      const answered = await ask(["How do penguins survive the antarctic winter storms under warranty?"]);
+      expect(answered.stdout).toContain("Two years [C1].");
+      expect(anthropic.requests).toHaveLength(1);
+    } finally {
+      await runCliInProcess(["config", "unset", "generation.minSimilarity"], { home });
+    }
   });
 
   it("says the key was rejected in one line, exits 1, and never shows the key", async () => {
@@ -165,7 +175,7 @@ describe("chunkpad ask", () => {
     const events = ndjsonEvents(result.stdout);
     expect(events.map((event) => event.type)).toEqual(["chunks", "answer-start", "text-delta", "text-delta", "citation", "final"]);
     expect(events[4]).toMatchObject({ citation: { label: "C1", source: "warranty.md" } });
-    expect(events.at(-1)).toMatchObject({ answer: { schema: "chunkpad.answer/2", answer: "Two years [C1].", incomplete: false, error: null } });
+    expect(events.at(-1)).toMatchObject({ answer: { schema: "chunkpad.answer/3", answer: "Two years [C1].", incomplete: false, error: null } });
   });
 
   it("ends an NDJSON stream with an error event and a final event when the provider fails", async () => {

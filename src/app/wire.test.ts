@@ -141,7 +141,7 @@ describe("the ask stream", () => {
     const wire = coreEvents.flatMap((event) => toAskStreamEvents(event, collector));
     expect(wire.map((event) => event.type)).toEqual(["chunks", "answer-start", "text-delta", "text-delta", "citation", "final"]);
     const final = wire.at(-1) as Extract<AskStreamEvent, { type: "final" }>;
-    expect(final.answer).toMatchObject({ schema: "chunkpad.answer/2", answer: "Two years [C1].", error: null, refusal: null, usage: null, searchMode: "keyword" });
+    expect(final.answer).toMatchObject({ schema: "chunkpad.answer/3", answer: "Two years [C1].", error: null, refusal: null, usage: null, searchMode: "keyword" });
     expect(final.answer.chunks.map((chunk) => chunk.number)).toEqual([1, 2]);
     for (const event of wire) expectPlainJson(event);
   });

@@ -9,7 +9,7 @@
  * Types only are imported from app/: the converters are pure and run in any face.
  */
 import type { ArchiveProgress } from "./archive/archive-format.js";
-import type { AnswerResult, AskEvent, RefusalNextStep } from "./answer/ask.js";
+import type { AnswerResult, AskEvent } from "./answer/ask.js";
 import type { EmbedProgress, EmbedReport } from "./embed/embed-selected.js";
 import type { ProcessProgress, ProcessReport } from "./process/process-folder.js";
 import type { ReviewReport } from "./review/review.js";
@@ -31,7 +31,7 @@ export const WIRE_SCHEMAS = {
   watch: "chunkpad.watch/1",
   export: "chunkpad.export/1",
   import: "chunkpad.import/1",
-  answer: "chunkpad.answer/2",
+  answer: "chunkpad.answer/3",
   error: "chunkpad.error/1",
 } as const;
 
@@ -162,7 +162,7 @@ export type AskStreamEvent =
   | { type: "chunks"; searchMode: SearchMode; notices: Notice[]; chunks: ChunkJson[] }
   | { type: "answer-start"; provider: string; model: string }
   | { type: "text-delta"; text: string }
-  | { type: "refused"; reason: string; message: string; nextStep: RefusalNextStep; text: string }
+  | { type: "refused"; reason: string; message: string; nextSteps: NextStep[]; text: string }
   | { type: "citation"; citation: CitationJson }
   | { type: "error"; error: ErrorJson }
   | { type: "final"; answer: AnswerJson };
@@ -238,7 +238,7 @@ export function toAskStreamEvents(event: AskEvent, collector: AnswerCollector): 
     case "text-delta":
       return [{ type: "text-delta", text: event.text }];
     case "refused":
-      return [{ type: "refused", reason: event.reason, message: event.message, nextStep: event.nextStep, text: event.text }];
+      return [{ type: "refused", reason: event.reason, message: event.message, nextSteps: event.nextSteps, text: event.text }];
     case "done": {
       const final = collector.result();
       return [

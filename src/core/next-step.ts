@@ -56,6 +56,10 @@ export type NextStep =
   | { action: "choose-provider" }
   /** Give the password of an encrypted document, for this run only. */
   | { action: "give-password" }
+  /** Ask the question in other words. */
+  | { action: "rephrase" }
+  /** Switch at least one of an answer's sources back on, then regenerate the answer. */
+  | { action: "switch-sources-on" }
   /** Run the same thing again (what was done is kept). */
   | { action: "try-again"; what: "embed" | "command" };
 

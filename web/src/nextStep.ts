@@ -3,11 +3,17 @@
  * messages name no command; the CLI words the same steps as commands, this app as places.
  */
 import type { NextStep } from "./api/types.js";
+import { SECTIONS, SETTING_LABELS } from "./views/settings/labels.js";
 // The one pure function of the core the app bundles: how a message and its steps make a sentence.
 import { sayWithNextSteps } from "../../src/core/next-step.js";
 
-const SETTINGS_SECTION: Record<string, string> = { generation: "Answers", embedding: "Embeddings", search: "Search", chunking: "Processing", processing: "Processing", ocr: "Processing", privacy: "Privacy" };
-const settingPlace = (key: string) => `Settings → ${SETTINGS_SECTION[key.split(".")[0] ?? ""] ?? "Settings"} (${key})`;
+/** Where a setting is: its section and the label it has there (the key too, which the help shows). */
+function settingPlace(key: string): string {
+  const known = SETTING_LABELS[key];
+  if (known === undefined) return `Settings (${key})`;
+  const section = SECTIONS.find((candidate) => candidate.id === known.section)?.label ?? "Settings";
+  return `Settings → ${section} → “${known.label}” (${key})`;
+}
 
 function clause(step: NextStep): string {
   switch (step.action) {
@@ -61,6 +67,10 @@ function clause(step: NextStep): string {
       return "choose Ollama or a cloud provider in Settings → Answers";
     case "give-password":
       return "enter its password in the file's view";
+    case "rephrase":
+      return "ask in other words";
+    case "switch-sources-on":
+      return "switch a source on under Sources, then choose Regenerate";
     case "try-again":
       return "try again: what was done is kept";
   }

@@ -155,6 +155,20 @@ describe("askQuestion", () => {
     expect(llm.selections).toHaveLength(0);
   });
 
+  it("says what to do about a refusal as steps, and the floor it suggests answers the question", async () => {
+    const question = "penguins survive antarctic winter warranty";
+    const refused = answerOf(await collect(askQuestion(dependencies(fakeSearch([WARRANTY]), fakeLlm(), tempChatStore()), question)));
+    expect(refused.refusal?.message).toMatch(/below the \d+% answer floor/);
+    expect(refused.refusal?.nextSteps).toEqual([{ action: "rephrase" }, { action: "change-setting", key: "generation.minSimilarity", value: "0.20" }]);
+    const suggested = refused.refusal?.nextSteps.find((step) => step.action === "change-setting");
+    const lowered = { minSimilarity: Number(suggested?.action === "change-setting" ? suggested.value : NaN) };
+    const answered = answerOf(await collect(askQuestion(dependencies(fakeSearch([WARRANTY]), fakeLlm(textAnswer("Two years [C1].")), tempChatStore(), lowered), question)));
+    expect(answered).toMatchObject({ refused: false, text: "Two years [C1]." });
+    // A vector floor of its own is another scale: the step names the setting without a value.
+    const ownVectorFloor = answerOf(await collect(askQuestion(dependencies(fakeSearch([{ ...WARRANTY, distance: 0.9 }], "vector"), fakeLlm(), tempChatStore(), { minVectorSimilarity: 0.9 }), question)));
+    expect(ownVectorFloor.refusal?.nextSteps).toEqual([{ action: "rephrase" }, { action: "change-setting", key: "generation.minSimilarity" }]);
+  });
+
   it("judges vector and hybrid searches by vector similarity too", async () => {
     const near = { ...WARRANTY, distance: 0.3 };
     const far = { ...WARRANTY, distance: 0.9 };
@@ -266,7 +280,7 @@ describe("chat session", () => {
     await collect(session.ask("How long is the warranty?"));
     session.toggle(1);
     const events = await collect(session.regenerate());
-    expect(events[0]).toMatchObject({ type: "refused", reason: "no-included-chunks", nextStep: "switch-chunks-on", message: expect.stringContaining("Switch at least one back on") });
+    expect(events[0]).toMatchObject({ type: "refused", reason: "no-included-chunks", nextSteps: [{ action: "switch-sources-on" }], message: "Every chunk is switched off." });
     expect(llm.calls).toHaveLength(1);
   });
 

@@ -1,5 +1,6 @@
 import { ChunkpadError, isChunkpadError } from "../../core/errors.js";
 import type { ChatMessage, ChunkRef, FinishReason, TokenUsage } from "../../core/types.js";
+import type { NextStep } from "../../core/next-step.js";
 import type { DownloadProgress } from "../../hub/index.js";
 import type { DownloadOffer, LlmProviderName } from "../../llm/index.js";
 import { parseCitations } from "../../rag/citations.js";
@@ -47,7 +48,7 @@ export interface AnswerResult {
   text: string;
   answerMode: AnswerMode;
   refused: boolean;
-  refusal?: { reason: RefusalReason; message: string; nextStep: RefusalNextStep; bestSimilarity?: number };
+  refusal?: { reason: RefusalReason; message: string; nextSteps: NextStep[]; bestSimilarity?: number };
   /** The stream was cut off or failed: `text` is what arrived, and `error` says why. */
   incomplete: boolean;
   error?: ChunkpadError;
@@ -67,15 +68,10 @@ export interface AnswerResult {
   messageId: string | null;
 }
 
-/**
- * What the user can do about a refusal; each face says how in its own terms (a command, a
- * button), since the message itself names no command.
- */
-export type RefusalNextStep = "add-folder" | "switch-chunks-on" | "rephrase-or-lower-floor";
-
 export type AskEvent =
   | { type: "chunks"; search: SearchReport; chunks: SearchResult[] }
-  | { type: "refused"; text: string; reason: RefusalReason; message: string; nextStep: RefusalNextStep }
+  /** `message` says why; `nextSteps` what the user can do about it, each face in its own terms (decision 060). */
+  | { type: "refused"; text: string; reason: RefusalReason; message: string; nextSteps: NextStep[] }
   | { type: "answer-start"; provider: string; model: string; temperature: number; labels: CitationLabel[] }
   | { type: "text-delta"; text: string }
   | { type: "done"; answer: AnswerResult };
@@ -132,10 +128,10 @@ export async function* answerFromChunks(dependencies: AskDependencies, input: An
     ...(generation.minVectorSimilarity === undefined ? {} : { minVectorSimilarity: generation.minVectorSimilarity }),
   });
   if (decision.refuse) {
-    const { message, nextStep } = refusalMessage(decision, input, generation.minSimilarity);
-    yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message, nextStep };
+    const { message, nextSteps } = refusalMessage(decision, input, generation);
+    yield { type: "refused", text: REFUSAL_TEXT, reason: decision.reason, message, nextSteps };
     const stored = await store(dependencies, input, { content: REFUSAL_TEXT, citedChunks: [], provider: null, model: null, incomplete: false });
-    const refusal = { reason: decision.reason, message, nextStep, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
+    const refusal = { reason: decision.reason, message, nextSteps, ...(decision.bestSimilarity === undefined ? {} : { bestSimilarity: decision.bestSimilarity }) };
     const answer: AnswerResult = { ...base, text: REFUSAL_TEXT, refused: true, refusal, incomplete: false, labels: [], provider: null, model: null, ...stored };
     yield { type: "done", answer };
     return;
@@ -199,20 +195,35 @@ function searchOptionsOf(options: AskOptions): SearchOptions {
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as SearchOptions;
 }
 
-function refusalMessage(decision: { reason: RefusalReason; message: string; bestSimilarity?: number }, input: AnswerInput, floor: number): { message: string; nextStep: RefusalNextStep } {
+/**
+ * Why the question was refused, and what the user can do about it. Below the floor, the suggested
+ * floor is the closest chunk's own figure rounded down: the highest floor at which this question
+ * is answered (a vector similarity with its own floor, minVectorSimilarity, is not on this scale:
+ * no value is suggested then). The message says what the floor is for: lowering it is a choice.
+ */
+function refusalMessage(
+  decision: { reason: RefusalReason; message: string; bestSimilarity?: number },
+  input: AnswerInput,
+  generation: Pick<ChunkpadConfig["generation"], "minSimilarity" | "minVectorSimilarity">,
+): { message: string; nextSteps: NextStep[] } {
   if (decision.reason === "no-included-chunks") {
     return input.chunks.length === 0
-      ? { message: "Search found no chunk for this question. Try other words, or add the folder that holds the answer.", nextStep: "add-folder" }
-      : { message: "Every chunk is switched off. Switch at least one back on and regenerate.", nextStep: "switch-chunks-on" };
+      ? { message: "Search found no chunk for this question.", nextSteps: [{ action: "rephrase" }, { action: "add-folder" }] }
+      : { message: "Every chunk is switched off.", nextSteps: [{ action: "switch-sources-on" }] };
   }
-  if (decision.bestSimilarity === undefined) return { message: decision.message, nextStep: "rephrase-or-lower-floor" };
+  if (decision.bestSimilarity === undefined) return { message: decision.message, nextSteps: [{ action: "rephrase" }] };
   const mode = input.searchMode;
   const percent = (value: number) => `${Math.round(value * 100)}%`;
   const measure =
     mode === "keyword"
       ? `The closest chunk holds ${percent(decision.bestSimilarity)} of the question's search words (each weighed by how rare it is in your documents)`
       : `The closest chunk is ${percent(decision.bestSimilarity)} similar to the question`;
-  return { message: `${measure}, below the ${percent(floor)} answer floor (generation.minSimilarity). Rephrase the question, or lower the floor.`, nextStep: "rephrase-or-lower-floor" };
+  const onFloorScale = mode === "keyword" || generation.minVectorSimilarity === undefined;
+  const answeredAt = (Math.floor(decision.bestSimilarity * 100) / 100).toFixed(2);
+  return {
+    message: `${measure}, below the ${percent(generation.minSimilarity)} answer floor (generation.minSimilarity), under which Chunkpad refuses rather than guess.`,
+    nextSteps: [{ action: "rephrase" }, { action: "change-setting", key: "generation.minSimilarity", ...(onFloorScale ? { value: answeredAt } : {}) }],
+  };
 }
 
 interface AnswerRecord {

@@ -10,7 +10,6 @@ import {
   type DownloadOffer,
   type DownloadProgress,
   type LlmProviderName,
-  type RefusalNextStep,
   type SearchMode,
   type SearchResult,
 } from "../../index.js";
@@ -118,7 +117,8 @@ export async function printAnswer(io: CliIo, events: AsyncIterable<AskEvent>, op
       options.bar.write(formatChunksBar(event.chunks, { mode: event.search.mode, toggles: options.toggles === true, explain: options.explain === true }));
     } else if (event.type === "refused") {
       io.stdout.write(`${event.text}\n`);
-      io.stderr.write(`${event.message}${event.reason === "below-similarity-floor" ? " The nearest chunks are listed above." : ""} ${refusalHowTo(event.nextStep, options.toggles === true)}\n`);
+      const message = `${event.message}${event.reason === "below-similarity-floor" ? " The nearest chunks are listed above." : ""}`;
+      io.stderr.write(`${withCliNextSteps(message, event.nextSteps, options.toggles === true ? "chat" : "command")}\n`);
     } else if (event.type === "answer-start") {
       io.stderr.write(`Answering with ${event.provider} (${event.model}) from ${plural(event.labels.length, "chunk")}…\n`);
     } else if (event.type === "text-delta") {
@@ -157,9 +157,3 @@ function givenLabels(count: number): string {
   return count === 1 ? "only C1" : `only C1–C${count}`;
 }
 
-/** The refusal's next step as this face does it: a command. */
-function refusalHowTo(nextStep: RefusalNextStep, inChat: boolean): string {
-  if (nextStep === "add-folder") return 'Add a folder with "chunkpad add <folder>".';
-  if (nextStep === "switch-chunks-on") return inChat ? "Switch one on with /toggle <n>, then /regen." : "Ask again without excluding every chunk.";
-  return 'Lower the floor with "chunkpad config set generation.minSimilarity <fraction>".';
-}

@@ -30,6 +30,8 @@ const EXAMPLES: { [Action in NextStepAction]: Extract<NextStep, { action: Action
   "use-model-files": { action: "use-model-files", model: "embedding" },
   "choose-provider": { action: "choose-provider" },
   "give-password": { action: "give-password" },
+  rephrase: { action: "rephrase" },
+  "switch-sources-on": { action: "switch-sources-on" },
   "try-again": { action: "try-again", what: "embed" },
 };
 const CLI_COMMAND = /\bchunkpad [a-z]+|--[a-z]/;
@@ -42,6 +44,9 @@ describe("next steps, worded by each face (decision 060)", () => {
       'Re-embed with "chunkpad embed --reembed", or set it with "chunkpad config set embedding.model bge-small-en-v1.5".',
     );
     expect(cliNextSteps([])).toBe("");
+    // At the chat prompt a step can name the chat's own commands; on a command line it cannot.
+    expect(withCliNextSteps("Every chunk is switched off.", [EXAMPLES["switch-sources-on"]], "chat")).toBe("Every chunk is switched off. Switch one on with /toggle <n>, then /regen.");
+    expect(withCliNextSteps("Every chunk is switched off.", [EXAMPLES["switch-sources-on"]])).toBe("Every chunk is switched off. Ask again without excluding every chunk.");
     for (const step of [EXAMPLES.embed, EXAMPLES["add-folder"], EXAMPLES["change-setting"], EXAMPLES.sync, EXAMPLES["take-over"], EXAMPLES["set-api-key"]]) {
       expect(cliNextSteps([step])).toMatch(CLI_COMMAND);
     }
@@ -53,7 +58,7 @@ describe("next steps, worded by each face (decision 060)", () => {
       expect(text, step.action).not.toBe("");
       expect(text, step.action).not.toMatch(CLI_COMMAND);
     }
-    expect(nextStepsText([EXAMPLES["change-setting"]])).toBe("Change it in Settings → Search (search.rerank) to off.");
+    expect(nextStepsText([EXAMPLES["change-setting"]])).toBe("Change it in Settings → Search → “Rerank” (search.rerank) to off.");
     expect(nextStepsText([EXAMPLES.embed])).toBe("Embed the folder (Documents → Embed selected) to search them by meaning too.");
   });
 });

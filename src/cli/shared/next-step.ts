@@ -1,8 +1,11 @@
 import { sayWithNextSteps, type NextStep, type Notice } from "../../index.js";
 import { quoteForShell } from "./quote.js";
 
+/** Where the CLI says it: a command line, or the chat prompt (whose own commands a step can name). */
+export type CliPlace = "command" | "chat";
+
 /** One next step, as the command a CLI user types (decision 060). */
-function clause(step: NextStep): string {
+function clause(step: NextStep, place: CliPlace = "command"): string {
   switch (step.action) {
     case "embed":
       return step.reembed ? 're-embed with "chunkpad embed --reembed"' : `run "chunkpad embed"${step.purpose ? ` ${step.purpose}` : ""}`;
@@ -59,6 +62,10 @@ function clause(step: NextStep): string {
       return 'use Ollama or a cloud model ("chunkpad config set generation.provider ollama", or --provider)';
     case "give-password":
       return "run again with --password <password>";
+    case "rephrase":
+      return "ask in other words";
+    case "switch-sources-on":
+      return place === "chat" ? "switch one on with /toggle <n>, then /regen" : "ask again without excluding every chunk";
     case "try-again":
       return step.what === "embed" ? 'run "chunkpad embed" again to finish the rest' : "run the command again";
   }
@@ -67,7 +74,8 @@ function clause(step: NextStep): string {
 /** The steps as one sentence ("" when there are none): the first capitalised, the rest as alternatives. */
 export const cliNextSteps = (steps: readonly NextStep[] | undefined): string => sayWithNextSteps("", steps, clause);
 
-/** A message with its next steps, as the CLI prints it. */
-export const withCliNextSteps = (message: string, steps: readonly NextStep[] | undefined): string => sayWithNextSteps(message, steps, clause);
+/** A message with its next steps, as the CLI prints it (at the chat prompt, `place` "chat"). */
+export const withCliNextSteps = (message: string, steps: readonly NextStep[] | undefined, place: CliPlace = "command"): string =>
+  sayWithNextSteps(message, steps, (step) => clause(step, place));
 
 export const cliNotice = (notice: Notice): string => withCliNextSteps(notice.message, notice.nextSteps);

@@ -7,7 +7,7 @@
 import type {
   AnswerJson, AskStreamEvent, ChunkJson, ConflictDiff as CoreConflictDiff, ChunkState as CoreChunkState, ChunkTreeNode, ChunkTreeReport as CoreTreeReport, ChunkWithNeighbours, ConversationSummary as CoreConversationSummary,
   ConversationView, KeyDescription as CoreKeyDescription, MessageView as CoreMessageView, ProviderStatus, SearchJson, StoredCitation,
-  FolderListing, ExportJson, ImportJson, RefusalNextStep, NextStep, Notice as CoreNotice, ErrorJson,
+  FolderListing, ExportJson, ImportJson, NextStep, Notice as CoreNotice, ErrorJson,
 } from "../../../src/index.js";
 import type { FoldersJson, JobEndEvent as ServerJobEndEvent, JobJson, JobStreamEvent as ServerJobStreamEvent, SettingJson, StatusJson } from "../../../src/server/wire-types.js";
 
@@ -30,7 +30,7 @@ export type Citation = Json<StoredCitation>;
 export type Answer = Json<AnswerJson>;
 export type AnswerChunk = Json<ChunkJson>;
 export type AskEvent = Json<AskStreamEvent>;
-export type { RefusalNextStep, NextStep };
+export type { NextStep };
 export type Notice = Json<CoreNotice>;
 export type ApiErrorBody = Json<ErrorJson>;
 export type ConflictDiff = Json<CoreConflictDiff>;

@@ -2,7 +2,7 @@ import { withNextSteps } from "../nextStep.js";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
 import { post, remove } from "../api/client.js";
-import type { AnswerChunk, Conversation, Job, RefusalNextStep } from "../api/types.js";
+import type { AnswerChunk, Conversation, Job } from "../api/types.js";
 import { fetchConversation, keys } from "./queries.js";
 import { followJob } from "./useJobEvents.js";
 
@@ -44,13 +44,6 @@ const emptyTurn = (question: string): Turn => ({ question, sources: [], answer: 
 
 /** Plain text inside the Markdown an answer is shown as: "<fraction>" stays text, not a tag the sanitizer drops. */
 const asMarkdownText = (text: string) => text.replace(/[\\`*_[\]<>#|~]/g, (character) => `\\${character}`);
-
-/** A refusal's next step as this app does it (the server's message names no command). */
-const REFUSAL_HOW_TO: Record<RefusalNextStep, string> = {
-  "add-folder": "Add the folder that holds the answer under Documents.",
-  "switch-chunks-on": "Switch a source on under Sources, then choose Regenerate.",
-  "rephrase-or-lower-floor": "The floor is \"Minimum word overlap to answer\" in Settings → Answers.",
-};
 
 /** A chunk ref is folderId:relative/path#ordinal. */
 export const pathOfRef = (ref: string) => ref.slice(ref.indexOf(":") + 1, ref.lastIndexOf("#") > 0 ? ref.lastIndexOf("#") : undefined);
@@ -106,7 +99,7 @@ export function useChat() {
             update((turn) => ({ ...turn, answer: turn.answer + event.text }));
             break;
           case "refused":
-            update((turn) => ({ ...turn, answer: `${event.text} ${asMarkdownText(`${event.message} ${REFUSAL_HOW_TO[event.nextStep]}`)}` }));
+            update((turn) => ({ ...turn, answer: `${event.text} ${asMarkdownText(withNextSteps(event.message, event.nextSteps))}` }));
             break;
           case "final": {
             const answer = event.answer;
