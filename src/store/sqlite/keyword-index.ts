@@ -2,7 +2,7 @@ import type { SqliteDatabase } from "./database.js";
 import type { KeywordTerm } from "../../core/keyword-query.js";
 import { compareTerms, createFtsTokenizer, createFtsVocabulary, readVarints } from "./fts5-reading.js";
 import { createBackgroundReader } from "./background-reader.js";
-import { B, idfOf, K1, PostingsBuilder, rankAll, rankAny, TopRows, type Phrase, type Postings } from "./keyword-rank.js";
+import { B, forEachRow, idfOf, K1, PostingsBuilder, rankAll, rankAny, TopRows, type Phrase, type Postings } from "./keyword-rank.js";
 
 /**
  * The keyword index held in memory, for processes that search many times (the server, the MCP
@@ -204,7 +204,12 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
         list.push([id, freq]);
       }
     }
-    changedLists = new Map([...builders].map(([term, list]) => [term, { docs: Int32Array.from(list, ([id]) => id), freqs: Float32Array.from(list, ([, freq]) => freq) }]));
+    changedLists = new Map(
+      [...builders].map(([term, list]) => {
+        for (const [id, freq] of list) builder.add(id, freq);
+        return [term, builder.take()];
+      }),
+    );
   }
 
   /**
@@ -227,16 +232,17 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
 
   /** A main list without its dead rows, with the changed rows' entries merged in (ids ascending). */
   function merged(old: Postings, added: Postings | undefined): Postings {
+    const addedRows: number[] = [];
+    if (added !== undefined) forEachRow(added, (row) => addedRows.push(row));
     let at = 0;
     const addChanged = (upTo: number) => {
-      while (added !== undefined && at < added.docs.length && (added.docs[at] as number) < upTo) builder.add(added.docs[at] as number, added.freqs[at++] as number);
+      while (added !== undefined && at < addedRows.length && (addedRows[at] as number) < upTo) builder.add(addedRows[at] as number, added.freqs[at++] as number);
     };
-    for (let index = 0; index < old.docs.length; index++) {
-      const doc = old.docs[index] as number;
-      if (dead[doc] === 1) continue;
+    forEachRow(old, (doc, index) => {
+      if (dead[doc] === 1) return;
       addChanged(doc);
       builder.add(doc, old.freqs[index] as number);
-    }
+    });
     addChanged(Number.POSITIVE_INFINITY);
     return builder.take();
   }
@@ -282,29 +288,25 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
 
   /** A phrase's rows (ascending) and weighted counts: its one list as it is, or several merged. */
   function phraseOf(lists: Array<{ list: Postings; checkDead: boolean }>): Phrase {
-    let docs: Int32Array;
-    let freqs: Float32Array | Float64Array;
-    if (lists.length === 1 && !(lists[0] as { checkDead: boolean }).checkDead) ({ docs, freqs } = (lists[0] as { list: Postings }).list);
+    let list: Postings;
+    if (lists.length === 1 && !(lists[0] as { checkDead: boolean }).checkDead) list = (lists[0] as { list: Postings }).list;
     else {
       // A prefix adds up its words' counts; rows changed since the build are read from their own lists.
       let rows = 0;
-      for (const { list, checkDead } of lists) {
-        for (let index = 0; index < list.docs.length; index++) {
-          const doc = list.docs[index] as number;
-          if (checkDead && dead[doc] === 1) continue;
+      for (const { list: part, checkDead } of lists) {
+        forEachRow(part, (doc, index) => {
+          if (checkDead && dead[doc] === 1) return;
           if (phraseFreq[doc] === 0) phraseTouched[rows++] = doc;
-          phraseFreq[doc] = (phraseFreq[doc] as number) + (list.freqs[index] as number);
-        }
+          phraseFreq[doc] = (phraseFreq[doc] as number) + (part.freqs[index] as number);
+        });
       }
-      docs = phraseTouched.slice(0, rows).sort();
-      freqs = new Float64Array(rows);
-      for (let index = 0; index < rows; index++) {
-        const doc = docs[index] as number;
-        freqs[index] = phraseFreq[doc] as number;
+      for (const doc of phraseTouched.slice(0, rows).sort()) {
+        builder.add(doc, phraseFreq[doc] as number);
         phraseFreq[doc] = 0;
       }
+      list = builder.take();
     }
-    return { docs, freqs, idf: idfOf(docs.length, rowCount) };
+    return { ...list, idf: idfOf(list.length, rowCount) };
   }
 
   /** The lists a term reads: its own word, or every word it is a prefix of. */
@@ -313,7 +315,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     const words = term.prefix ? prefixed(token) : [token];
     for (const word of words) {
       const old = mainList(word);
-      if (old !== undefined && old.docs.length > 0) lists.push({ list: old, checkDead: deadCount > 0 });
+      if (old !== undefined && old.length > 0) lists.push({ list: old, checkDead: deadCount > 0 });
       const fresh = changedLists.get(word);
       if (fresh !== undefined) lists.push({ list: fresh, checkDead: false });
     }
@@ -370,10 +372,10 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       refresh();
       const token = tokenizer.tokenOf(word);
       if (token === null) return null;
-      let rows = changedLists.get(token)?.docs.length ?? 0;
+      let rows = changedLists.get(token)?.length ?? 0;
       const old = mainList(token);
-      if (old !== undefined && deadCount === 0) rows += old.docs.length;
-      else if (old !== undefined) for (const doc of old.docs) if (dead[doc] === 0) rows += 1;
+      if (old !== undefined && deadCount === 0) rows += old.length;
+      else if (old !== undefined) forEachRow(old, (doc) => (rows += dead[doc] === 0 ? 1 : 0));
       return rows;
     },
     warm,
