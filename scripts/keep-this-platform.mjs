@@ -9,6 +9,8 @@
  * - tesseract.js-core: the *.wasm.js single-file builds (25 MB) are for browsers; in Node,
  *   tesseract.js's worker (src/worker-script/node/getCore.js) requires tesseract-core-*.js,
  *   which reads the matching .wasm.
+ * - node-llama-cpp (a development dependency: the local Llama's tests): the builds for GPUs and
+ *   other CPUs beside this platform's CPU build, the only one Chunkpad loads.
  * - better-sqlite3: node-gyp's intermediate objects (build/Release/obj*, sqlite3.a); the addon it loads is
  *   build/Release/better_sqlite3.node.
  * Prints what it freed; does nothing for a package that is not installed or already pruned.
@@ -59,6 +61,16 @@ const UNUSED_HERE = {
     return fs.readdirSync(prebuilds).filter((name) => !here.includes(name)).map((name) => path.join(prebuilds, name));
   },
   "tesseract.js-core": (folder) => fs.readdirSync(folder).filter((name) => name.endsWith(".wasm.js")).map((name) => path.join(folder, name)),
+  // Its builds are packages of their own beside it (@node-llama-cpp/<platform>-<arch>[-gpu]), all
+  // installed on Linux x64 (their cpu fields list x64 too): 650 MB of CUDA, Vulkan and ARM builds.
+  // Chunkpad asks for the CPU build only (getLlama({ gpu: false, build: "never" }) in
+  // llm/llama-cpp-engine.ts), which is @node-llama-cpp/<platform>-<arch>.
+  "node-llama-cpp": (folder) => {
+    const builds = path.join(folder, "..", "@node-llama-cpp");
+    const here = `${process.platform}-${process.arch}`;
+    if (!fs.existsSync(path.join(builds, here))) return [];
+    return fs.readdirSync(builds).filter((name) => name !== here).map((name) => path.join(builds, name));
+  },
   "better-sqlite3": (folder) => {
     const release = path.join(folder, "build", "Release");
     if (!fs.existsSync(path.join(release, "better_sqlite3.node"))) return [];

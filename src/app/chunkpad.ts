@@ -335,7 +335,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       const server = options.useServer && env.CHUNKPAD_SERVER !== "off" ? await findLiveServer(paths.dataDir) : null;
       if (!server) return { runsIn: "process", server: null };
       try {
-        const response = await fetch(`${server.url}/api/status`, { headers: { [SESSION_TOKEN_HEADER]: server.token }, signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`${server.url}/api/status`, { headers: { [SESSION_TOKEN_HEADER]: server.token }, signal: AbortSignal.timeout(10_000) }); // alive (findLiveServer); busy, it may take seconds
         const status = (await response.json()) as { warm?: { models: Array<{ model: string; dtype: string | null }>; requests: number }; search?: SearchReadiness };
         return { runsIn: "server", server: { url: server.url, pid: server.pid, loadedModels: status.warm?.models ?? [], requests: status.warm?.requests ?? 0, search: status.search ?? null } };
       } catch {
