@@ -3,11 +3,10 @@ import pg from "pg";
 import { createPool, describeUrl, inTransaction, parseStoreUrl, toDatabaseError, withPostgresErrors, type Queryable } from "./connection.js";
 import { createDocumentMethods } from "./documents.js";
 import { createFolderMethods } from "./folders.js";
-import { checkKeywordIndex, rebuildAfterIcuChange, rebuildKeywordIndex } from "./keyword-index.js";
+import { checkKeywordIndex, icuRecord, rebuildIfWordsChanged, rebuildKeywordIndex, searchTextRecord } from "./keyword-index.js";
 import { createKeywordMethods } from "./keyword.js";
 import { createLeases } from "./leases.js";
 import { dropSchema, migrate } from "./schema.js";
-import { rebuildAfterSearchTextChange } from "./search-text-version.js";
 import { createVectorMethods, loadVectorSupport, type VectorSupport } from "./vectors.js";
 
 export interface OpenPostgresStoreOptions extends StoreOpener {
@@ -35,8 +34,7 @@ export async function openPostgresStore({ url, poolSize, command = "chunkpad", m
   let support: VectorSupport;
   try {
     await migrate(pool, where);
-    await rebuildAfterSearchTextChange(pool);
-    await rebuildAfterIcuChange(pool, icuVersion);
+    await rebuildIfWordsChanged(pool, [searchTextRecord(), icuRecord(icuVersion)]);
     support = await loadVectorSupport(pool, where);
   } catch (error) {
     await pool.end().catch(() => undefined);
