@@ -10,7 +10,7 @@ export { describePageRuns } from "./core/page-runs.js";
 export { openChunkpad, type Chunkpad, type OpenChunkpadOptions, type AddFolderOptions, type ModelHost } from "./app/chunkpad.js";
 export { ensureNoLiveServer, findLiveServer, launchUrl, registerServer, unregisterServer, type ServerInfo } from "./app/daemon/server-registry.js";
 export { describeBroadFolder, type BroadFolder } from "./app/process/broad-folder.js";
-export { createFolderLocks, folderLockKey, type FolderLocks, type FolderLockOptions, type LockHolder } from "./app/folder-lock.js";
+export { createFolderLocks, describeLeaseHolder, folderLockKey, type FolderLocks, type FolderLockOptions, type LockHolder } from "./app/folder-lock.js";
 export type { ProcessReport, ProcessProgress, ProcessedFile, FailedFile, ChunkFileConflict, ConflictChoice } from "./app/process/process-folder.js";
 export type { ChunkTreeReport, ChunkTreeNode } from "./app/review/chunk-tree.js";
 export type { ConflictDiff } from "./app/review/conflict-diff.js";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadClapnq, writeClapnqCorpus, type ClapnqQuestion } from "../bench/clapnq-guardrail.js";
 import { openChunkpad, REFUSAL_TEXT, type AnswerResult, type Chunkpad } from "../src/index.js";
-import { makeTempDir, runCli } from "./helpers/cli.js";
+import { cliEnv, makeTempDir, runCli } from "./helpers/cli.js";
 import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -52,7 +52,7 @@ beforeAll(async () => {
   writeClapnqCorpus(folder, answerable);
   const added = await runCli(["add", folder], { home });
   expect(added.code, added.stderr).toBe(0);
-  chunkpad = openChunkpad({ env: { CHUNKPAD_HOME: home, ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: "test-key", CHUNKPAD_KEYCHAIN: "off" } });
+  chunkpad = openChunkpad({ env: cliEnv(home, { ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: "test-key", CHUNKPAD_KEYCHAIN: "off" }) });
 });
 afterAll(async () => {
   await chunkpad?.close();

@@ -5,7 +5,7 @@ import { PassThrough } from "node:stream";
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
-import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { cliEnv, json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
 import { runCliInProcess } from "./helpers/cli-in-process.js";
 
 /**
@@ -96,7 +96,7 @@ describe("chunkpad import refuses what it must, and leaves nothing behind", () =
     let shown = "";
     for (const stream of [stdout, stderr]) stream.on("data", (data: Buffer) => (shown += data.toString()));
     stdin.end(`${target}\n`);
-    const code = await main(["import", tampered("asked.zip", () => undefined)], { stdin, stdout, stderr, env: { CHUNKPAD_HOME: home, HOME: home } });
+    const code = await main(["import", tampered("asked.zip", () => undefined)], { stdin, stdout, stderr, env: cliEnv(home) });
     expect(code, shown).toBe(0);
     expect(shown).toMatch(/Restore .*asked\.zip into which folder\? /);
     expect(fs.existsSync(path.join(target, "notes.md"))).toBe(true);

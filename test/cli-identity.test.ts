@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, ON_POSTGRES, writeFile } from "./helpers/cli.js";
 import { runCliInProcess } from "./helpers/cli-in-process.js";
+import { openHomeStore } from "./helpers/store.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { startAnthropicServer } from "./helpers/llm-servers/anthropic-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
@@ -45,15 +46,15 @@ describe("review decisions follow the text", () => {
     expect(result.code, result.stderr).toBe(0);
     return json<ChunkState[]>(result);
   };
-  /** Every chunk's text and whether it is included, from the database. */
-  const chunkTexts = () => {
-    const db = new Database(path.join(home, "data", "chunkpad.db"), { readonly: true });
+  /** Every chunk's text, whether it is included and whether it has a vector, from the store (either backend). */
+  const chunkTexts = async () => {
+    const store = await openHomeStore(home);
     try {
-      return db.prepare(`SELECT c.ref AS ref, c.content AS content, COALESCE(r.included, 1) AS included,
-        (SELECT COUNT(*) FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref) AS embedded
-        FROM chunks c LEFT JOIN chunk_reviews r ON r.ref = c.ref ORDER BY c.document_id, c.ordinal`).all() as Array<{ ref: string; content: string; included: number; embedded: number }>;
+      const embedded = new Set((await store.embedState()).filter((row) => row.embeddedHash !== null).map((row) => row.ref));
+      const chunks = (await store.listChunks()).sort((a, b) => a.documentId.localeCompare(b.documentId) || a.ordinal - b.ordinal);
+      return chunks.map((chunk) => ({ ref: chunk.ref, content: chunk.content, included: chunk.included ? 1 : 0, embedded: embedded.has(chunk.ref) ? 1 : 0 }));
     } finally {
-      db.close();
+      await store.close();
     }
   };
   const add = async (...args: string[]) => {
@@ -82,13 +83,13 @@ describe("review decisions follow the text", () => {
     writeFile(folder, "handbook.md", handbook(INSERTED, WELCOME, SALARIES, HOLIDAYS, PARKING));
     await add();
 
-    const chunks = chunkTexts();
+    const chunks = await chunkTexts();
     expect(chunks.filter((chunk) => hasSalary(chunk.content)).length).toBeGreaterThan(0);
     for (const chunk of chunks) expect({ content: chunk.content, included: chunk.included }).toEqual({ content: chunk.content, included: hasSalary(chunk.content) ? 0 : 1 });
 
     const embedded = await cli(["embed", "--model", TINY_BERT_REPO, "--yes"]);
     expect(embedded.code, embedded.stderr).toBe(0);
-    for (const chunk of chunkTexts()) expect({ content: chunk.content, embedded: chunk.embedded }).toEqual({ content: chunk.content, embedded: hasSalary(chunk.content) ? 0 : 1 });
+    for (const chunk of await chunkTexts()) expect({ content: chunk.content, embedded: chunk.embedded }).toEqual({ content: chunk.content, embedded: hasSalary(chunk.content) ? 0 : 1 });
 
     anthropic.reset();
     anthropic.script({ reply: "text", deltas: ["I cannot see salaries [C1]."] }, { reply: "text", deltas: ["Nothing [C1]."] });
@@ -116,7 +117,7 @@ describe("review decisions follow the text", () => {
     const processed = await cli(["process", folder]);
     expect(processed.code, processed.stderr).toBe(0);
 
-    const chunks = chunkTexts().filter((chunk) => chunk.ref.includes("handbook.md"));
+    const chunks = (await chunkTexts()).filter((chunk) => chunk.ref.includes("handbook.md"));
     const bob = chunks.find((chunk) => chunk.content.startsWith("Bob earns"));
     expect(bob?.included).toBe(0);
     expect(chunks.find((chunk) => chunk.content.includes("Alice earns"))?.included).toBe(0);
@@ -126,15 +127,19 @@ describe("review decisions follow the text", () => {
     const again = fs.readFileSync(chunkFile, "utf8").replace(/\n## Chunk \d+\n(<!--[^\n]*-->\n)?## Holidays/, "\n## Holidays");
     fs.writeFileSync(chunkFile, again);
     expect((await cli(["process", folder])).code).toBe(0);
-    const merged = chunkTexts().find((chunk) => chunk.content.includes("Carol earns") && chunk.content.includes("## Parking"));
+    const merged = (await chunkTexts()).find((chunk) => chunk.content.includes("Carol earns") && chunk.content.includes("## Parking"));
     expect(merged?.included).toBe(0);
-    for (const chunk of chunkTexts()) if (!hasSalary(chunk.content)) expect({ content: chunk.content, included: chunk.included }).toEqual({ content: chunk.content, included: 1 });
+    for (const chunk of await chunkTexts()) if (!hasSalary(chunk.content)) expect({ content: chunk.content, included: chunk.included }).toEqual({ content: chunk.content, included: 1 });
   });
 
   it("drops the decisions of text that is gone, so no unrelated chunk inherits them", async () => {
     writeFile(folder, "handbook.md", handbook(WELCOME, INSERTED));
     await add("--force");
-    expect(chunkTexts().every((chunk) => chunk.included === 1)).toBe(true);
+    expect((await chunkTexts()).every((chunk) => chunk.included === 1)).toBe(true);
+  });
+
+  // SQLite keeps decisions by text in a table of their own (chunk_reviews); PostgreSQL keeps them on the chunk rows, so none can outlive its text.
+  it.skipIf(ON_POSTGRES)("keeps no decision of text that is gone in SQLite's table of decisions", () => {
     const db = new Database(path.join(home, "data", "chunkpad.db"), { readonly: true });
     expect(db.prepare("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck().get()).toBe(0);
     db.close();
@@ -146,7 +151,7 @@ describe("review decisions follow the text", () => {
     writeFile(folder, "handbook.md", handbook(HOLIDAYS, WELCOME, INSERTED, SALARIES));
     writeFile(folder, "notes/board.md", "# Board\n\nThe board meets in March to approve the budget.\n");
     await add();
-    for (const chunk of chunkTexts()) {
+    for (const chunk of await chunkTexts()) {
       const isNew = hasSalary(chunk.content) || chunk.content.includes("The board meets") || chunk.content.includes("## Holidays");
       expect({ content: chunk.content, included: chunk.included }).toEqual({ content: chunk.content, included: isNew ? 0 : 1 });
     }
@@ -187,7 +192,7 @@ describe("review decisions follow the text", () => {
   it("re-embeds every chunk of a retitled document, and only those", async () => {
     const first = await cli(["embed", "--json"]);
     expect(first.code, first.stderr).toBe(0);
-    const handbookIncluded = chunkTexts().filter((chunk) => chunk.ref.includes(":handbook.md#") && chunk.included === 1).length;
+    const handbookIncluded = (await chunkTexts()).filter((chunk) => chunk.ref.includes(":handbook.md#") && chunk.included === 1).length;
     expect(handbookIncluded).toBeGreaterThan(1);
 
     const text = fs.readFileSync(path.join(folder, "handbook.md"), "utf8").replace("# Staff handbook", "# Employee handbook");

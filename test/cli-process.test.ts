@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { json, makeTempDir, SHARED, touchLater, writeFile } from "./helpers/cli.js";
+import { json, makeTempDir, ON_POSTGRES, SHARED, touchLater, writeFile } from "./helpers/cli.js";
 import { runCliInProcess } from "./helpers/cli-in-process.js";
+import { openHomeStore } from "./helpers/store.js";
 
 interface Report {
   folder: { id: string; rootPath: string; chunksRootPath: string };
@@ -19,14 +19,14 @@ interface Report {
 
 const PDFS = path.join(SHARED, "corpus/pdf.js/pdfs");
 
-/** Keyword hits straight from the FTS index, to see what `add` put there. */
-function ftsHits(home: string, word: string): string[] {
-  const db = new Database(path.join(home, "data", "chunkpad.db"), { readonly: true });
+/** Keyword hits straight from the store's index (either backend), to see what `add` put there. */
+async function ftsHits(home: string, word: string): Promise<string[]> {
+  const store = await openHomeStore(home);
   try {
-    const rows = db.prepare("SELECT c.ref AS ref FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY c.ref").all(`"${word}"`) as Array<{ ref: string }>;
-    return rows.map((row) => row.ref);
+    const hits = await store.keywordSearch({ terms: [{ word, prefix: false }], match: "all", phrases: [], exclude: [] }, { limit: 100 });
+    return hits.map((hit) => hit.chunk.ref).sort();
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -87,8 +87,8 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     expect(fs.readFileSync(path.join(folder, "_chunks", "sub", "page.html.md"), "utf8")).not.toContain("Home | About");
   });
 
-  it("puts chunk text into the keyword index right away", () => {
-    expect(ftsHits(home, "aardvark")).toEqual([`${first.folder.id}:report.txt#1`]);
+  it("puts chunk text into the keyword index right away", async () => {
+    expect(await ftsHits(home, "aardvark")).toEqual([`${first.folder.id}:report.txt#1`]);
   });
 
   it("opens an encrypted PDF when given the password on stdin", async () => {
@@ -113,8 +113,8 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
 
     const afterEdit = json<Report>(await runCliInProcess(["process", folder, "--json"], { home }));
     expect(afterEdit.editsSynced.map((edit) => edit.path)).toEqual(["report.txt"]);
-    expect(ftsHits(home, "pangolin")).toEqual([`${afterEdit.folder.id}:report.txt#1`]);
-    expect(ftsHits(home, "aardvark")).toEqual([]);
+    expect(await ftsHits(home, "pangolin")).toEqual([`${afterEdit.folder.id}:report.txt#1`]);
+    expect(await ftsHits(home, "aardvark")).toEqual([]);
 
     const source = writeFile(folder, "report.txt", "Quarterly report, revised.\n\nRevenue grew in the southern region thanks to the aardvark campaign.\n");
     touchLater(source);
@@ -130,7 +130,7 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     expect(forced.conflicts).toEqual([]);
     expect(forced.processed.map((file) => file.path)).toContain("report.txt");
     expect(fs.readFileSync(chunkFile, "utf8")).toContain("southern region");
-    expect(ftsHits(home, "southern")).toEqual([`${forced.folder.id}:report.txt#1`]);
+    expect(await ftsHits(home, "southern")).toEqual([`${forced.folder.id}:report.txt#1`]);
   });
 
   it("re-chunks a changed source and removes the chunk file of a deleted one", async () => {
@@ -142,8 +142,8 @@ describe("chunkpad add / process: Step 1 on a real folder", () => {
     expect(report.removed).toEqual(["sub/page.html"]);
     expect(fs.existsSync(path.join(folder, "_chunks", "sub", "page.html.md"))).toBe(false);
     expect(fs.readFileSync(path.join(folder, "_chunks", "notes.md.md"), "utf8")).toContain("kingfisher");
-    expect(ftsHits(home, "tomatoes")).toEqual([]);
-    expect(ftsHits(home, "heron").length).toBe(1);
+    expect(await ftsHits(home, "tomatoes")).toEqual([]);
+    expect(await ftsHits(home, "heron")).toHaveLength(1);
   });
 
   it("lists folders and the chunk tree, as text and as JSON", async () => {
@@ -212,7 +212,8 @@ describe("chunkpad CLI basics", () => {
     const docs = makeTempDir("docs-basics");
     writeFile(docs, "a.txt", "Some words worth keeping.");
     expect((await runCliInProcess(["add", docs], { home })).code).toBe(0);
-    expect(fs.existsSync(path.join(home, "data", "chunkpad.db"))).toBe(true);
+    // The store is there too, unless it is a PostgreSQL server's: then no SQLite file is made beside it.
+    expect(fs.existsSync(path.join(home, "data", "chunkpad.db"))).toBe(!ON_POSTGRES);
     const paths = await runCliInProcess(["config", "path"], { home });
     for (const line of paths.stdout.trim().split("\n")) expect(line.split(": ")[1]?.startsWith(home)).toBe(true);
   });
@@ -232,12 +233,12 @@ describe("chunkpad remove", () => {
     const docs = makeTempDir("docs-remove");
     writeFile(docs, "a.txt", "The okapi lives in the rainforest.");
     expect((await runCliInProcess(["add", docs], { home })).code).toBe(0);
-    expect(ftsHits(home, "okapi")).toHaveLength(1);
+    expect(await ftsHits(home, "okapi")).toHaveLength(1);
 
     const removed = await runCliInProcess(["remove", docs], { home });
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toMatch(/Kept .*_chunks/);
-    expect(ftsHits(home, "okapi")).toEqual([]);
+    expect(await ftsHits(home, "okapi")).toEqual([]);
     expect(json<unknown[]>(await runCliInProcess(["folders", "--json"], { home }))).toEqual([]);
     expect(fs.existsSync(path.join(docs, "_chunks", "a.txt.md"))).toBe(true);
     expect(fs.existsSync(path.join(docs, "a.txt"))).toBe(true);

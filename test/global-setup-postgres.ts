@@ -1,12 +1,20 @@
 import { startPgliteDatabases } from "./helpers/pglite-databases.js";
+import { openPostgresStore } from "../src/store/postgres/main-store.js";
+import { openPostgresChatStore } from "../src/store/postgres/chat-store.js";
 
 /**
  * The `integration-postgres` project: the same CLI, server and MCP tests against the PostgreSQL
  * store. One server (PGlite + pgvector over the wire protocol, one database per name) for the
  * run; the helpers give each Chunkpad home its own database (`cliEnv` sets CHUNKPAD_DATABASE_URL).
+ * Every database starts with Chunkpad's schema, made once here by the store's own migrations.
  */
 export default async function startPostgresForTests(): Promise<() => Promise<void>> {
-  const databases = await startPgliteDatabases();
+  const databases = await startPgliteDatabases({
+    prepare: async (url) => {
+      await (await openPostgresStore({ url, poolSize: 1 })).close();
+      await (await openPostgresChatStore({ url, poolSize: 1 })).close();
+    },
+  });
   process.env.CHUNKPAD_TEST_POSTGRES = databases.url;
   return () => databases.stop();
 }

@@ -27,11 +27,11 @@ describe.skipIf(bin === null)("PostgreSQL server (Debian, no pgvector)", () => {
     name: "PostgreSQL 15 server",
     // Debian ships no pgvector: the vector cases are declared skips here (PGlite runs them).
     vectors: false,
-    open: async () => {
+    open: async (opener) => {
       await cluster.reset();
-      return openPostgresStore({ url: cluster.url, poolSize: 4 });
+      return openPostgresStore({ ...opener, url: cluster.url, poolSize: 4 });
     },
-    reopen: async () => openPostgresStore({ url: cluster.url, poolSize: 4 }),
+    reopen: async (_store, opener) => openPostgresStore({ ...opener, url: cluster.url, poolSize: 4 }),
   });
 
   it("names the missing pgvector extension and how to get it; keyword search keeps working", async () => {
@@ -68,13 +68,13 @@ describe.skipIf(bin === null)("PostgreSQL server (Debian, no pgvector)", () => {
       await waitFor(async () => (await search(bob, "kingfisher")).length > 0);
       expect(await search(bob, "kingfisher")).toEqual(["estuary.md"]);
 
-      // A lease taken in this process is seen by a CLI process on the same database.
-      const holder = await openPostgresStore({ url: cluster.url, poolSize: 1, command: "test holder" });
+      // A lease taken in this process (as the machine "erin") is seen by a CLI process on the same database, which names that machine.
+      const holder = await openPostgresStore({ url: cluster.url, poolSize: 1, command: "test holder", machine: { id: "machine-erin-1", name: "erin" } });
       const release = await holder.lease([docs], { purpose: "processing" });
       try {
         const busy = await runCli(["add", docs, "--no-wait"], { home: makeTempDir("chunkpad-pg-carol-"), env });
         expect(busy.code).not.toBe(0);
-        expect(busy.stderr).toMatch(/another Chunkpad \(pid \d+ on .*test holder processing.*\) is working on/);
+        expect(busy.stderr).toMatch(/another Chunkpad \(pid \d+ on the machine "erin" \(id machine-erin-1\), test holder processing, since .*\) is working on/);
       } finally {
         await release();
         await holder.close();

@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { openMainStore } from "../src/store/index.js";
 import { cliEnv, json, makeTempDir, REPO_ROOT, writeFile } from "./helpers/cli.js";
 import { runCliInProcess } from "./helpers/cli-in-process.js";
+import { openHomeStore } from "./helpers/store.js";
 
 /**
  * Step 1 commits many documents at once (decision 038): a file is reported done only once its
@@ -42,7 +42,7 @@ describe("processing a folder killed with SIGKILL", () => {
     expect(reported).toBeGreaterThanOrEqual(40);
     expect(reported).toBeLessThan(total);
 
-    const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+    const store = await openHomeStore(home);
     try {
       const [added] = await store.listFolders();
       const sources = await store.listSources(added?.id ?? "");

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SHARED, touchLater } from "./helpers/cli.js";
+import { ON_POSTGRES, SHARED, touchLater } from "./helpers/cli.js";
 import type { RunningServer } from "./helpers/serve.js";
 import type { HubServer } from "./helpers/hub-server.js";
 import { CLI_COMMAND, useWebApp } from "./helpers/web-app.js";
@@ -61,7 +61,8 @@ describe("the web app: documents", () => {
     expect(await axeProblems()).toEqual([]);
   });
 
-  it("shows a job still running when the page is opened again", async () => {
+  // The job waits on a SQLite lock file written here; PGlite (one session) cannot hold a PostgreSQL lease against the server.
+  it.skipIf(ON_POSTGRES)("shows a job still running when the page is opened again", async () => {
     // Another Chunkpad process holds the folder: the process job waits for it.
     const lockFile = path.join(home, "data", "locks", `${folderLockKey(folder)}.lock`);
     fs.mkdirSync(path.dirname(lockFile), { recursive: true });

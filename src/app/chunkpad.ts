@@ -57,7 +57,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     sqlite: { databasePath: paths.databasePath, chatDatabasePath: paths.chatDatabasePath, lockDirectory: path.join(paths.dataDir, "locks"), keywordIndexInMemory: options.keywordIndexInMemory ?? false },
     command: options.command ?? "chunkpad",
   });
-  const getStore = () => (store ??= openStore(storeOptions()));
+  const getStore = () => (store ??= openStore({ ...storeOptions(), machine: machine() }));
   const warm = createWarmEmbedders();
   const viaServer = options.useServer && env.CHUNKPAD_SERVER !== "off" ? embedderViaServer(paths.dataDir) : undefined;
   const searchService = createSearchService({

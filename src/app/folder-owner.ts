@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ChunkpadError } from "../core/errors.js";
-import type { FolderSummary, MainStore } from "../store/index.js";
+import type { FolderSummary, MainStore, StoreMachine } from "../store/index.js";
 
 /**
  * A folder belongs to the machine that added it: its files live there, so only that machine
@@ -13,12 +13,10 @@ import type { FolderSummary, MainStore } from "../store/index.js";
  * (CHUNKPAD_MACHINE_ID overrides it) and its host name (CHUNKPAD_MACHINE_NAME).
  */
 
-export interface Machine {
-  id: string;
-  name: string;
-}
+/** A machine, as the store's leases name it too. */
+export type Machine = StoreMachine;
 
-export interface FolderOwner extends Machine {
+export interface FolderOwner extends StoreMachine {
   /** When it became the owner (ISO time). */
   since: string;
 }

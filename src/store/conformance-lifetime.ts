@@ -1,20 +1,28 @@
 import { describe, expect, it } from "vitest";
-import type { LeaseHolder, MainStore } from "./contract.js";
+import type { LeaseHolder, MainStore, StoreMachine, StoreOpener } from "./contract.js";
 
 /**
  * Part of runStoreSuite (conformance.ts): folder leases and destroying a store. `fresh` opens a
  * new, empty store; `reopen` opens the same data again as a second process would.
  */
-export function lifetimeCases(fresh: () => Promise<MainStore>, reopen: ((store: MainStore) => Promise<MainStore>) | undefined, leases = true): void {
+export function lifetimeCases(fresh: (opener?: StoreOpener) => Promise<MainStore>, reopen: ((store: MainStore, opener?: StoreOpener) => Promise<MainStore>) | undefined, leases = true): void {
+  // Two machines sharing the store, as the app names them (its machine id and name).
+  const laptop: StoreMachine = { id: "0b7e4c1a-laptop", name: "laptop" };
+  const desktop: StoreMachine = { id: "5d2f9e33-desktop", name: "desktop" };
   // PGlite is one database session for every connection, so advisory locks cannot exclude: its
   // leases are tested on a real PostgreSQL server instead (test/postgres-server.test.ts).
   describe.skipIf(!leases)("folder leases", () => {
-    it("lets one holder at a time write a folder; another fails at once or waits, told who holds it", async () => {
-      const store = await fresh();
-      const other = reopen ? await reopen(store) : store;
+    it("lets one holder at a time write a folder; another fails at once or waits, told which machine holds it", async () => {
+      const store = await fresh({ machine: laptop });
+      const other = reopen ? await reopen(store, { machine: desktop }) : store;
       try {
         const release = await store.lease(["/zoo"], { purpose: "processing" });
-        await expect(other.lease(["/zoo"], { wait: false })).rejects.toMatchObject({ code: "FOLDER_BUSY" });
+        // Named as folder ownership names a machine: host names repeat across a team, machine ids do not.
+        await expect(other.lease(["/zoo"], { wait: false })).rejects.toMatchObject({
+          code: "FOLDER_BUSY",
+          message: expect.stringContaining(`on the machine "laptop" (id ${laptop.id})`),
+          details: { folder: "/zoo", machine: laptop, command: expect.stringContaining("processing") },
+        });
         // Another folder is free.
         await (await other.lease(["/garden"], { wait: false }))();
 
@@ -29,7 +37,7 @@ export function lifetimeCases(fresh: () => Promise<MainStore>, reopen: ((store: 
         });
         await told;
         expect(taken).toBe(false);
-        expect(waiting[0]).toMatchObject({ command: expect.stringContaining("processing") });
+        expect(waiting[0]).toMatchObject({ machine: laptop, command: expect.stringContaining("processing") });
         await release();
         await (await waiter)();
         expect(taken).toBe(true);

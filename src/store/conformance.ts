@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { embedTextHash } from "../core/chunk-ref.js";
 import type { KeywordQuery } from "../core/keyword-query.js";
-import type { MainStore } from "./contract.js";
+import type { MainStore, StoreOpener } from "./contract.js";
 import { lifetimeCases } from "./conformance-lifetime.js";
 import { runKeywordCases } from "./conformance-keyword.js";
 import { runScoreCases } from "./conformance-scores.js";
@@ -17,7 +17,8 @@ import { runScoreCases } from "./conformance-scores.js";
  */
 export interface StoreSuiteOptions {
   name: string;
-  open: () => MainStore | Promise<MainStore>;
+  /** `opener`: who opens it (command, machine), for the lease cases. */
+  open: (opener?: StoreOpener) => MainStore | Promise<MainStore>;
   /**
    * False for a configuration that stores no vectors (SQLite without sqlite-vec): its vector cases
    * are declared skips with that reason, never silent passes. Default true, and then a store that
@@ -25,7 +26,7 @@ export interface StoreSuiteOptions {
    */
   vectors?: boolean;
   /** Opens the same data again, as a second process would (for leases and destroy). */
-  reopen?: (store: MainStore) => Promise<MainStore>;
+  reopen?: (store: MainStore, opener?: StoreOpener) => Promise<MainStore>;
   /** False for a backend whose leases cannot be tested here (PGlite: one session). Default true. */
   leases?: boolean;
 }
@@ -41,8 +42,8 @@ export function runStoreSuite({ name, open, reopen, leases, vectors: storesVecto
       for (const store of opened.splice(0)) await store.close();
     });
 
-    async function fresh(): Promise<MainStore> {
-      const store = await open();
+    async function fresh(opener?: StoreOpener): Promise<MainStore> {
+      const store = await open(opener);
       opened.push(store);
       return store;
     }

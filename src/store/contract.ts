@@ -187,10 +187,26 @@ export interface IntegrityReport {
 export type { ChunkRecord, DocumentRecord, ChunkRef, KeywordQuery, TextConstraints };
 export type * from "./chat-contract.js";
 
+/** A machine sharing the store: the id kept in its data folder, and its name (folder ownership names machines so too). */
+export interface StoreMachine {
+  id: string;
+  name: string;
+}
+
+/** Who opens a store (every backend's open options): named to whoever waits for a folder it leases. */
+export interface StoreOpener {
+  /** What this process is (the CLI, a server…). */
+  command?: string;
+  /** This machine (the app's machine id and name). */
+  machine?: StoreMachine;
+}
+
 /** Who holds a folder's lease, as a waiter is told. */
 export interface LeaseHolder {
   pid: number;
   hostname: string;
+  /** The machine holding it (null: a store opened without one, or a lock written before machines were named). */
+  machine: StoreMachine | null;
   command: string;
   folder: string;
   startedAt: string;

@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { abortableDelay } from "../core/abortable-delay.js";
 import { ChunkpadError } from "../core/errors.js";
-import type { LeaseHolder, LeaseOptions } from "./contract.js";
+import type { LeaseHolder, LeaseOptions, StoreMachine } from "./contract.js";
+import { folderBusyError } from "./lease-holder.js";
 
 /**
  * Folder leases for the SQLite backend: one lock file per folder in the data directory (the
@@ -31,6 +32,8 @@ export interface FolderLocksOptions {
   command: string;
   pid?: number;
   hostname?: string;
+  /** This machine, named in the lock for whoever waits (null or absent: only the host is). */
+  machine?: StoreMachine | null;
   /** How often a waiter looks again; the holder may finish or die at any moment. */
   pollMs?: number;
   /** A lock from another host cannot be checked for a live process: taken over only when this old. */
@@ -55,6 +58,7 @@ export function folderLockKey(folder: string): string {
 export function createFolderLocks(options: FolderLocksOptions): FolderLocks {
   const pid = options.pid ?? process.pid;
   const hostname = options.hostname ?? os.hostname();
+  const machine = options.machine ?? null;
   const pollMs = options.pollMs ?? 100;
   const foreignStaleMs = options.foreignStaleMs ?? FOREIGN_STALE_MS;
   const held = new Map<string, string>(); // lock file → token
@@ -74,7 +78,7 @@ export function createFolderLocks(options: FolderLocksOptions): FolderLocks {
   };
 
   const tryTake = async (file: string, folder: string, command: string): Promise<{ token: string } | { holder: LockHolder | undefined }> => {
-    const holder: LockHolder = { pid, hostname, command, folder, startedAt: new Date().toISOString(), token: randomUUID() };
+    const holder: LockHolder = { pid, hostname, machine, command, folder, startedAt: new Date().toISOString(), token: randomUUID() };
     // Written whole under a private name, then linked into place: link fails if the lock exists, and
     // nobody ever reads a half-written lock.
     const draft = `${file}.${holder.token}.draft`;
@@ -128,7 +132,7 @@ export function createFolderLocks(options: FolderLocksOptions): FolderLocks {
         return file;
       }
       const holder = outcome.holder;
-      if (lockOptions.wait === false) throw busyError(folder, file, holder);
+      if (lockOptions.wait === false) throw folderBusyError(folder, holder, { advice: ` If no Chunkpad is running there, delete ${file}.`, details: { lockFile: file } });
       if (!announced && holder !== undefined) lockOptions.onWaiting?.(holder);
       announced = true;
       await abortableDelay(pollMs, lockOptions.signal);
@@ -179,10 +183,14 @@ async function readHolder(file: string): Promise<LockHolder | undefined> {
   try {
     const value = JSON.parse(await fs.promises.readFile(file, "utf8")) as Partial<LockHolder>;
     if (typeof value.pid !== "number" || typeof value.hostname !== "string" || typeof value.token !== "string") return undefined;
-    return { pid: value.pid, hostname: value.hostname, command: String(value.command ?? "chunkpad"), folder: String(value.folder ?? ""), startedAt: String(value.startedAt ?? ""), token: value.token };
+    return { pid: value.pid, hostname: value.hostname, machine: isMachine(value.machine) ? value.machine : null, command: String(value.command ?? "chunkpad"), folder: String(value.folder ?? ""), startedAt: String(value.startedAt ?? ""), token: value.token };
   } catch {
     return undefined;
   }
+}
+
+function isMachine(value: unknown): value is StoreMachine {
+  return typeof value === "object" && value !== null && typeof (value as StoreMachine).id === "string" && typeof (value as StoreMachine).name === "string";
 }
 
 function ageMs(file: string): number {
@@ -203,15 +211,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-
-function busyError(folder: string, file: string, holder: LockHolder | undefined): ChunkpadError {
-  const who = holder === undefined ? "another Chunkpad" : `another Chunkpad (pid ${holder.pid}${holder.hostname === os.hostname() ? "" : ` on ${holder.hostname}`}, ${holder.command}, since ${holder.startedAt})`;
-  return new ChunkpadError(
-    "FOLDER_BUSY",
-    `${who} is working on ${folder}. Run this again when it has finished, or without --no-wait to wait for it. If no Chunkpad is running there, delete ${file}.`,
-    { isRetryable: true, details: { folder, lockFile: file, ...(holder === undefined ? {} : { pid: holder.pid, hostname: holder.hostname, command: holder.command, startedAt: holder.startedAt }) } },
-  );
-}
 
 function lockError(file: string, error: unknown): ChunkpadError {
   return new ChunkpadError("DATABASE_ERROR", `Cannot write the lock file ${file} (${(error as Error).message}). Check that the data folder is writable, or set CHUNKPAD_HOME to a writable folder.`, { cause: error });

@@ -11,4 +11,5 @@ export type { OpenChatStoreOptions } from "./sqlite/chat-store.js";
 export { salvageFolders } from "./sqlite/salvage.js";
 export { sqliteStoreFiles } from "./sqlite/store-files.js";
 export { createFolderLocks, folderLockKey, type FolderLockOptions, type FolderLocks, type LockHolder } from "./file-locks.js";
+export { describeLeaseHolder } from "./lease-holder.js";
 export type { VectorExtensionLoader } from "./sqlite/vector-extension.js";

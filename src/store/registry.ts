@@ -1,6 +1,6 @@
 import { ChunkpadError } from "../core/errors.js";
 import type { ChatStore } from "./chat-contract.js";
-import type { MainStore } from "./contract.js";
+import type { MainStore, StoreOpener } from "./contract.js";
 import { openChatStore } from "./sqlite/chat-store.js";
 import { openMainStore } from "./sqlite/sqlite-store.js";
 
@@ -19,13 +19,11 @@ export interface StoreLocation {
   location: string;
 }
 
-export interface OpenStoresOptions {
+export interface OpenStoresOptions extends StoreOpener {
   /** CHUNKPAD_DATABASE_URL or store.url; undefined or empty: SQLite. */
   url?: string | undefined;
   /** The SQLite files and lock folder (used when the URL names no server). */
   sqlite: { databasePath: string; chatDatabasePath: string; lockDirectory: string; keywordIndexInMemory?: boolean };
-  /** What this process is (the CLI, a server…), shown to whoever waits for a folder. */
-  command?: string;
 }
 
 export function backendOf(url: string | undefined): StoreBackend {
@@ -46,15 +44,20 @@ export async function storeLocation(options: OpenStoresOptions): Promise<StoreLo
   return { backend: "postgres", location: describeUrl(options.url as string) };
 }
 
+/** Who opens the store, for its leases (chunkpad by default). */
+function openerOf({ command = "chunkpad", machine }: StoreOpener): StoreOpener {
+  return { command, ...(machine === undefined ? {} : { machine }) };
+}
+
 /** The main store for these settings. A server backend connects on first use, so opening never blocks. */
 export function openStore(options: OpenStoresOptions): MainStore {
   if (backendOf(options.url) === "sqlite") {
     const { databasePath, lockDirectory, keywordIndexInMemory } = options.sqlite;
-    return openMainStore({ path: databasePath, keywordIndexInMemory: keywordIndexInMemory ?? false, lockDirectory, command: options.command ?? "chunkpad" });
+    return openMainStore({ path: databasePath, keywordIndexInMemory: keywordIndexInMemory ?? false, lockDirectory, ...openerOf(options) });
   }
   const url = options.url as string;
   return connectOnFirstUse<MainStore>(
-    async () => (await import("./postgres/main-store.js")).openPostgresStore({ url, command: options.command ?? "chunkpad" }),
+    async () => (await import("./postgres/main-store.js")).openPostgresStore({ url, ...openerOf(options) }),
     { label: url, optimistic: { vectorAvailable: true, vectorUnavailableReason: null } },
   );
 }

@@ -14,7 +14,18 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
  * A new database is a copy of a template folder (initdb once, ~1.5 s a database after that); a
  * database nobody has been connected to for a while is closed (its folder stays, so the next
  * connection reopens it). Test-only: PGlite is a devDependency.
+ *
+ * What a database costs is most of what the integration tests cost on PostgreSQL (a test home is
+ * a database, and there are a few hundred), so: every PGlite shares one compiled WebAssembly
+ * module and file bundle (instead of compiling its own), skips the flush after every statement
+ * (`relaxedDurability`: a test database need not survive a crash of this process), and starts
+ * from a template that already holds Chunkpad's schema when `prepare` makes one (decision 067).
  */
+export interface PgliteDatabasesOptions {
+  /** Run once on the template (at its URL) before any database is copied from it: Chunkpad's migrations. */
+  prepare?: (url: string) => Promise<void>;
+}
+
 export interface PgliteDatabases {
   /** postgres://postgres@127.0.0.1:port — append `/<database>` (letters, digits, _). */
   url: string;
@@ -32,6 +43,7 @@ interface Database {
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
 const IDLE_MS = 15_000;
+const PGLITE_PACKAGE = path.join(import.meta.dirname, "..", "..", "node_modules", "@electric-sql", "pglite");
 
 /** Reads the startup packet's `database` (after answering an SSL request with "no"). */
 function readStartup(socket: net.Socket): Promise<{ database: string; packet: Buffer }> {
@@ -62,6 +74,15 @@ function readStartup(socket: net.Socket): Promise<{ database: string; packet: Bu
   });
 }
 
+/** What every PGlite of the run shares: its WebAssembly compiled once, and its file bundle. */
+type Shared = { pgliteWasmModule: WebAssembly.Module; fsBundle: Blob; relaxedDurability: true };
+
+async function loadShared(): Promise<Shared> {
+  const dist = path.join(PGLITE_PACKAGE, "dist");
+  const [wasm, bundle] = await Promise.all([fs.promises.readFile(path.join(dist, "pglite.wasm")), fs.promises.readFile(path.join(dist, "pglite.data"))]);
+  return { pgliteWasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([bundle]), relaxedDurability: true };
+}
+
 async function makeTemplate(folder: string): Promise<void> {
   if (fs.existsSync(path.join(folder, "PG_VERSION"))) return;
   const building = `${folder}.${process.pid}`;
@@ -72,12 +93,27 @@ async function makeTemplate(folder: string): Promise<void> {
   fs.renameSync(building, folder);
 }
 
-export async function startPgliteDatabases(): Promise<PgliteDatabases> {
+export async function startPgliteDatabases({ prepare }: PgliteDatabasesOptions = {}): Promise<PgliteDatabases> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-pglite-dbs-"));
-  // The template survives runs on one machine (initdb in WebAssembly takes ~10 s).
-  const version = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "..", "..", "node_modules", "@electric-sql", "pglite", "package.json"), "utf8")) as { version: string }).version;
-  const template = path.join(os.tmpdir(), `chunkpad-pglite-template-${version}`);
-  await makeTemplate(template);
+  // The empty template survives runs on one machine (initdb in WebAssembly takes ~10 s).
+  const version = (JSON.parse(fs.readFileSync(path.join(PGLITE_PACKAGE, "package.json"), "utf8")) as { version: string }).version;
+  const empty = path.join(os.tmpdir(), `chunkpad-pglite-template-${version}`);
+  const [shared] = await Promise.all([loadShared(), makeTemplate(empty)]);
+  let template = empty;
+  if (prepare !== undefined) {
+    // This run's template: the empty one with Chunkpad's schema (made from this checkout's code, so never kept).
+    template = path.join(root, "_template");
+    fs.cpSync(empty, template, { recursive: true });
+    const db = await PGlite.create({ dataDir: template, extensions: { vector }, ...shared });
+    const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 10 });
+    await server.start();
+    try {
+      await prepare(`postgres://postgres@${server.getServerConn()}/postgres`);
+    } finally {
+      await server.stop();
+      await db.close();
+    }
+  }
   const databases = new Map<string, Promise<Database>>();
 
   const open = (name: string): Promise<Database> => {
@@ -86,7 +122,7 @@ export async function startPgliteDatabases(): Promise<PgliteDatabases> {
       opening = (async () => {
         const folder = path.join(root, name);
         if (!fs.existsSync(folder)) fs.cpSync(template, folder, { recursive: true });
-        const db = await PGlite.create({ dataDir: folder, extensions: { vector } });
+        const db = await PGlite.create({ dataDir: folder, extensions: { vector }, ...shared });
         const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 100 });
         await server.start();
         const port = Number(server.getServerConn().split(":").pop());
@@ -111,7 +147,7 @@ export async function startPgliteDatabases(): Promise<PgliteDatabases> {
     socket.on("error", () => socket.destroy());
     void (async () => {
       const { database: name, packet } = await readStartup(socket);
-      if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`);
+      if (!/^[A-Za-z0-9][A-Za-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
       const database = await open(name);
       database.connections += 1;
       clearTimeout(database.idle);

@@ -1,4 +1,4 @@
-import type { AddFolderOptions } from "../../index.js";
+import { describeLeaseHolder, type AddFolderOptions } from "../../index.js";
 import type { CliContext } from "../context.js";
 
 /** The folder lock as the commands that write a folder (add, process, embed, remove) show it. */
@@ -10,6 +10,6 @@ export function lockOptions(context: CliContext, wait: boolean | undefined): Pic
   return {
     wait: wait !== false,
     onWaiting: (holder) =>
-      context.io.stderr.write(`Waiting for another Chunkpad (pid ${holder.pid}, ${holder.command}, since ${holder.startedAt}) to finish with ${holder.folder}… (Ctrl-C to stop)\n`),
+      context.io.stderr.write(`Waiting for ${describeLeaseHolder(holder)} to finish with ${holder.folder}… (Ctrl-C to stop)\n`),
   };
 }

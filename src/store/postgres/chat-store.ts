@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { ChatStore, Conversation, StoredMessage, StoredMessageRole } from "../chat-contract.js";
-import { decodeChunks, encodeChunks } from "../chat-chunks.js";
+import type { ChatStore } from "../chat-contract.js";
+import { encodeChunks } from "../chat-chunks.js";
+import { toConversation, toMessage, type ConversationRow, type MessageRow } from "../rows.js";
 import { createPool, describeUrl, inTransaction, toDatabaseError, withPostgresErrors } from "./connection.js";
 import { migrate } from "./schema.js";
 
@@ -11,27 +12,6 @@ export interface OpenPostgresChatStoreOptions {
   poolSize?: number;
   now?: () => Date;
   newId?: () => string;
-}
-
-interface ConversationRow {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-  provider: string | null;
-  model: string | null;
-}
-
-interface MessageRow {
-  id: string;
-  conversation_id: string;
-  role: StoredMessageRole;
-  content: string;
-  chunk_refs: unknown;
-  provider: string | null;
-  model: string | null;
-  created_at: string;
-  incomplete: boolean;
 }
 
 export async function openPostgresChatStore({ url, poolSize = 4, now = () => new Date(), newId = randomUUID }: OpenPostgresChatStoreOptions): Promise<ChatStore> {
@@ -126,22 +106,4 @@ export async function openPostgresChatStore({ url, poolSize = 4, now = () => new
     },
   };
   return withPostgresErrors(store, where);
-}
-
-function toConversation(row: ConversationRow): Conversation {
-  return { id: row.id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, provider: row.provider, model: row.model };
-}
-
-function toMessage(row: MessageRow): StoredMessage {
-  return {
-    id: row.id,
-    conversationId: row.conversation_id,
-    role: row.role,
-    content: row.content,
-    ...decodeChunks(row.chunk_refs),
-    provider: row.provider,
-    model: row.model,
-    createdAt: row.created_at,
-    incomplete: row.incomplete,
-  };
 }

@@ -2,12 +2,13 @@ import path from "node:path";
 import type pg from "pg";
 import { chunkRef, embedTextHash, sha256Hex } from "../../core/chunk-ref.js";
 import { ChunkpadError } from "../../core/errors.js";
-import type { ChunkMeta, ChunkRecord, DocumentRecord } from "../../core/types.js";
+import type { ChunkMeta, ChunkRecord } from "../../core/types.js";
 import type { MainStore, SyncDocumentResult } from "../contract.js";
 import { carryReviewDecisions } from "../review-carry.js";
 import { inTransaction, type Queryable } from "./connection.js";
 import { folderNotIndexed } from "./folders.js";
 import { indexChunks, searchColumns, unindexChunks } from "./keyword-index.js";
+import { toDocument, type ChunkRowBase, type DocumentRow } from "../rows.js";
 
 /** Documents, chunks and review state on PostgreSQL. Decisions follow text through the shared rule (review-carry.ts). */
 
@@ -17,19 +18,10 @@ export function documentIdFor(folderId: string, relativePath: string): string {
   return sha256Hex(`${folderId}\n${relativePath}`).slice(0, DOCUMENT_ID_LENGTH_CHARS);
 }
 
-export interface ChunkRow {
-  id: number;
-  ref: string;
-  document_id: string;
-  folder_id: string;
-  relative_path: string;
-  ordinal: number;
-  title: string;
-  content: string;
-  content_hash: string;
+/** Metadata as jsonb, the review state as a boolean on the row. */
+export interface ChunkRow extends ChunkRowBase<boolean> {
   embed_hash: string;
   meta: ChunkMeta;
-  included: boolean;
 }
 
 export const CHUNK_COLUMNS = "c.id, c.ref, c.document_id, c.folder_id, d.relative_path, c.ordinal, c.title, c.content, c.content_hash, c.embed_hash, c.meta, c.included";
@@ -47,32 +39,6 @@ export function toChunkRecord(row: ChunkRow): ChunkRecord {
     contentHash: row.content_hash,
     included: row.included,
     ...row.meta,
-  };
-}
-
-interface DocumentRow {
-  id: string;
-  folder_id: string;
-  relative_path: string;
-  title: string;
-  document_type: string;
-  file_size: number;
-  page_count: number | null;
-  chunk_count: number;
-  indexed_at: string;
-}
-
-function toDocument(row: DocumentRow): DocumentRecord {
-  return {
-    id: row.id,
-    folderId: row.folder_id,
-    relativePath: row.relative_path,
-    title: row.title,
-    documentType: row.document_type,
-    fileSize: Number(row.file_size),
-    chunkCount: row.chunk_count,
-    pageCount: row.page_count,
-    indexedAt: row.indexed_at,
   };
 }
 

@@ -1,24 +1,18 @@
 import type pg from "pg";
 import { sha256Hex } from "../../core/chunk-ref.js";
 import { ChunkpadError } from "../../core/errors.js";
-import type { FolderSettings, FolderStats, FolderSummary, MainStore, SourceRecord, StoredFolder } from "../contract.js";
+import type { FolderSettings, FolderStats, FolderSummary, MainStore, StoredFolder } from "../contract.js";
 import { inTransaction, type Queryable } from "./connection.js";
 import { unindexChunks } from "./keyword-index.js";
+import { toFolder, toSource, type FolderRow as SharedFolderRow, type SourceRow } from "../rows.js";
 
 /** Folders, sources and meta values on PostgreSQL (the same ids as the SQLite store, so a migrated store keeps its refs). */
 
 const FOLDER_ID_LENGTH_CHARS = 8;
 
-interface FolderRow {
-  id: string;
-  root_path: string;
-  chunks_root_path: string;
-  created_at: string;
-  last_processed_at: string | null;
-  file_count: number;
-  chunk_count: number;
+/** jsonb settings, a boolean review default. */
+interface FolderRow extends SharedFolderRow<boolean> {
   settings: FolderSettings | null;
-  new_chunks_included: boolean;
 }
 
 const SUMMARY_SQL = `
@@ -41,7 +35,7 @@ export type FolderMethods = Pick<
 export function createFolderMethods(pool: pg.Pool, options: { now: () => Date; changed: (client: Queryable, kind: string, folderId: string | null) => Promise<void> }): FolderMethods {
   const one = async (sql: string, values: unknown[]): Promise<StoredFolder | null> => {
     const row = (await pool.query<FolderRow>(sql, values)).rows[0];
-    return row ? toFolder(row) : null;
+    return row ? toFolderWithSettings(row) : null;
   };
 
   return {
@@ -50,7 +44,7 @@ export function createFolderMethods(pool: pg.Pool, options: { now: () => Date; c
         const existing = (await client.query<FolderRow>("SELECT * FROM folders WHERE root_path = $1 FOR UPDATE", [rootPath])).rows[0];
         if (existing) {
           if (existing.chunks_root_path !== chunksRootPath) await client.query("UPDATE folders SET chunks_root_path = $1 WHERE id = $2", [chunksRootPath, existing.id]);
-          return toFolder({ ...existing, chunks_root_path: chunksRootPath });
+          return toFolderWithSettings({ ...existing, chunks_root_path: chunksRootPath });
         }
         // Derived from the path, so a folder removed and added again gets its old refs back.
         const hash = sha256Hex(rootPath);
@@ -67,7 +61,7 @@ export function createFolderMethods(pool: pg.Pool, options: { now: () => Date; c
           [id, rootPath, chunksRootPath, options.now().toISOString()],
         );
         await options.changed(client, "folder", id);
-        return toFolder(inserted.rows[0] as FolderRow);
+        return toFolderWithSettings(inserted.rows[0] as FolderRow);
       });
     },
     getFolder: (id) => one("SELECT * FROM folders WHERE id = $1", [id]),
@@ -75,7 +69,7 @@ export function createFolderMethods(pool: pg.Pool, options: { now: () => Date; c
     async listFolders() {
       const rows = (await pool.query<FolderRow & Record<string, number>>(SUMMARY_SQL)).rows;
       return rows.map((row): FolderSummary => ({
-        ...toFolder(row),
+        ...toFolderWithSettings(row),
         documentCount: Number(row.document_count),
         storedChunkCount: Number(row.stored_chunk_count),
         includedChunkCount: Number(row.included_chunk_count),
@@ -150,49 +144,7 @@ export function createFolderMethods(pool: pg.Pool, options: { now: () => Date; c
   };
 }
 
-interface SourceRow {
-  folder_id: string;
-  relative_path: string;
-  size: number;
-  mtime_ms: number;
-  source_hash: string | null;
-  chunk_file_hash: string | null;
-  synced_chunk_file_hash: string | null;
-  status: SourceRecord["status"];
-  error_code: string | null;
-  error_message: string | null;
-  processed_at: string;
-}
-
-function toSource(row: SourceRow): SourceRecord {
-  return {
-    folderId: row.folder_id,
-    relativePath: row.relative_path,
-    size: Number(row.size),
-    mtimeMs: Number(row.mtime_ms),
-    sourceHash: row.source_hash,
-    chunkFileHash: row.chunk_file_hash,
-    syncedChunkFileHash: row.synced_chunk_file_hash,
-    status: row.status,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    processedAt: row.processed_at,
-  };
-}
-
-function toFolder(row: FolderRow): StoredFolder {
-  return {
-    id: row.id,
-    rootPath: row.root_path,
-    chunksRootPath: row.chunks_root_path,
-    createdAt: row.created_at,
-    lastProcessedAt: row.last_processed_at,
-    fileCount: row.file_count,
-    chunkCount: row.chunk_count,
-    settings: row.settings,
-    newChunksIncluded: row.new_chunks_included,
-  };
-}
+const toFolderWithSettings = (row: FolderRow): StoredFolder => toFolder(row, row.settings);
 
 export function folderNotIndexed(folderId: string): ChunkpadError {
   return new ChunkpadError("FOLDER_NOT_INDEXED", `No indexed folder has the id ${folderId}.`, { details: { folderId }, nextSteps: [{ action: "add-folder" }] });

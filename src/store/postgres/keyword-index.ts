@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { SEARCH_TEXT_VERSION } from "../../core/searchable-text.js";
 import { indexText } from "./text-index.js";
 import { inTransaction, type Queryable } from "./connection.js";
 
@@ -102,14 +103,39 @@ export async function checkKeywordIndex(client: Queryable): Promise<string[]> {
 }
 
 /**
- * The words are cut in Node (text-index.ts), CJK text by Intl.Segmenter, whose dictionary is
- * Node's ICU: another ICU can cut the same text differently, and the index would no longer match
- * its queries. The ICU that built the index is recorded in meta (`keyword.icu`, as on SQLite);
- * a process with a newer one rebuilds the index once, under a lock, and records it. One with an
- * older ICU leaves the index as it is (servers of a team on two Node versions must not rebuild
- * it back and forth at every start); its CJK queries may then cut a word differently.
+ * What made the index's words, recorded in meta (as on SQLite). An index made otherwise holds
+ * words no query now looks for, so at open it is rebuilt from the chunks (nothing is lost), once
+ * for every stale record, under a lock: writers wait, and a second process opening at the same
+ * moment finds it done.
  */
+export interface WordsMadeBy {
+  key: string;
+  value: string;
+  stale(recorded: string | null): boolean;
+}
+
+/**
+ * core/searchable-text.ts makes the words (decisions 041, 048, 049); a database that never
+ * recorded its version was indexed before the first change (CJK words only).
+ */
+export function searchTextRecord(): WordsMadeBy {
+  const value = String(SEARCH_TEXT_VERSION);
+  return { key: "keyword.searchText", value, stale: (recorded) => recorded !== value };
+}
+
+/** meta key: the ICU that cut the index's CJK words. */
 export const KEYWORD_ICU_KEY = "keyword.icu";
+
+/**
+ * CJK text is cut by Intl.Segmenter, whose dictionary is Node's ICU: another ICU can cut the same
+ * text differently, and the index would no longer match its queries. A process with a newer ICU
+ * rebuilds; one with an older ICU leaves the index as it is (servers of a team on two Node
+ * versions must not rebuild it back and forth at every start); its CJK queries may then cut a
+ * word differently.
+ */
+export function icuRecord(icu: string): WordsMadeBy {
+  return { key: KEYWORD_ICU_KEY, value: icu, stale: (recorded) => recorded === null || newerVersion(icu, recorded) };
+}
 
 function newerVersion(a: string, b: string): boolean {
   const parts = (version: string) => version.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0);
@@ -121,16 +147,22 @@ function newerVersion(a: string, b: string): boolean {
   return false;
 }
 
-export async function rebuildAfterIcuChange(pool: pg.Pool, icu: string): Promise<void> {
-  const recorded = async (client: Queryable) => (await client.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [KEYWORD_ICU_KEY])).rows[0]?.value ?? null;
-  const stale = (version: string | null) => version === null || newerVersion(icu, version);
-  if (!stale(await recorded(pool))) return;
+/** Rebuilds the index once when any record is stale, then records every stale one (one read when none is). */
+export async function rebuildIfWordsChanged(pool: pg.Pool, records: readonly WordsMadeBy[]): Promise<void> {
+  const staleIn = async (client: Queryable) => {
+    const rows = (await client.query<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key = ANY($1::text[])", [records.map((record) => record.key)])).rows;
+    const recorded = new Map(rows.map((row) => [row.key, row.value]));
+    return records.filter((record) => record.stale(recorded.get(record.key) ?? null));
+  };
+  if ((await staleIn(pool)).length === 0) return;
   await inTransaction(pool, async (client) => {
-    // Writers wait; a second process starting at the same moment finds it done.
     await client.query("LOCK TABLE chunks IN SHARE ROW EXCLUSIVE MODE");
-    const version = await recorded(client);
-    if (!stale(version)) return;
-    if (version !== null) await rebuildKeywordIndex(client);
-    await client.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [KEYWORD_ICU_KEY, icu]);
+    const stale = await staleIn(client);
+    if (stale.length === 0) return;
+    const holdsChunks = (await client.query("SELECT 1 FROM chunks LIMIT 1")).rows.length > 0;
+    if (holdsChunks) await rebuildKeywordIndex(client);
+    for (const record of stale) {
+      await client.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [record.key, record.value]);
+    }
   });
 }

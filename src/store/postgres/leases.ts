@@ -4,8 +4,9 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { abortableDelay } from "../../core/abortable-delay.js";
 import { ChunkpadError } from "../../core/errors.js";
-import type { LeaseHolder, LeaseOptions } from "../contract.js";
+import type { LeaseHolder, LeaseOptions, StoreMachine } from "../contract.js";
 import { folderLockKey } from "../file-locks.js";
+import { folderBusyError } from "../lease-holder.js";
 
 /**
  * Folder leases on PostgreSQL: a session advisory lock per folder on a connection held for the
@@ -24,7 +25,7 @@ function advisoryKey(folder: string): string {
  * `connect` opens a connection of the lease's own, outside the query pool: a lease lasts a whole
  * job, and the job's queries must not wait for the connection that holds its lease.
  */
-export function createLeases(connect: () => Promise<pg.Client>, command: string): (folders: readonly string[], options?: LeaseOptions) => Promise<() => Promise<void>> {
+export function createLeases(connect: () => Promise<pg.Client>, command: string, machine: StoreMachine | null): (folders: readonly string[], options?: LeaseOptions) => Promise<() => Promise<void>> {
   return async (folders, options = {}) => {
     const ordered = [...new Set(folders.map((folder) => path.resolve(folder)))].map((folder) => ({ folder, key: advisoryKey(folder) })).sort((a, b) => a.key.localeCompare(b.key));
     if (ordered.length === 0) return async () => undefined;
@@ -48,7 +49,7 @@ export function createLeases(connect: () => Promise<pg.Client>, command: string)
     };
     try {
       for (const { folder, key } of ordered) {
-        const holder: LeaseHolder = { pid: process.pid, hostname: os.hostname(), command: options.purpose === undefined ? command : `${command} ${options.purpose}`, folder, startedAt: new Date().toISOString(), token };
+        const holder: LeaseHolder = { pid: process.pid, hostname: os.hostname(), machine, command: options.purpose === undefined ? command : `${command} ${options.purpose}`, folder, startedAt: new Date().toISOString(), token };
         let announced = false;
         for (;;) {
           if (options.signal?.aborted) throw new ChunkpadError("CANCELLED", "Stopped while waiting for another Chunkpad to finish with the folder.");
@@ -58,8 +59,10 @@ export function createLeases(connect: () => Promise<pg.Client>, command: string)
             await client.query("INSERT INTO folder_leases (key, holder) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET holder = excluded.holder", [key, JSON.stringify(holder)]);
             break;
           }
-          const current = (await client.query<{ holder: LeaseHolder }>("SELECT holder FROM folder_leases WHERE key = $1", [key])).rows[0]?.holder;
-          if (options.wait === false) throw busyError(folder, current);
+          const written = (await client.query<{ holder: LeaseHolder }>("SELECT holder FROM folder_leases WHERE key = $1", [key])).rows[0]?.holder;
+          // A holder written before machines were named has none.
+          const current = written === undefined ? undefined : { ...written, machine: written.machine ?? null };
+          if (options.wait === false) throw folderBusyError(folder, current);
           if (!announced && current !== undefined) options.onWaiting?.(current);
           announced = true;
           await abortableDelay(POLL_MS, options.signal);
@@ -71,12 +74,4 @@ export function createLeases(connect: () => Promise<pg.Client>, command: string)
     }
     return release;
   };
-}
-
-function busyError(folder: string, holder: LeaseHolder | undefined): ChunkpadError {
-  const who = holder === undefined ? "another Chunkpad" : `another Chunkpad (pid ${holder.pid} on ${holder.hostname}, ${holder.command}, since ${holder.startedAt})`;
-  return new ChunkpadError("FOLDER_BUSY", `${who} is working on ${folder}. Run this again when it has finished, or without --no-wait to wait for it.`, {
-    isRetryable: true,
-    details: { folder, ...(holder === undefined ? {} : { pid: holder.pid, hostname: holder.hostname, command: holder.command, startedAt: holder.startedAt }) },
-  });
 }

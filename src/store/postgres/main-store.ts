@@ -1,22 +1,19 @@
-import type { MainStore } from "../contract.js";
+import type { MainStore, StoreOpener } from "../contract.js";
 import pg from "pg";
 import { createPool, describeUrl, inTransaction, parseStoreUrl, toDatabaseError, withPostgresErrors, type Queryable } from "./connection.js";
 import { createDocumentMethods } from "./documents.js";
 import { createFolderMethods } from "./folders.js";
-import { checkKeywordIndex, rebuildAfterIcuChange, rebuildKeywordIndex } from "./keyword-index.js";
+import { checkKeywordIndex, icuRecord, rebuildIfWordsChanged, rebuildKeywordIndex, searchTextRecord } from "./keyword-index.js";
 import { createKeywordMethods } from "./keyword.js";
 import { createLeases } from "./leases.js";
 import { dropSchema, migrate } from "./schema.js";
-import { rebuildAfterSearchTextChange } from "./search-text-version.js";
 import { createVectorMethods, loadVectorSupport, type VectorSupport } from "./vectors.js";
 
-export interface OpenPostgresStoreOptions {
+export interface OpenPostgresStoreOptions extends StoreOpener {
   /** postgres://user:password@host:port/database */
   url: string;
   /** Connections in the pool (default 10). */
   poolSize?: number;
-  /** What this process is (the CLI, a server…), shown to whoever waits for a folder. */
-  command?: string;
   now?: () => Date;
   /** Node's ICU version (tests give another to see the index rebuilt). */
   icuVersion?: string;
@@ -31,14 +28,13 @@ export const CHANGE_CHANNEL = "chunkpad_changes";
  * no cache in the process: every read sees every server's writes. Writes are announced on
  * CHANGE_CHANNEL for caches above the store.
  */
-export async function openPostgresStore({ url, poolSize, command = "chunkpad", now = () => new Date(), icuVersion = process.versions.icu ?? "none" }: OpenPostgresStoreOptions): Promise<MainStore> {
+export async function openPostgresStore({ url, poolSize, command = "chunkpad", machine, now = () => new Date(), icuVersion = process.versions.icu ?? "none" }: OpenPostgresStoreOptions): Promise<MainStore> {
   const where = describeUrl(url);
   const pool = createPool({ url, ...(poolSize === undefined ? {} : { poolSize }) });
   let support: VectorSupport;
   try {
     await migrate(pool, where);
-    await rebuildAfterSearchTextChange(pool);
-    await rebuildAfterIcuChange(pool, icuVersion);
+    await rebuildIfWordsChanged(pool, [searchTextRecord(), icuRecord(icuVersion)]);
     support = await loadVectorSupport(pool, where);
   } catch (error) {
     await pool.end().catch(() => undefined);
@@ -83,7 +79,7 @@ export async function openPostgresStore({ url, poolSize, command = "chunkpad", n
       const client = new pg.Client({ connectionString: parseStoreUrl(url).connectionString });
       await client.connect();
       return client;
-    }, command),
+    }, command, machine ?? null),
     close,
     async destroy() {
       await dropSchema(pool);

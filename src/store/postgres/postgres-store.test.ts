@@ -21,11 +21,11 @@ const POOL_SIZE = 2;
 
 runStoreSuite({
   name: "PostgreSQL (PGlite + pgvector over the wire)",
-  open: async () => {
+  open: async (opener) => {
     await server.reset();
-    return openPostgresStore({ url: server.url, poolSize: POOL_SIZE });
+    return openPostgresStore({ ...opener, url: server.url, poolSize: POOL_SIZE });
   },
-  reopen: async () => openPostgresStore({ url: server.url, poolSize: POOL_SIZE }),
+  reopen: async (_store, opener) => openPostgresStore({ ...opener, url: server.url, poolSize: POOL_SIZE }),
   leases: false,
 });
 

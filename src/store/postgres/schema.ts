@@ -133,7 +133,7 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     // text-index.ts now cuts words as SQLite's search_text() does (decision 041): the index is
-    // rebuilt at the next open, as for a new ICU (keyword-index.ts, rebuildAfterIcuChange).
+    // rebuilt at the next open, as for a new ICU (keyword-index.ts, rebuildIfWordsChanged).
     description: "Greek letters by name and letter-digit boundaries in the keyword index",
     sql: "INSERT INTO meta (key, value) VALUES ('keyword.icu', '0') ON CONFLICT (key) DO UPDATE SET value = '0';",
   },

@@ -1,10 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { ChatStore, Conversation, StoredMessage, StoredMessageRole } from "../chat-contract.js";
-import { decodeChunks, encodeChunks } from "../chat-chunks.js";
+import type { ChatStore } from "../chat-contract.js";
+import { encodeChunks } from "../chat-chunks.js";
+import { toConversation, toMessage, type ConversationRow, type MessageRow as StoredMessageRow } from "../rows.js";
 import type { SqliteDatabase } from "./database.js";
 import { checkpointDeletedContent, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, toChunkpadError, withDatabaseErrors, writeTransaction } from "./database.js";
 import { CHAT_MIGRATIONS, runMigrations } from "./migrations.js";
 import { removeSqliteStoreFiles } from "./store-files.js";
+
+/** A messages row as SQLite keeps it: chunk refs as JSON text, incomplete as 0/1. */
+type MessageRow = StoredMessageRow<string, number>;
 
 export interface OpenChatStoreOptions {
   /** Path of chunkpad_chat.db (or ":memory:"); parent folders are created. */
@@ -12,27 +16,6 @@ export interface OpenChatStoreOptions {
   busyTimeoutMs?: number;
   now?: () => Date;
   newId?: () => string;
-}
-
-interface ConversationRow {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-  provider: string | null;
-  model: string | null;
-}
-
-interface MessageRow {
-  id: string;
-  conversation_id: string;
-  role: StoredMessageRole;
-  content: string;
-  chunk_refs: string;
-  provider: string | null;
-  model: string | null;
-  created_at: string;
-  incomplete: number;
 }
 
 /** The contract's ChatStore with synchronous methods (better-sqlite3 is synchronous). */
@@ -171,23 +154,5 @@ function createChatStore(db: SqliteDatabase, path: string, now: () => Date, newI
     close() {
       if (db.open) db.close();
     },
-  };
-}
-
-function toConversation(row: ConversationRow): Conversation {
-  return { id: row.id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, provider: row.provider, model: row.model };
-}
-
-function toMessage(row: MessageRow): StoredMessage {
-  return {
-    id: row.id,
-    conversationId: row.conversation_id,
-    role: row.role,
-    content: row.content,
-    ...decodeChunks(row.chunk_refs),
-    provider: row.provider,
-    model: row.model,
-    createdAt: row.created_at,
-    incomplete: row.incomplete !== 0,
   };
 }

@@ -1,5 +1,6 @@
 import type { ChunkMeta, ChunkRecord } from "../../core/types.js";
 import type { SearchScope } from "../contract.js";
+import type { ChunkRowBase } from "../rows.js";
 import type { SqliteDatabase } from "./database.js";
 import { createVersionedCache, createWriteVersion } from "./write-version.js";
 
@@ -29,18 +30,8 @@ export interface ChunkMetaColumns {
 
 export const CHUNK_META_COLUMN_NAMES = ["page", "page_end", "slide", "sheet", "char_start", "char_end", "section"] as const satisfies ReadonlyArray<keyof ChunkMetaColumns>;
 
-export interface ChunkRow extends ChunkMetaColumns {
-  id: number;
-  ref: string;
-  document_id: string;
-  folder_id: string;
-  relative_path: string;
-  ordinal: number;
-  title: string;
-  content: string;
-  content_hash: string;
-  included: number;
-}
+/** Metadata in columns of their own, the review state as 0/1. */
+export interface ChunkRow extends ChunkMetaColumns, ChunkRowBase<number> {}
 
 /** The names CHUNK_COLUMNS selects, in its order. */
 export const CHUNK_COLUMN_NAMES = [

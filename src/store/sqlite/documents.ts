@@ -8,21 +8,13 @@ import { chunkRef, embedTextHash, sha256Hex } from "../../core/chunk-ref.js";
 import { carryReviewDecisions } from "../review-carry.js";
 import { folderNotIndexed } from "./sources.js";
 import type { SyncDocumentInput, SyncDocumentResult } from "../contract.js";
+import { toDocument, type DocumentRow as SharedDocumentRow } from "../rows.js";
 
 /** Hex characters of the document id (a hash of folder id and relative path). */
 const DOCUMENT_ID_LENGTH_CHARS = 16;
 
-interface DocumentRow {
-  id: string;
-  folder_id: string;
-  relative_path: string;
+interface DocumentRow extends SharedDocumentRow {
   file_name: string;
-  title: string;
-  document_type: string;
-  file_size: number;
-  page_count: number | null;
-  chunk_count: number;
-  indexed_at: string;
 }
 
 interface StoredChunkRow extends ChunkMetaColumns {
@@ -275,16 +267,3 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
-function toDocument(row: DocumentRow): DocumentRecord {
-  return {
-    id: row.id,
-    folderId: row.folder_id,
-    relativePath: row.relative_path,
-    title: row.title,
-    documentType: row.document_type,
-    fileSize: row.file_size,
-    chunkCount: row.chunk_count,
-    pageCount: row.page_count,
-    indexedAt: row.indexed_at,
-  };
-}

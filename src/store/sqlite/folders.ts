@@ -3,20 +3,14 @@ import { writeTransaction } from "./database.js";
 import { createVersionedCache, createWriteVersion } from "./write-version.js";
 import { sha256Hex } from "../../core/chunk-ref.js";
 import type { FolderSettings, FolderStats, FolderSummary, StoredFolder } from "../contract.js";
+import { toFolder, type FolderRow as SharedFolderRow } from "../rows.js";
 
 /** Hex characters of the root path's hash used as a folder id: short enough to read in a ref. */
 const FOLDER_ID_LENGTH_CHARS = 8;
 
-interface FolderRow {
-  id: string;
-  root_path: string;
-  chunks_root_path: string;
-  created_at: string;
-  last_processed_at: string | null;
-  file_count: number;
-  chunk_count: number;
+/** Settings as JSON text, the review default as 0/1. */
+interface FolderRow extends SharedFolderRow<number> {
   settings_json: string | null;
-  new_chunks_included: number;
 }
 
 interface FolderSummaryRow extends FolderRow {
@@ -94,22 +88,22 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
         const existing = byPath.get(rootPath);
         if (existing) {
           if (existing.chunks_root_path !== chunksRootPath) setChunksRoot.run(chunksRootPath, existing.id);
-          return toFolder({ ...existing, chunks_root_path: chunksRootPath });
+          return toFolderWithSettings({ ...existing, chunks_root_path: chunksRootPath });
         }
         const id = newFolderId(rootPath);
         insert.run(id, rootPath, chunksRootPath, now().toISOString());
-        return toFolder(byId.get(id) as FolderRow);
+        return toFolderWithSettings(byId.get(id) as FolderRow);
       });
     },
 
     getFolder(id) {
       const row = byId.get(id);
-      return row ? toFolder(row) : null;
+      return row ? toFolderWithSettings(row) : null;
     },
 
     getFolderByPath(rootPath) {
       const row = byPath.get(rootPath);
-      return row ? toFolder(row) : null;
+      return row ? toFolderWithSettings(row) : null;
     },
 
     listFolders() {
@@ -117,7 +111,7 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
       // server's status (the web app, `chunkpad status`) asks for them while users search (issue 22).
       // Each caller gets its own copy, so none can change what the next one reads.
       return structuredClone(summaries.get("all", () => summary.all().map((row) => ({
-        ...toFolder(row),
+        ...toFolderWithSettings(row),
         documentCount: row.document_count,
         storedChunkCount: row.stored_chunk_count,
         includedChunkCount: row.included_chunk_count,
@@ -174,18 +168,8 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
   };
 }
 
-function toFolder(row: FolderRow): StoredFolder {
-  return {
-    id: row.id,
-    rootPath: row.root_path,
-    chunksRootPath: row.chunks_root_path,
-    createdAt: row.created_at,
-    lastProcessedAt: row.last_processed_at,
-    fileCount: row.file_count,
-    chunkCount: row.chunk_count,
-    settings: parseSettings(row.settings_json),
-    newChunksIncluded: row.new_chunks_included !== 0,
-  };
+function toFolderWithSettings(row: FolderRow): StoredFolder {
+  return toFolder(row, parseSettings(row.settings_json));
 }
 
 function parseSettings(json: string | null): FolderSettings | null {

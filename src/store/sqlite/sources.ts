@@ -1,21 +1,7 @@
 import { ChunkpadError } from "../../core/errors.js";
 import type { SqliteDatabase } from "./database.js";
-import type { SourceRecord, SourceStatus } from "../contract.js";
-
-interface SourceRow {
-  folder_id: string;
-  relative_path: string;
-  size: number;
-  mtime_ms: number;
-  source_hash: string | null;
-  chunk_file_hash: string | null;
-  synced_chunk_file_hash: string | null;
-  chunk_file_stat: string | null;
-  status: SourceStatus;
-  error_code: string | null;
-  error_message: string | null;
-  processed_at: string;
-}
+import type { SourceRecord } from "../contract.js";
+import { toSource, type SourceRow } from "../rows.js";
 
 export interface SourceStore {
   listSources(folderId: string): SourceRecord[];
@@ -65,23 +51,6 @@ export function createSourceStore(db: SqliteDatabase): SourceStore {
     deleteSource(folderId, relativePath) {
       return remove.run(folderId, relativePath).changes > 0;
     },
-  };
-}
-
-function toSource(row: SourceRow): SourceRecord {
-  return {
-    folderId: row.folder_id,
-    relativePath: row.relative_path,
-    size: row.size,
-    mtimeMs: row.mtime_ms,
-    sourceHash: row.source_hash,
-    chunkFileHash: row.chunk_file_hash,
-    syncedChunkFileHash: row.synced_chunk_file_hash,
-    ...(row.chunk_file_stat === null ? {} : { chunkFileStat: row.chunk_file_stat }),
-    status: row.status,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    processedAt: row.processed_at,
   };
 }
 

@@ -9,12 +9,12 @@ const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-store-suite-")
 afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
 let count = 0;
 
-runStoreSuite({ name: "SQLite", open: () => openMainStore({ path: path.join(directory, `store-${(count += 1)}.db`) }), reopen: async (store) => openMainStore({ path: store.path }) });
-runStoreSuite({ name: "SQLite without sqlite-vec", vectors: false, open: () => openMainStore({ path: path.join(directory, `store-${(count += 1)}.db`), loadVectorExtension: false }) });
+runStoreSuite({ name: "SQLite", open: (opener) => openMainStore({ ...opener, path: path.join(directory, `store-${(count += 1)}.db`) }), reopen: async (store, opener) => openMainStore({ ...opener, path: store.path }) });
+runStoreSuite({ name: "SQLite without sqlite-vec", vectors: false, open: (opener) => openMainStore({ ...opener, path: path.join(directory, `store-${(count += 1)}.db`), loadVectorExtension: false }) });
 // As `serve` and `mcp` open it: the keyword index kept in memory (decision 031).
-runStoreSuite({ name: "SQLite with the keyword index in memory (serve, mcp)", open: () => openMainStore({ path: path.join(directory, `store-${(count += 1)}.db`), keywordIndexInMemory: true }), reopen: async (store) => openMainStore({ path: store.path, keywordIndexInMemory: true }) });
+runStoreSuite({ name: "SQLite with the keyword index in memory (serve, mcp)", open: (opener) => openMainStore({ ...opener, path: path.join(directory, `store-${(count += 1)}.db`), keywordIndexInMemory: true }), reopen: async (store, opener) => openMainStore({ ...opener, path: store.path, keywordIndexInMemory: true }) });
 // Vector search through the approximate index (HNSW) from the first vector, as a large collection searches.
-runStoreSuite({ name: "SQLite through the approximate vector index", open: () => openMainStore({ path: path.join(directory, `store-${(count += 1)}.db`), annThreshold: 1 }), reopen: async (store) => openMainStore({ path: store.path, annThreshold: 1 }) });
+runStoreSuite({ name: "SQLite through the approximate vector index", open: (opener) => openMainStore({ ...opener, path: path.join(directory, `store-${(count += 1)}.db`), annThreshold: 1 }), reopen: async (store, opener) => openMainStore({ ...opener, path: store.path, annThreshold: 1 }) });
 
 it("rebuilds the keyword index once when Node's ICU (which cuts CJK text into words) is another than the one that built it", async () => {
   const file = path.join(directory, `store-${(count += 1)}.db`);

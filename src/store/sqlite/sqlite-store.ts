@@ -1,6 +1,6 @@
 import path from "node:path";
 import { ChunkpadError } from "../../core/errors.js";
-import type { KeywordHit, KeywordQuery, MainStore, VectorHit } from "../contract.js";
+import type { KeywordHit, KeywordQuery, MainStore, StoreOpener, VectorHit } from "../contract.js";
 import { createFolderLocks, type FolderLocks } from "../file-locks.js";
 import { removeSqliteStoreFiles } from "./store-files.js";
 import { formatKeywordTerm, quoteWords } from "../../core/keyword-query.js";
@@ -9,11 +9,9 @@ import type { FtsHit } from "./keyword.js";
 import { openSqliteMainStore, type OpenSqliteMainStoreOptions, type SqliteMainStore } from "./main-store.js";
 import { toChunkpadError } from "./database.js";
 
-export interface OpenMainStoreOptions extends OpenSqliteMainStoreOptions {
+export interface OpenMainStoreOptions extends OpenSqliteMainStoreOptions, StoreOpener {
   /** Where folder lock files go (default: `locks/` beside the database). */
   lockDirectory?: string;
-  /** What this process is (the CLI, a server…), shown to whoever waits for a folder. */
-  command?: string;
   /** Node's ICU version (tests give another to see the index rebuilt). */
   icuVersion?: string;
 }
@@ -25,9 +23,9 @@ export interface OpenMainStoreOptions extends OpenSqliteMainStoreOptions {
  * (docs/decisions/020-store-contract.md). Neutral queries are compiled to FTS5 here, and FTS5's
  * bm25 (lower is better) and sqlite-vec's cosine distance become higher-is-better scores.
  */
-export function openMainStore({ lockDirectory, command, ...options }: OpenMainStoreOptions): MainStore {
+export function openMainStore({ lockDirectory, command, machine, ...options }: OpenMainStoreOptions): MainStore {
   // The processes sharing a SQLite file share its machine: a lock file per folder serves them all.
-  const locks = createFolderLocks({ directory: lockDirectory ?? path.join(path.dirname(path.resolve(options.path)), "locks"), command: command ?? "chunkpad" });
+  const locks = createFolderLocks({ directory: lockDirectory ?? path.join(path.dirname(path.resolve(options.path)), "locks"), command: command ?? "chunkpad", machine: machine ?? null });
   const engine = openSqliteMainStore(options);
   rebuildAfterIcuChange(engine, options.icuVersion ?? process.versions.icu ?? "none");
   return toContract(engine, locks);

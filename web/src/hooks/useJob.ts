@@ -31,7 +31,10 @@ export function progressOf(event: JobEvent): JobProgress | null {
     const label = { reading: "Reading the archive", collecting: `Reading ${event.folder ?? "the folder"}: ${event.done} of ${event.total} files`, compressing: "Compressing the archive", writing: "Writing the archive", restoring: `Restoring documents: ${event.done} of ${event.total}`, placing: "Putting the files in place" }[event.stage];
     return { label, value: counted ? percent(event.done, event.total) : null };
   }
-  if (event.type === "waiting") return { label: "Waiting for another Chunkpad process to finish with this folder", value: null };
+  if (event.type === "waiting") {
+    const machine = event.holder.machine;
+    return { label: `Waiting for another Chunkpad process${machine === null ? "" : ` on the machine "${machine.name}"`} to finish with this folder`, value: null };
+  }
   return null;
 }
 
