@@ -80,7 +80,7 @@ function run(label: string, command: string, args: string[], report?: string, sh
       console.log(`  ${file.seconds.toFixed(1).padStart(7)} s  ${(((file.seconds / sum) * 100).toFixed(0) + " %").padStart(5)}  ${file.name} (${file.tests})`);
     }
     const idle = idleWorkerSeconds(files, os.availableParallelism());
-    console.log(`  a core had no file to run for ${idle.total.toFixed(1)} s, ${idle.tail.toFixed(1)} s of it after the last file started`);
+    console.log(`  fewer files ran tests than there are cores for ${idle.total.toFixed(1)} s (a file loading its modules counts as not running), ${idle.tail.toFixed(1)} s of it after the last file started`);
   }
   return { wall, cpu };
 }
