@@ -1,10 +1,14 @@
 /**
- * Where `npm test` spends its time: runs the steps of `npm test` one by one (type check, lint,
- * the unit+corpus vitest run, the build, the integration project), or only the vitest projects
- * named, and prints for each its wall time and the CPU time of everything it started, then the
- * slowest test files (vitest's JSON report: a file's own duration). On a busy machine wall time
- * means little; CPU time and the per-file list show where the time goes.
- * `npx tsx bench/test-times.ts [--steps typecheck,lint,unit+corpus,build,integration,package] [--top 10]`
+ * Where `npm test` spends its time: runs its steps one by one (by default the two that `npm test`
+ * runs: `static`, the type checks, lint and the stale-build check side by side; then one vitest run
+ * of the unit, corpus and integration projects), or the steps named, and prints for each its wall
+ * time and the CPU time of everything it started, then for a vitest run the slowest test files
+ * (vitest's JSON report: a file's own duration) and how long a core had no file to run (the
+ * drained tail). On a busy machine wall time means little; CPU time and the per-file list show
+ * where the time goes.
+ * `npx tsx bench/test-times.ts [--steps static,tests] [--top 10]`
+ * Steps: `static` and `tests`, the two parts of package.json's `test` script; any npm script (`typecheck:node`, `typecheck:web`, `lint`, `build`, `typecheck`);
+ * vitest projects joined by `+` (`unit+corpus`, `integration`, `integration-postgres`, `package`).
  * Targets (issue 24): `npm test` ≤ 5 min and `.ci/run` ≤ 8 min on 2 idle cores.
  * Install time and node_modules size: `npx tsx bench/install.ts`.
  */
@@ -18,7 +22,11 @@ const option = (name: string): string | undefined => {
   const index = process.argv.indexOf(name);
   return index === -1 ? undefined : process.argv[index + 1];
 };
-const steps = (option("--steps") ?? "typecheck,lint,unit+corpus,build,integration").split(",");
+const steps = (option("--steps") ?? "static,tests").split(",");
+const VITEST_PROJECTS = new Set(["unit", "corpus", "integration", "integration-postgres", "package"]);
+// `npm test` is "<static checks side by side> && vitest run --project …": its two steps, as written there.
+const npmTest = (JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { scripts: { test: string } }).scripts.test.split(" && ").map((part) => part.split(" "));
+const [staticCommand = [], testsCommand = []] = npmTest;
 const top = Number(option("--top") ?? 10);
 
 /** CPU seconds used so far by this process's finished children (user + system, /proc/self/stat). */
@@ -35,10 +43,31 @@ interface FileReport {
   assertionResults: unknown[];
 }
 
-function run(label: string, command: string, args: string[], report?: string): { wall: number; cpu: number } {
+/**
+ * Seconds during which fewer files ran than there are workers (files' own start and end times),
+ * in all and after the last file started: what one run of several projects saves over several runs.
+ */
+function idleWorkerSeconds(files: FileReport[], workers: number): { total: number; tail: number } {
+  const events = files.flatMap((file) => [{ at: file.startTime, change: 1 }, { at: file.endTime, change: -1 }]).sort((a, b) => a.at - b.at || a.change - b.change);
+  const lastStart = Math.max(...files.map((file) => file.startTime));
+  let running = 0;
+  let previous = events[0]?.at ?? 0;
+  let total = 0;
+  let tail = 0;
+  for (const event of events) {
+    const idle = running < workers ? (event.at - previous) / 1000 : 0;
+    total += idle;
+    if (previous >= lastStart) tail += idle;
+    running += event.change;
+    previous = event.at;
+  }
+  return { total, tail };
+}
+
+function run(label: string, command: string, args: string[], report?: string, showOutput = false): { wall: number; cpu: number } {
   const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
-  const result = spawnSync(command, args, { cwd: repo, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CI: "true" } });
+  const result = spawnSync(command, args, { cwd: repo, stdio: ["ignore", showOutput ? "inherit" : "ignore", "inherit"], env: { ...process.env, CI: "true" } });
   const wall = (performance.now() - started) / 1000;
   const cpu = childrenCpuSeconds() - cpuBefore;
   console.log(`${label}: ${wall.toFixed(1)} s wall, ${cpu.toFixed(1)} s CPU${result.status === 0 ? "" : ` (exit ${result.status})`}`);
@@ -50,6 +79,8 @@ function run(label: string, command: string, args: string[], report?: string): {
     for (const file of durations.sort((a, b) => b.seconds - a.seconds).slice(0, top)) {
       console.log(`  ${file.seconds.toFixed(1).padStart(7)} s  ${(((file.seconds / sum) * 100).toFixed(0) + " %").padStart(5)}  ${file.name} (${file.tests})`);
     }
+    const idle = idleWorkerSeconds(files, os.availableParallelism());
+    console.log(`  fewer files ran tests than there are cores for ${idle.total.toFixed(1)} s (a file loading its modules counts as not running), ${idle.tail.toFixed(1)} s of it after the last file started`);
   }
   return { wall, cpu };
 }
@@ -63,13 +94,13 @@ try {
     const report = path.join(work, `${step}.json`);
     const vitest = (projects: string[]): string[] => ["vitest", "run", ...projects.flatMap((name) => ["--project", name]), "--reporter=json", `--outputFile=${report}`];
     const figures =
-      step === "typecheck"
-        ? run(step, "npm", ["run", "typecheck"])
-        : step === "lint"
-          ? run(step, "npm", ["run", "lint"])
-          : step === "build"
-            ? run(step, "npm", ["run", "build"])
-            : run(step, "npx", vitest(step.split("+")), report);
+      step === "static"
+        ? run(`static (${staticCommand.slice(2).join(" ∥ ")})`, staticCommand[0] ?? "node", staticCommand.slice(1), undefined, true)
+        : step === "tests"
+          ? run(`tests (${testsCommand.join(" ")})`, "npx", [...testsCommand, "--reporter=json", `--outputFile=${report}`], report)
+          : step.split("+").every((name) => VITEST_PROJECTS.has(name))
+            ? run(step, "npx", vitest(step.split("+")), report)
+            : run(step, "npm", ["run", step]);
     wall += figures.wall;
     cpu += figures.cpu;
   }

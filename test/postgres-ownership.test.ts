@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPgliteServer, type PgliteServer } from "../src/store/postgres/pglite-server.js";
-import { json, makeTempDir, runCli, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { json, makeTempDir, writeFile, writeSampleDocuments } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startHubServer, TINY_BERT_REPO, type HubServer } from "./helpers/hub-server.js";
 import { startServe } from "./helpers/serve.js";
 
@@ -41,7 +42,7 @@ describe("folders belong to the machine that added them", () => {
   });
 
   const on = (home: string, machine: string) => (args: string[]) =>
-    runCli(args, { home, env: { CHUNKPAD_DATABASE_URL: url, CHUNKPAD_MACHINE_ID: machine, CHUNKPAD_MACHINE_NAME: machine, CHUNKPAD_HUB_URL: hub.url } });
+    runCliInProcess(args, { home, env: { CHUNKPAD_DATABASE_URL: url, CHUNKPAD_MACHINE_ID: machine, CHUNKPAD_MACHINE_NAME: machine, CHUNKPAD_HUB_URL: hub.url } });
   const alpha = on(alphaHome, "alpha-laptop");
   const beta = on(betaHome, "beta-desktop");
 
