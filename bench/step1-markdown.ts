@@ -9,7 +9,9 @@
  * /work/shared/MEASUREMENTS.md: `qmd collection add` 9.7 CPU-s per 5,000 files (1.94 ms a file),
  * `qmd update` with nothing changed 0.87 CPU-s per 5,000.
  * Nothing is stubbed: the real walk, parse workers, chunk files (fsync'd) and database.
- * Build first (`npm run build`): `npx tsx bench/step1-markdown.ts [files=1000] [--keep]`.
+ * Build first (`npm run build`): `npx tsx bench/step1-markdown.ts [files=1000] [--keep] [--bin=path]`.
+ * `--bin` runs another build's CLI on the same files (e.g. main's, checked out elsewhere), so two
+ * builds can be measured back to back; the load average is printed beside each figure.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -22,7 +24,7 @@ const FILES = Number(process.argv.slice(2).find((argument) => /^\d+$/.test(argum
 const KEEP = process.argv.includes("--keep");
 const QMD_ADD_CPU_MS_PER_FILE = 9_700 / 5_000;
 const QMD_UPDATE_CPU_MS_PER_FILE = 870 / 5_000;
-const bin = path.resolve("bin/chunkpad.js");
+const bin = path.resolve(process.argv.find((argument) => argument.startsWith("--bin="))?.slice("--bin=".length) ?? "bin/chunkpad.js");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-step1-bench-"));
 const env = { PATH: process.env.PATH, HOME: work, CHUNKPAD_HOME: path.join(work, "home") };
 
@@ -61,7 +63,8 @@ function makeFolder(folder: string): number {
 
 const folder = path.join(work, "notes");
 const bytes = makeFolder(folder);
-console.log(`step1-markdown: ${FILES.toLocaleString("en")} markdown files, ${(bytes / 1024 / 1024).toFixed(1)} MB (${(bytes / FILES / 1024).toFixed(1)} KB a file), ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}`);
+const load = () => `load ${os.loadavg()[0]?.toFixed(1)}`;
+console.log(`step1-markdown: ${FILES.toLocaleString("en")} markdown files, ${(bytes / 1024 / 1024).toFixed(1)} MB (${(bytes / FILES / 1024).toFixed(1)} KB a file), ${os.cpus().length} cores, ${load()}; ${bin}`);
 
 const first = run(["add", folder, "--json"]);
 const report = JSON.parse(first.stdout) as { processed: unknown[]; failed: unknown[]; chunksWritten: number };
@@ -71,11 +74,11 @@ const second = JSON.parse(again.stdout) as { processed: unknown[]; unchanged: un
 const perFile = (ms: number) => ms / FILES;
 const verdict = (met: boolean) => (met ? "met" : "NOT met");
 console.log(`\nchunkpad add (first run): ${report.processed.length} processed, ${report.failed.length} failed, ${report.chunksWritten} chunks`);
-console.log(`  CPU ${(first.cpuMs / 1000).toFixed(2)} s (${perFile(first.cpuMs).toFixed(2)} ms a file), wall ${(first.wallMs / 1000).toFixed(2)} s, peak RSS ${first.peakMb.toFixed(0)} MB`);
+console.log(`  CPU ${(first.cpuMs / 1000).toFixed(2)} s (${perFile(first.cpuMs).toFixed(2)} ms a file), wall ${(first.wallMs / 1000).toFixed(2)} s, peak RSS ${first.peakMb.toFixed(0)} MB, ${load()}`);
 const addRatio = perFile(first.cpuMs) / QMD_ADD_CPU_MS_PER_FILE;
 console.log(`  anchor qmd collection add ${QMD_ADD_CPU_MS_PER_FILE.toFixed(2)} ms a file (9.7 CPU-s per 5,000): ${addRatio.toFixed(2)}×   target ≤ 2×: ${verdict(addRatio <= 2)}`);
 console.log(`\nchunkpad add (nothing changed): ${second.unchanged.length} unchanged, ${second.processed.length} processed`);
-console.log(`  CPU ${(again.cpuMs / 1000).toFixed(2)} s (${perFile(again.cpuMs).toFixed(3)} ms a file), wall ${(again.wallMs / 1000).toFixed(2)} s`);
+console.log(`  CPU ${(again.cpuMs / 1000).toFixed(2)} s (${perFile(again.cpuMs).toFixed(3)} ms a file), wall ${(again.wallMs / 1000).toFixed(2)} s, ${load()}`);
 const updateRatio = perFile(again.cpuMs) / QMD_UPDATE_CPU_MS_PER_FILE;
 console.log(`  anchor qmd update ${QMD_UPDATE_CPU_MS_PER_FILE.toFixed(3)} ms a file (0.87 CPU-s per 5,000): ${updateRatio.toFixed(2)}×   target ≤ 1×: ${verdict(updateRatio <= 1)}`);
 const empty = path.join(work, "empty");

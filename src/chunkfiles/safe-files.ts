@@ -1,4 +1,4 @@
-import { constants, type Stats } from "node:fs";
+import { constants, lstatSync, type Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileDurably } from "../core/durable-write.js";
@@ -43,12 +43,10 @@ export async function lstatChunkFileSafely(chunksRootPath: string, filePath: str
     current = segment ? path.join(current, segment) : current;
     const last = position === segments.length - 1;
     if (!last && checkedFolders?.has(current)) continue;
-    try {
-      stats = await fs.lstat(current);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined; // nothing further exists to follow
-      throw error;
-    }
+    // Synchronous: an lstat answered from the kernel's cache takes microseconds, while one through
+    // the thread pool costs 17–28 µs of CPU, and a first run makes about ten per file.
+    stats = lstatSync(current, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined; // nothing further exists to follow
     if (stats.isSymbolicLink()) throw linkError(root, current);
     if (!last && stats.isDirectory()) checkedFolders?.add(current);
   }

@@ -1,6 +1,10 @@
+import { statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { CHUNKS_DIR_NAME } from "../chunkfiles/paths.js";
+
+/** Files stat'ed between two turns of the event loop (≈ 1 ms of work). */
+const STATS_PER_TURN = 256;
 
 export interface WalkedFile {
   /** Relative to the root, forward slashes. */
@@ -50,6 +54,7 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
   const files: WalkedFile[] = [];
   const skipped: WalkSkip[] = [];
   const visitedDirectories = new Set<string>([realRoot]);
+  let statted = 0;
 
   const visit = async (directory: string, relativeDirectory: string): Promise<void> => {
     let entries;
@@ -87,7 +92,11 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
         }
       }
       try {
-        stats = await fs.stat(target);
+        // Synchronous, a few microseconds each against 17–28 µs of CPU through the thread pool (a
+        // run where nothing changed is mostly this walk); the event loop gets a turn every
+        // STATS_PER_TURN files, so a server walking a large folder still answers meanwhile.
+        stats = statSync(target);
+        if (++statted % STATS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       } catch (error) {
         skipped.push({ relativePath, reason: `cannot read: ${(error as Error).message}` });
         continue;

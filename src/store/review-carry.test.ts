@@ -24,6 +24,13 @@ describe("carryReviewDecisions", () => {
     expect(carried.map((decision) => decision.included)).toEqual([true, false]);
   });
 
+  it("gives every chunk of a document seen for the first time the folder's default", () => {
+    for (const included of [true, false]) {
+      const carried = carryReviewDecisions([], [fresh(intro), fresh(salaries)], included);
+      expect(carried).toEqual([{ included, reason: "new-text", from: null }, { included, reason: "new-text", from: null }]);
+    }
+  });
+
   it("pairs duplicate texts in order", () => {
     const old = [chunk(intro, false), chunk(holidays), chunk(intro, true)];
     const carried = carryReviewDecisions(old, [fresh(intro), fresh(intro)], true);

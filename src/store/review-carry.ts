@@ -44,6 +44,8 @@ export function carryReviewDecisions(
   newChunks: readonly CarryNewChunk[],
   defaultIncluded: boolean,
 ): CarriedDecision[] {
+  // A document seen for the first time (every first run): nothing to carry, so no text is shingled.
+  if (oldChunks.length === 0) return newChunks.map(() => ({ included: defaultIncluded, reason: "new-text", from: null }));
   const decisions: (CarriedDecision | null)[] = newChunks.map(() => null);
 
   const oldByHash = new Map<string, number[]>();

@@ -1,14 +1,26 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
-/** sha256 of a file's bytes, streamed so large files use little memory. */
+/** Files up to this size are hashed from one read; larger ones are streamed. */
+const ONE_READ_HASH_BYTES = 1024 * 1024;
+
+/**
+ * sha256 of a file's bytes. A note is read in one call (a stream's machinery cost more than the
+ * hash: ≈ 0.1 ms a file, twice per parsed file); a large file is streamed so it uses little memory.
+ */
 export async function hashFile(filePath: string): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(filePath)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
+  const handle = await fs.open(filePath, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size <= ONE_READ_HASH_BYTES) return hash.update(await handle.readFile()).digest("hex");
+    for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+    return hash.digest("hex");
+  } finally {
+    await handle.close();
+  }
 }
 
 const READ_ONLY_CODES = new Set(["EROFS", "EACCES", "EPERM"]);

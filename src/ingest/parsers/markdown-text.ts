@@ -12,3 +12,6 @@ export function collapse(text: string): string {
 export function stripAttributes(text: string): string {
   return text.replace(/\s*\{[#.][^}]*\}\s*$/, "");
 }
+
+/** Lines of a grid or simple table's rules ("+----+", "------ ------"), which carry no text. */
+export const TABLE_RULE = /^[ \t]*[-=+:|]{3,}[-=+:| \t]*$/;

@@ -228,6 +228,9 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     "Title\n===\n\ntext\n\n---\n\nmore\n***", "> quote\nlazy | pipe\n\n    indented after", "| a |\n|---|\n    | indented row |", "a | b\n- c",
     "- a | b\n\n- c", "Text\n> quote under text\n\nafter", "Para\n1969.\nmore", "- item text\n3) continues lazily", "- item\n1969.", "1. a\nb\n2) c",
     "- a\n  2. b", "- a\n  1. b", "Para\n1.     code?", "Para\n2.     x", "- a\n-", "- a\n+ b", "1. a\n1) b", "- a\n1. b", "- a\n2. b", "- a\n  # h", "- a\n  > q", "| t |\n|---|\n<div>x</div>", "x\n\n| a |\n|:-:|\n| [l](u) *e* \\| p |\n\n# Next",
+    "See [the index](https://example.org/1) for more.", "[---](x)\n\ntext [a](b) ---\nmore", "text [a](b)\n---", "# [Title](x) {#id}", "## See [a](b) ##",
+    "- [a](b)\n- plain [c](d) e", "1. [a](b)\n2. c", "[a](b)(c)", "[a](<b>)", "[a](b \"t\")", "[a b](c d)", "[](x)", "[ spaced ](x)", "[a](b)[c](d)",
+    "![a](b)", "[a [b](c)]", "[a](b) and www.x.com", "x [1](2) y", "[a]\n(b)", "[a](b\nc)", "[a\nb](c)", "[é](x)", "[a](b)\n=====", "[a](b) | c",
   ];
   const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
   /** Notes made of CISI abstracts the way a notes folder is written: sections, lists, a link, sometimes code. */
@@ -245,6 +248,19 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     const texts = [...edgeCases, ...realFiles.map((file) => readFileSync(file, "utf8").replace(/\r\n?/g, "\n")), ...notes];
     expect(texts.length).toBeGreaterThan(100);
     for (const text of texts) expect(markdownBlocks(text), text.slice(0, 200)).toEqual(markdownBlocksByTree(text));
+  });
+
+  it("reads a plain link itself (its label's text), leaving other inline markup to micromark", () => {
+    const parsed: string[] = [];
+    const parseBlock = (text: string) => (parsed.push(text), markdownBlocksByTree(text));
+    expect(scanMarkdownBlocks("# See [the guide](https://example.org/guide)\n\nRead [the index](https://example.org/1) first.\n\n- [one](a)\n- two", parseBlock)).toEqual([
+      { kind: "heading", level: 1, text: "See the guide" },
+      { kind: "paragraph", text: "Read the index first." },
+      { kind: "list", text: "- one\n- two" },
+    ]);
+    expect(parsed).toEqual([]);
+    scanMarkdownBlocks("Read [the *index*](x) first.\n\nand ![a picture](p.png)", parseBlock);
+    expect(parsed).toEqual(["Read [the *index*](x) first.", "and ![a picture](p.png)"]);
   });
 
   it("reads most notes itself, leaving only the blocks with inline markup to micromark", () => {

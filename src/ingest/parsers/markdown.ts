@@ -11,7 +11,7 @@ import type { ParsedBlock, ParsedDocument, ParseInput, Parser } from "../../core
 import { decodeText } from "../text-encoding.js";
 import { normalizeNewlines } from "./text.js";
 import { scanMarkdownBlocks } from "./markdown-scan.js";
-import { collapse, stripAttributes } from "./markdown-text.js";
+import { collapse, stripAttributes, TABLE_RULE } from "./markdown-text.js";
 
 /**
  * Markdown: CommonMark plus GitHub's tables, strikethrough and footnotes, read by micromark into
@@ -62,9 +62,6 @@ export function markdownBlocks(markdown: string): ParsedBlock[] {
 export function markdownBlocksByTree(markdown: string): ParsedBlock[] {
   return blocksOf(parseMarkdown(markdown));
 }
-
-/** Lines of a grid or simple table's rules ("+----+", "------ ------"), which carry no text. */
-const TABLE_RULE = /^[ \t]*[-=+:|]{3,}[-=+:| \t]*$/;
 
 /** Front matter (--- YAML --- or +++ TOML +++) is dropped; its title is kept. */
 function readFrontMatter(lines: string[]): { title?: string; bodyStart: number } {
