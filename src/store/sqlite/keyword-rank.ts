@@ -35,7 +35,7 @@ export interface Postings {
    * a last pair [-1, length], so segment `s` ends where `s + 1` begins.
    */
   segments: Int32Array;
-  freqs: Uint8Array | Float32Array | Float64Array;
+  freqs: Uint8Array | Float32Array;
 }
 
 /** A phrase of a query: its rows and weighted counts (a prefix's words added up), and idf. */
@@ -194,7 +194,8 @@ export function rankAny(phrases: readonly Phrase[], norms: Float64Array, scratch
   let count = 0;
   for (const phrase of phrases) {
     const { segments, lows, freqs, idf } = phrase;
-    for (let segment = 0, segments_ = segmentCount(phrase); segment < segments_; segment++) {
+    // forEachRow's loop, written out: this is the hottest loop of an any-word search.
+    for (let segment = 0, segmentTotal = segmentCount(phrase); segment < segmentTotal; segment++) {
       const base = (segments[2 * segment] as number) << 16;
       for (let index = segments[2 * segment + 1] as number, end = segments[2 * segment + 3] as number; index < end; index++) {
         const doc = base | (lows[index] as number);
