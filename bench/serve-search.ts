@@ -14,6 +14,10 @@
  * store API to CHUNKS chunks (CISI text; clustered 64-dim vectors stamped like the real ones).
  * Build first (`npm run build`): `npx tsx bench/serve-search.ts [chunks=20000] [queries=200] [oneoff,serve]`;
  * with CHUNKPAD_BENCH_HOME=dir the grown database is kept in dir/<chunks> and reused by the next run.
+ * Growing through the store API takes about 10 minutes per 100k chunks on this machine, so at 1M
+ * CHUNKPAD_BENCH_KEYWORD_DB=file starts instead from a keyword-only database of CHUNKS chunks made by
+ * bench/keyword-index-memory.ts (CISI text too, inserted straight into the chunks table), copied in
+ * and given its vectors through the store API; the three sample documents are then not in it.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -34,6 +38,7 @@ const bin = path.resolve("bin/chunkpad.js");
 const model = path.resolve("../shared/models/tiny-bert");
 /** CHUNKPAD_BENCH_HOME keeps the grown database between runs (built once, reused while its size matches). */
 const keptHome = process.env.CHUNKPAD_BENCH_HOME;
+const keywordDatabase = process.env.CHUNKPAD_BENCH_KEYWORD_DB;
 const home = keptHome ? path.resolve(keptHome, String(CHUNKS)) : fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-serve-bench-"));
 /** Which parts to run: `oneoff`, `serve` or both (the default). */
 const parts = (process.argv[4] ?? "oneoff,serve").split(",");
@@ -69,12 +74,29 @@ async function buildDatabase(): Promise<void> {
   fs.writeFileSync(path.join(folder, "river.md"), "# River\n\nThe grey heron waits by the river at dawn.\n");
   cli(["add", folder]);
   cli(["embed", "--model", model, "--yes"]);
-  const store = openMainStore({ path: path.join(home, "data", "chunkpad.db") });
+  const file = path.join(home, "data", "chunkpad.db");
+  let store = openMainStore({ path: file });
   const [stamped] = (await store.embedState()).filter((row) => row.embeddedFingerprint !== null);
   const fingerprint = stamped?.embeddedFingerprint as string;
   const folderId = (await store.listFolders())[0]?.id as string;
   const dimensions = (await store.vectorDimensions()) as number;
   const drawVector = vectorSampler(dimensions, 42);
+  if (keywordDatabase) {
+    await store.close();
+    for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+    fs.copyFileSync(keywordDatabase, file);
+    store = openMainStore({ path: file });
+    const chunks = await store.listChunks({});
+    if (chunks.length !== CHUNKS) throw new Error(`${keywordDatabase} holds ${chunks.length} chunks, not ${CHUNKS}`);
+    for (let first = 0; first < chunks.length; first += 10_000) {
+      const batch = chunks.slice(first, first + 10_000);
+      await store.upsertVectors(batch.map((chunk) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: drawVector() })), fingerprint);
+      process.stdout.write(`\rvectors for ${Math.min(first + 10_000, chunks.length)} of ${chunks.length} chunks`);
+    }
+    await store.close();
+    fs.writeFileSync(path.join(home, "built"), "");
+    return;
+  }
   const next = seededRandom(7);
   for (let first = 0; first < CHUNKS; first += CHUNKS_PER_DOCUMENT) {
     const relativePath = `grown/${String(first / CHUNKS_PER_DOCUMENT).padStart(6, "0")}.md`;

@@ -5,6 +5,9 @@
  * The immediate stays referenced. An unreferenced one runs only when something else wakes the
  * event loop, so an idle server did a few slices and then nothing, and its first searches paid
  * for the rest (issue 22). `close()` cancels it, so it never keeps a finished process alive.
+ *
+ * A slice that throws (the database busy for a moment) is tried again RETRY_AFTER_MS later:
+ * stopping there left the index reading nothing more and `status` never saying ready.
  */
 export interface BackgroundReader {
   /** Starts (or goes on) reading in slices; a no-op while a slice is scheduled or after close. */
@@ -16,8 +19,11 @@ export interface BackgroundReader {
   close(): void;
 }
 
+export const RETRY_AFTER_MS = 1_000;
+
 export function createBackgroundReader({ step, sliceMs, enabled }: { step: (budgetMs: number) => boolean; sliceMs: number; enabled: boolean }): BackgroundReader {
   let timer: NodeJS.Immediate | null = null;
+  let retry: NodeJS.Timeout | null = null;
   let closed = false;
   let waiters: Array<() => void> = [];
   const settle = () => {
@@ -26,14 +32,18 @@ export function createBackgroundReader({ step, sliceMs, enabled }: { step: (budg
     for (const resolve of resolved) resolve();
   };
   function schedule(): void {
-    if (!enabled || timer !== null || closed) return;
+    if (!enabled || timer !== null || retry !== null || closed) return;
     timer = setImmediate(() => {
       timer = null;
       if (closed) return;
       try {
         if (step(sliceMs)) schedule();
       } catch {
-        // The connection is busy or closing: searches still read what they need.
+        // The connection is busy: searches still read what they need, and the reading goes on later.
+        retry = setTimeout(() => {
+          retry = null;
+          schedule();
+        }, RETRY_AFTER_MS);
       }
     });
   }
@@ -51,7 +61,9 @@ export function createBackgroundReader({ step, sliceMs, enabled }: { step: (budg
     close() {
       closed = true;
       if (timer !== null) clearImmediate(timer);
+      if (retry !== null) clearTimeout(retry);
       timer = null;
+      retry = null;
       settle();
     },
   };
