@@ -43,7 +43,7 @@ export default defineConfig({
       { extends: true, test: { name: "corpus", include: CORPUS_TESTS } },
       { extends: true, test: { name: "integration", include: ["test/**/*.test.ts"], exclude: PACKAGE_TESTS } },
       { extends: true, test: { name: "integration-postgres", include: ["test/**/*.test.ts"], exclude: NOT_ON_POSTGRES, globalSetup: ["test/global-setup.ts", "test/global-setup-postgres.ts"] } },
-      // npm pack, then a global install from the registry (better-sqlite3 compiles): minutes.
+      // npm pack, then a global install from the registry (nothing compiles, decision 071): a minute or two on a busy machine.
       { extends: true, test: { name: "package", include: PACKAGE_TESTS, testTimeout: 120_000, hookTimeout: 1_200_000 } },
     ],
   },

@@ -4,8 +4,9 @@
  * in total and without the local LLM (node-llama-cpp, a dev dependency that a global install
  * leaves out). With `--global` it also packs the package and times `npm install -g` of the
  * tarball into an empty prefix, and measures that prefix. Packages come from the npm registry
- * (better-sqlite3 and usearch compile from source here). Prints the load average too: on a busy
- * machine the times mean little, so the CPU time is printed too. `npx tsx bench/install.ts [--global]`;
+ * (@photostructure/sqlite and usearch ship prebuilt binaries inside their npm packages: nothing
+ * compiles). Prints the load average too: on a busy machine the times mean little, so the CPU
+ * time is printed too. `npx tsx bench/install.ts [--global]`;
  * `--here` only measures this checkout's node_modules.
  * Targets (issue 24): install ≤ 90 s on 2 idle cores; node_modules ≤ 600 MB without the local LLM.
  */
@@ -85,7 +86,7 @@ function report(label: string, modules: string): void {
   const project = path.dirname(modules);
   const llmFolders = fs.existsSync(path.join(project, "package-lock.json")) ? onlyForTheLocalLlm(project) : [path.join(modules, "node-llama-cpp"), path.join(modules, "@node-llama-cpp")];
   const llm = llmFolders.reduce((sum, folder) => sum + megabytes(folder), 0);
-  const parts = ["onnxruntime-node", "@huggingface", "pdfjs-dist", "tesseract.js-core", "better-sqlite3", "typescript"]
+  const parts = ["onnxruntime-node", "@huggingface", "pdfjs-dist", "tesseract.js-core", "@photostructure/sqlite", "typescript"]
     .map((name) => `${name} ${megabytes(path.join(modules, name)).toFixed(0)}`)
     .join(", ");
   console.log(`${label}: node_modules ${total.toFixed(0)} MB; without the local LLM ${(total - llm).toFixed(0)} MB (node-llama-cpp and what only it needs: ${llmFolders.length} folders, ${llm.toFixed(0)} MB)`);

@@ -51,7 +51,7 @@ function build(): void {
         const start = Math.floor(random() * (words.length - CHUNK_WORDS));
         insert.run(`${folderId}:grown.md#${ordinal}`, documentId, folderId, ordinal, `Part ${ordinal % 10}`, words.slice(start, start + CHUNK_WORDS).join(" "), `h${ordinal}`);
       }
-    })();
+    });
     process.stdout.write(`\rbuilt ${Math.min(first + 49_999, CHUNKS)} of ${CHUNKS} chunks`);
   }
   db.close();

@@ -71,6 +71,8 @@ async function grow(store: MainStore, folderId: string, from: number, to: number
 }
 
 interface Figures {
+  /** Mean CPU time of this process per measured query (the wall figures include waiting for a busy machine's cores). */
+  cpuMs?: number;
   p50: number;
   p95: number;
   meanResults: number;
@@ -91,18 +93,22 @@ async function measure(store: MainStore, mode: SearchMode, queryVectors: Float32
   const times: number[] = [];
   const tops: string[][] = [];
   let results = 0;
+  let cpuMicroseconds = 0;
   for (let index = 0; index < WARMUP_QUERIES + MEASURED_QUERIES; index += 1) {
     const query = queries[index % queries.length] || "information retrieval";
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const report = await searchChunks(dependencies, query, { mode });
     const elapsed = performance.now() - started;
+    const used = process.cpuUsage(cpu);
     if (index >= WARMUP_QUERIES) {
+      cpuMicroseconds += used.user + used.system;
       times.push(elapsed);
       results += report.results.length;
       tops.push(report.results.map((result) => result.ref));
     }
   }
-  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), meanResults: results / MEASURED_QUERIES, tops };
+  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), meanResults: results / MEASURED_QUERIES, tops, cpuMs: cpuMicroseconds / 1000 / MEASURED_QUERIES };
 }
 
 /** Of the exact search's results, the share the approximate index's search also returned. */
@@ -152,7 +158,7 @@ async function measureKeywordStage(store: MainStore, engine: SqliteMainStore): P
 }
 
 const line = (label: string, figures: Figures, note = "") =>
-  `  ${label.padEnd(23)} p50 ${figures.p50.toFixed(1).padStart(7)} ms   p95 ${figures.p95.toFixed(1).padStart(7)} ms   (${figures.meanResults.toFixed(1)} results per query)${note}`;
+  `  ${label.padEnd(23)} p50 ${figures.p50.toFixed(1).padStart(7)} ms   p95 ${figures.p95.toFixed(1).padStart(7)} ms   (${figures.meanResults.toFixed(1)} results per query)${figures.cpuMs === undefined ? "" : `   CPU ${figures.cpuMs.toFixed(1)} ms a query`}${note}`;
 
 async function run(): Promise<void> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-latency-"));
@@ -172,10 +178,12 @@ async function run(): Promise<void> {
     let built = 0;
     for (const size of sizes) {
       const started = performance.now();
+      const cpu = process.cpuUsage();
       await grow(store, folderId, built, size);
+      const used = process.cpuUsage(cpu);
       built = size;
       const megabytes = fs.statSync(path.join(directory, "chunkpad.db")).size / 1024 / 1024;
-      console.log(`\n${size.toLocaleString("en")} chunks (built in ${((performance.now() - started) / 1000).toFixed(0)} s, database ${megabytes.toFixed(0)} MB)`);
+      console.log(`\n${size.toLocaleString("en")} chunks (built in ${((performance.now() - started) / 1000).toFixed(0)} s, ${((used.user + used.system) / 1e6).toFixed(1)} CPU-s, database ${megabytes.toFixed(0)} MB)`);
       const queryVectors = Array.from({ length: WARMUP_QUERIES + MEASURED_QUERIES }, () => drawVector());
       for (const mode of modes) {
         if (mode === "keyword") {

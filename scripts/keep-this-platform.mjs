@@ -11,8 +11,9 @@
  *   which reads the matching .wasm.
  * - node-llama-cpp (a development dependency: the local Llama's tests): the builds for GPUs and
  *   other CPUs beside this platform's CPU build, the only one Chunkpad loads.
- * - better-sqlite3: node-gyp's intermediate objects (build/Release/obj*, sqlite3.a); the addon it loads is
- *   build/Release/better_sqlite3.node.
+ * - @photostructure/sqlite (decision 071): prebuilds/{os}-{arch} of the other platforms (node-gyp-build
+ *   picks this platform's folder, glibc or musl: both kept), and src/, the C++ and SQLite sources
+ *   (10 MB) that its install step compiles only where no prebuilt binary fits.
  * Prints what it freed; does nothing for a package that is not installed or already pruned.
  */
 import console from "node:console";
@@ -41,6 +42,15 @@ function bytesIn(target) {
   return bytes;
 }
 
+/** The folders under prebuilds/ that are not this platform's (none while no folder is: then nothing is pruned). */
+function otherPrebuilds(folder, isHere) {
+  const prebuilds = path.join(folder, "prebuilds");
+  if (!fs.existsSync(prebuilds)) return [];
+  const names = fs.readdirSync(prebuilds);
+  if (!names.some(isHere)) return [];
+  return names.filter((name) => !isHere(name)).map((name) => path.join(prebuilds, name));
+}
+
 /** Paths (inside the package) that Node on this machine never loads. */
 const UNUSED_HERE = {
   "onnxruntime-node": (folder) => {
@@ -53,13 +63,7 @@ const UNUSED_HERE = {
         .map((arch) => path.join(binaries, platform, arch)),
     );
   },
-  usearch: (folder) => {
-    const prebuilds = path.join(folder, "prebuilds");
-    if (!fs.existsSync(prebuilds)) return [];
-    const here = fs.readdirSync(prebuilds).filter((name) => name.startsWith(`${process.platform}-`) && name.split(/[-+]/).includes(process.arch));
-    if (here.length === 0) return [];
-    return fs.readdirSync(prebuilds).filter((name) => !here.includes(name)).map((name) => path.join(prebuilds, name));
-  },
+  usearch: (folder) => otherPrebuilds(folder, (name) => name.startsWith(`${process.platform}-`) && name.split(/[-+]/).includes(process.arch)),
   "tesseract.js-core": (folder) => fs.readdirSync(folder).filter((name) => name.endsWith(".wasm.js")).map((name) => path.join(folder, name)),
   // Its builds are packages of their own beside it (@node-llama-cpp/<platform>-<arch>[-gpu]), all
   // installed on Linux x64 (their cpu fields list x64 too): 650 MB of CUDA, Vulkan and ARM builds.
@@ -71,10 +75,10 @@ const UNUSED_HERE = {
     if (!fs.existsSync(path.join(builds, here))) return [];
     return fs.readdirSync(builds).filter((name) => name !== here).map((name) => path.join(builds, name));
   },
-  "better-sqlite3": (folder) => {
-    const release = path.join(folder, "build", "Release");
-    if (!fs.existsSync(path.join(release, "better_sqlite3.node"))) return [];
-    return ["obj", "obj.target", "sqlite3.a"].map((name) => path.join(release, name)).filter((target) => fs.existsSync(target));
+  "@photostructure/sqlite": (folder) => {
+    const here = `${process.platform}-${process.arch}`;
+    if (!fs.existsSync(path.join(folder, "prebuilds", here))) return [];
+    return [...otherPrebuilds(folder, (name) => name === here), path.join(folder, "src")].filter((target) => fs.existsSync(target));
   },
 };
 

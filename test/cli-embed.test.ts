@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/sqlite/driver.js";
 import * as sqliteVec from "sqlite-vec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
@@ -66,7 +66,7 @@ async function vectorState(home: string) {
   };
   await store.close();
   if (ON_POSTGRES) return { ...state, ...(await postgresVectorRows(home)) };
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readOnly: true });
   sqliteVec.load(db);
   const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'").get() !== undefined;
   const vectors = hasTable ? (db.prepare("SELECT COUNT(*) AS rows, COUNT(DISTINCT chunk_ref) AS refs FROM vec_chunks").get() as { rows: number; refs: number }) : { rows: 0, refs: 0 };

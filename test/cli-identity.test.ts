@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../src/store/sqlite/driver.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, makeTempDir, ON_POSTGRES, writeFile } from "./helpers/cli.js";
 import { runCliInProcess } from "./helpers/cli-in-process.js";
@@ -140,7 +140,7 @@ describe("review decisions follow the text", () => {
 
   // SQLite keeps decisions by text in a table of their own (chunk_reviews); PostgreSQL keeps them on the chunk rows, so none can outlive its text.
   it.skipIf(ON_POSTGRES)("keeps no decision of text that is gone in SQLite's table of decisions", () => {
-    const db = new Database(path.join(home, "data", "chunkpad.db"), { readonly: true });
+    const db = openSqlite(path.join(home, "data", "chunkpad.db"), { readOnly: true });
     expect(db.prepare("SELECT COUNT(*) FROM chunk_reviews WHERE included = 0").pluck().get()).toBe(0);
     db.close();
   });

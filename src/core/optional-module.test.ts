@@ -25,7 +25,7 @@ describe("optional parts of Chunkpad", () => {
 
   it("checks what resolves without loading it", () => {
     expect(isInstalled("chunkpad-no-such-package")).toBe(false);
-    expect(isInstalled("better-sqlite3")).toBe(true);
+    expect(isInstalled("@photostructure/sqlite")).toBe(true);
     expect(() => assertInstalled("@huggingface/transformers", "chunkpad-no-such-package")).toThrow(/not installed, and the local embedding .*"npm install -g --onnxruntime-node-install=skip @huggingface\/transformers@\d+\.\d+\.\d+".*embed with Ollama or OpenAI/s);
   });
 

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { openSqlite } from "../store/sqlite/driver.js";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatKeywordQuery } from "../core/keyword-query.js";
@@ -16,7 +16,7 @@ function buildFtsConstraints(input: string) {
 }
 
 // The same table shape and tokenizer the store uses.
-const database = new Database(":memory:");
+const database = openSqlite(":memory:");
 database.exec(`CREATE VIRTUAL TABLE chunks_fts USING fts5(title, content, tokenize='porter unicode61 remove_diacritics 2')`);
 const documents: Record<string, [string, string]> = {
   dogRuns: ["Pets", "The dog runs across the park every morning."],

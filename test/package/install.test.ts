@@ -137,11 +137,16 @@ describe("npm pack, then npm install -g from the tarball into an empty prefix", 
     const installed = path.join(prefix, "lib", "node_modules");
     const withScripts = packagesWithInstallScripts(installed);
     expect(withScripts.filter((name) => name.startsWith("onnxruntime") || name.startsWith("@huggingface/")), installLog).toEqual([]);
-    // better-sqlite3 compiles its bundled SQLite (node-gyp) when its prebuilt binary is out of
-    // reach; usearch takes the prebuilt binary it ships (node-gyp-build) or compiles; tesseract.js
-    // prints a funding banner. None needs anything beyond npm.
-    expect([...new Set(withScripts)].sort()).toEqual(["better-sqlite3", "tesseract.js", "usearch"]);
+    // @photostructure/sqlite and usearch take the prebuilt binary they ship (node-gyp-build) and
+    // would compile only on a platform without one; tesseract.js prints a funding banner. None
+    // needs anything beyond npm.
+    expect([...new Set(withScripts)].sort()).toEqual(["@photostructure/sqlite", "tesseract.js", "usearch"]);
     expect(findPackages(installed, "onnxruntime-node")).toEqual([]);
+    // SQLite came built inside the package: nothing was compiled (no python, make or C++ compiler needed, decision 071).
+    const sqlite = findPackages(installed, "@photostructure/sqlite");
+    expect(sqlite).toHaveLength(1);
+    expect(fs.existsSync(path.join(sqlite[0] ?? "", "build")), installLog).toBe(false);
+    expect(fs.readdirSync(path.join(sqlite[0] ?? "", "prebuilds"))).toContain(`${process.platform}-${process.arch}`);
   });
 
   it("embeds with the local model once the user adds the runtime the message names, without its GPU download", async () => {

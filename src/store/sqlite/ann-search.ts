@@ -1,5 +1,4 @@
-import type { Statement } from "better-sqlite3";
-import type { SqliteDatabase } from "./database.js";
+import type { SqliteDatabase, SqliteStatement } from "./driver.js";
 import type { AnnIndex } from "./ann.js";
 import { CHUNK_COLUMN_NAMES, CHUNK_COLUMNS, chunkRowFromValues, createExcludedChunkCount, scopeConditions, toChunkRecord } from "./chunk-rows.js";
 import type { SearchScope } from "../contract.js";
@@ -18,7 +17,7 @@ const MAX_EXCLUDED_FOR_EXACT_FIRST_ROUND = 1_000;
  */
 export function createAnnSearch({ db, ann, embeddedInScope }: { db: SqliteDatabase; ann: AnnIndex; embeddedInScope: (scope: SearchScope) => number }) {
   const excludedCount = createExcludedChunkCount(db);
-  const candidateFetches = new Map<string, Statement<unknown[], unknown[]>>();
+  const candidateFetches = new Map<string, SqliteStatement<unknown[], unknown[]>>();
   /**
    * Through the approximate index: its nearest candidates, filtered like the exact path (review
    * state, folders, documents); more candidates while too few pass the filters. Null when the

@@ -184,7 +184,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       // Every change logged so far is in the rows read here, pruned ones too: the highest
       // number ever given to a log row (the log may be empty after a save pruned it).
       const seq = db.prepare<[], number | null>("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'ann_log'), 0), COALESCE((SELECT MAX(seq) FROM ann_log), 0))").pluck().get() ?? 0;
-      const rows = db.prepare<[], { id: number; embedding: Buffer }>("SELECT c.id AS id, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
+      const rows = db.prepare<[], { id: number; embedding: Uint8Array }>("SELECT c.id AS id, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
       return { seq, rows };
     });
     builds += 1;
@@ -253,7 +253,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     if (chunkIds.length > 0) {
       const current = index as UsearchIndex;
       current.remove(BigUint64Array.from(chunkIds, (id) => BigInt(id)));
-      const vector = db.prepare<[number], Buffer>("SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.chunk_ref = c.ref WHERE c.id = ?").pluck();
+      const vector = db.prepare<[number], Uint8Array>("SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.chunk_ref = c.ref WHERE c.id = ?").pluck();
       const keys: bigint[] = [];
       const vectors = new Float32Array(chunkIds.length * indexDimensions);
       for (const id of chunkIds) {

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "./driver.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteMainStore } from "./main-store.js";
 
@@ -21,7 +21,7 @@ describe("sharing the database with another process", () => {
     const file = databaseFile();
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, busyTimeoutMs: 20 });
     cleanups.push(() => store.close());
-    const other = new Database(file);
+    const other = openSqlite(file);
     other.exec("BEGIN IMMEDIATE");
     try {
       let caught: unknown;
@@ -61,7 +61,7 @@ describe("integrityCheck", () => {
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
 
     // Someone edits the table behind the triggers' back.
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     raw.exec("DROP TRIGGER chunks_after_update; UPDATE chunks SET content = 'replaced text'");
     raw.close();
     const report = store.integrityCheck();
@@ -72,6 +72,28 @@ describe("integrityCheck", () => {
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
     expect(store.keywordSearch("replaced", { limit: 5 })).toHaveLength(1);
     expect(store.keywordSearch("original", { limit: 5 })).toEqual([]);
+  });
+});
+
+describe("a damaged database", () => {
+  it("says the file is damaged and how to recover when a search reads a broken page, not that the query is wrong", () => {
+    const file = databaseFile();
+    const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
+    const folder = store.upsertFolder("/docs", "/docs/_chunks");
+    const chunks = Array.from({ length: 200 }, (_, index) => ({ content: `shared words in chunk ${index} ${"filler ".repeat(60)}`, meta: {} }));
+    store.syncDocument({ folderId: folder.id, relativePath: "a.md", title: "A", documentType: "md", fileSize: 1, pageCount: null, chunks });
+    store.close();
+    const raw = openSqlite(file);
+    const page = raw.prepare<[], number>("SELECT rootpage FROM sqlite_master WHERE name = 'chunks'").pluck().get() ?? 0;
+    const pageSize = raw.pragma("page_size", { simple: true }) as number;
+    raw.close();
+    const handle = fs.openSync(file, "r+");
+    fs.writeSync(handle, Buffer.alloc(pageSize, 0xff), 0, pageSize, (page - 1) * pageSize);
+    fs.closeSync(handle);
+
+    const damaged = openSqliteMainStore({ path: file, loadVectorExtension: false });
+    cleanups.push(() => damaged.close());
+    expect(() => damaged.keywordSearch("shared", { limit: 5 })).toThrow(expect.objectContaining({ code: "DATABASE_ERROR", message: expect.stringMatching(/is damaged .*Move the file aside/) }));
   });
 });
 

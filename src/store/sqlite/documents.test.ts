@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, type SqliteDatabase } from "./driver.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChunkDraft } from "../../core/types.js";
 import type { SqliteMainStore } from "./main-store.js";
@@ -12,12 +12,12 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
-function setup(): { store: SqliteMainStore; file: string; raw: Database.Database } {
+function setup(): { store: SqliteMainStore; file: string; raw: SqliteDatabase } {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-documents-"));
   const file = path.join(directory, "chunkpad.db");
   const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
   // A second connection sees what another process would: the committed tables.
-  const raw = new Database(file, { readonly: true });
+  const raw = openSqlite(file, { readOnly: true });
   cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }), () => store.close(), () => raw.close());
   return { store, file, raw };
 }
@@ -26,7 +26,7 @@ function drafts(...contents: string[]): ChunkDraft[] {
   return contents.map((content, index) => ({ content, meta: { page: index + 1, section: `Part ${index + 1}` } }));
 }
 
-function ftsRowids(raw: Database.Database, term: string): number[] {
+function ftsRowids(raw: SqliteDatabase, term: string): number[] {
   return (raw.prepare("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid").pluck().all(term) as number[]);
 }
 

@@ -1,5 +1,4 @@
-import Database from "better-sqlite3";
-import type { SqliteDatabase } from "./database.js";
+import { openSqlite, type SqliteDatabase } from "./driver.js";
 import { PostingsBuilder, type Postings } from "./keyword-rank.js";
 
 /**
@@ -50,7 +49,7 @@ export interface FtsTokenizer {
  * or a changed chunk writes nothing to the store's connection.
  */
 export function createFtsTokenizer(db: SqliteDatabase, table: string, weights: { title: number; content: number }): FtsTokenizer {
-  const tokenizer = new Database(":memory:");
+  const tokenizer = openSqlite(":memory:");
   tokenizer.exec(`
     CREATE VIRTUAL TABLE words USING fts5(title, content, tokenize = ${tokenizerOf(db, table)});
     CREATE VIRTUAL TABLE words_vocab USING fts5vocab(words, instance);
@@ -68,7 +67,7 @@ export function createFtsTokenizer(db: SqliteDatabase, table: string, weights: {
           const list = tokenized.all().map(([term]) => term);
           clear.run();
           return list;
-        })();
+        });
         if (tokens.size > 10_000) tokens.clear();
         tokens.set(word, found);
       }
@@ -84,7 +83,7 @@ export function createFtsTokenizer(db: SqliteDatabase, table: string, weights: {
           words.set(term, (words.get(term) ?? 0) + (column === "title" ? weights.title : weights.content));
         }
         clear.run();
-      })();
+      });
       return result;
     },
     close: () => tokenizer.close(),

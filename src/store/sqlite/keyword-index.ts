@@ -147,7 +147,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       dead = new Uint8Array(0);
       deadCount = 0;
       for (const [id, sizes] of allSizes.iterate()) setLength(id, sizes);
-    })();
+    });
     main = new Map();
     warmedThrough = null;
     warmComplete = false;
@@ -280,7 +280,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       for (const [id, words] of tokenizer.tokenizeRows(rows)) changed.set(id, words);
       for (const [id, sizes] of sizesOf.all(list)) setLength(id, sizes);
       return false;
-    })();
+    });
     if (startAgain) return build();
     rebuildChangedLists();
     if (changed.size > FOLD_AFTER || deadCount > FOLD_AFTER) fold();

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "./driver.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { isChunkpadError } from "../../core/errors.js";
 import { openDatabase } from "./database.js";
@@ -118,7 +118,7 @@ describe("opening the real databases", () => {
     expect(store.migration).toEqual({ applied: MAIN_MIGRATIONS.map((migration) => migration.version), version: MAIN_MIGRATIONS.length });
     store.close();
 
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')").all() as { name: string }[]).map((row) => row.name);
     for (const name of ["meta", "indexed_folders", "sources", "documents", "chunks", "chunks_fts", "chunk_reviews", "embedded_chunk_refs", "schema_version"]) {
@@ -197,7 +197,7 @@ describe("opening the real databases", () => {
     expect(state.get("f:a.md#1")?.embeddedHash).toBe(state.get("f:a.md#1")?.embedHash);
     expect(state.get("f:a.md#2")?.embeddedHash).toBe("older");
     store.close();
-    const raw = new Database(file, { readonly: true });
+    const raw = openSqlite(file, { readOnly: true });
     expect(raw.prepare("SELECT ref, included, content_hash FROM chunk_reviews").all()).toEqual([{ ref: "f:a.md#1", included: 0, content_hash: "h1" }]);
     raw.close();
   });
@@ -209,7 +209,7 @@ describe("opening the real databases", () => {
     ]) {
       const file = databasePath();
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      const raw = new Database(file);
+      const raw = openSqlite(file);
       raw.pragma("user_version = 99");
       raw.close();
       expect(() => open(file)).toThrow(expect.objectContaining({ code: "SCHEMA_TOO_NEW" }));
@@ -230,7 +230,7 @@ describe("migration 9: the embed records' narrow index", () => {
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
     expect(store.migration.applied).toEqual([9]);
     store.close();
-    const raw = new Database(file, { readonly: true });
+    const raw = openSqlite(file, { readOnly: true });
     const plan = (raw.prepare("EXPLAIN QUERY PLAN SELECT COUNT(*) FROM embedded_chunk_refs").all() as { detail: string }[]).map((row) => row.detail).join(" ");
     // Every record carries its fingerprint (≈ 270 bytes): a search's coverage count read them all (issue 22).
     expect(plan).toContain("COVERING INDEX embedded_chunk_refs_narrow");

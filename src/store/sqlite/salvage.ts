@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import Database from "better-sqlite3";
+import { openSqlite, type SqliteDatabase } from "./driver.js";
 import { describeError } from "../../core/errors.js";
 
 export interface SalvagedFolder {
@@ -15,9 +15,9 @@ export interface SalvagedFolder {
  */
 export function salvageFolders(databasePath: string): { folders: SalvagedFolder[] } | { problem: string } {
   const createdByUs = ["-wal", "-shm"].map((suffix) => `${databasePath}${suffix}`).filter((file) => !fs.existsSync(file));
-  let db: Database.Database | undefined;
+  let db: SqliteDatabase | undefined;
   try {
-    db = new Database(databasePath, { readonly: true, fileMustExist: true });
+    db = openSqlite(databasePath, { readOnly: true });
     const rows = db.prepare<[], { root_path: string; chunks_root_path: string }>("SELECT root_path, chunks_root_path FROM indexed_folders").all();
     return { folders: rows.map((row) => ({ rootPath: row.root_path, chunksRootPath: row.chunks_root_path })) };
   } catch (error) {

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "./driver.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { embedTextHash } from "../../core/chunk-ref.js";
 import type { SqliteMainStore, OpenSqliteMainStoreOptions } from "./main-store.js";
@@ -175,7 +175,7 @@ describe("vector storage and search (sqlite-vec)", () => {
       .toEqual({ written: 1, missingRefs: ["gone:x.md#1"] });
 
     // Make the write of the third vector's record fail, as a crash mid-batch would.
-    const saboteur = new Database(file);
+    const saboteur = openSqlite(file);
     saboteur.exec(`CREATE TRIGGER fail_eel BEFORE INSERT ON embedded_chunk_refs WHEN new.chunk_ref = '${ref(3)}' BEGIN SELECT RAISE(ABORT, 'disk pulled'); END`);
     saboteur.close();
     expect(() => store.upsertVectors([
@@ -193,7 +193,7 @@ describe("vector storage and search (sqlite-vec)", () => {
     const { ref, folderId } = seed(store);
     embedAll(store, { [ref(1)]: vector(1, 0), [ref(2)]: vector(0, 1), [ref(3)]: vector(1, 1), [ref(4)]: vector(1, -1), [ref(1, "plants.md")]: vector(-1, 0) });
     const vecRows = () => {
-      const raw = new Database(file, { readonly: true });
+      const raw = openSqlite(file, { readOnly: true });
       try {
         return raw.prepare("SELECT COUNT(*) FROM vec_chunks_rowids").pluck().get();
       } finally {
@@ -251,7 +251,7 @@ describe("without sqlite-vec", () => {
     const again = open(file);
     again.ensureVectorTable(2);
     expect(again.vectorSearch(vector(1, 0), { k: 5 })).toEqual([]);
-    const raw = new Database(file, { readonly: true });
+    const raw = openSqlite(file, { readOnly: true });
     expect(raw.prepare("SELECT COUNT(*) FROM vec_chunks_rowids").pluck().get()).toBe(0);
     raw.close();
   });

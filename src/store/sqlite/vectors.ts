@@ -150,7 +150,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       for (const rename of renames) forgetEmbed.run(rename.to);
       return;
     }
-    const read = db.prepare<[string], { embedding: Buffer; folder_id: string }>("SELECT embedding, folder_id FROM vec_chunks WHERE chunk_ref = ?");
+    const read = db.prepare<[string], { embedding: Uint8Array; folder_id: string }>("SELECT embedding, folder_id FROM vec_chunks WHERE chunk_ref = ?");
     const remove = db.prepare("DELETE FROM vec_chunks WHERE chunk_ref = ?");
     const insert = db.prepare("INSERT INTO vec_chunks (chunk_ref, embedding, folder_id, document_id) VALUES (?, ?, ?, ?)");
     for (const rename of renames) {
@@ -231,7 +231,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       requireVectors();
       if (vectorDimensions() === null) return [];
       const rows = db
-        .prepare<[string | null, string | null], { ref: string; hash: string; fingerprint: string; embedding: Buffer }>(
+        .prepare<[string | null, string | null], { ref: string; hash: string; fingerprint: string; embedding: Uint8Array }>(
           `SELECT e.chunk_ref AS ref, e.content_hash AS hash, e.fingerprint AS fingerprint, v.embedding AS embedding
            FROM embedded_chunk_refs e JOIN vec_chunks v ON v.chunk_ref = e.chunk_ref JOIN chunks c ON c.ref = e.chunk_ref
            WHERE ? IS NULL OR c.folder_id = ? ORDER BY e.chunk_ref`,
