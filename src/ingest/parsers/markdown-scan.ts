@@ -328,14 +328,19 @@ function readList(lines: string[], start: number): { segment: Segment; next: num
     }
     if (LIST_START.test(line)) {
       // At the margin under an item, any list marker starts an item (the rule that only "1."
-      // interrupts text is for a paragraph that holds the line): one of another kind is micromark's call.
+      // interrupts text is for a paragraph that holds the line): one of another kind ends this
+      // list and begins the next ("3) budgets" under a bullet's text), as after a blank line.
       const item = listItemOf(line);
-      if (!item || !sameKind(item)) return undefined;
+      if (!item) return undefined;
+      if (!sameKind(item)) break;
       listLines.push(line);
       items.push(item);
       index++;
       continue;
     }
+    // An indented line may open a block inside the item ("    1. nested" under "1. One"): micromark's call.
+    const text = line.trimStart();
+    if (text.length < line.length && (OPENS_BLOCK.test(text) || !startsPlainly(text))) return undefined;
     const interrupt = interruptsParagraph(line);
     if (interrupt === undefined) return undefined;
     if (interrupt) {

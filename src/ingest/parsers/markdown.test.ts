@@ -239,6 +239,8 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     "wow! really!!", "see ![a](b)", "see!\n[a](b)", "!", "[!](x)", "a ! [b](c)", "ME?!",
     "snake_case_name", "Machine_Aided Indexing", "_lead", "trail_", "a__b", "__bold__", "_em_", "x _em_ y", "1_000", "é_x", "e\u0301_x", "a_!", "a_ b", "ü_ß", "[a_b](c)", "[a](b_c)",
     "Konigova [1], Cooper [2]", "shooting [?].", "[^1] no note", "[a] [b]", "[a][b]", "[]", "[x](", "x](y", "[*a*]", "![a]", "[a]\n(b) [c](d)", "- cites [1]\n- and [2]", "| a [1] |\n|---|",
+    "- listed: 1) Org\nstructures; 2) Tech;\n3) Budgets;\n4) Use\n- next", "- a\n3. b\n\n- c", "1. a\n2) b", "1. a\n3) b\n2. c", "- a\n  b\n7) c", "- a\n0) b", "- a\n2)", "- a\n2)\tb",
+    "1. One\n    1. Two\n        1. Three", "- a\n    - b", "- a\n    ---", "- a\n     # h", "- a\n    > q", "- a\n    | t |", "- a\n    ```\n    x\n    ```", "1. a\n2. b\nText\n1. c\n    1. d",
     "## R&D_x!", "- R & D\n- snake_case\n- wow!", "# _Emph_ title", "snake_case and *em*", "R&D [link](x) and ![img](y)",
   ];
   const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
@@ -272,7 +274,7 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     expect(parsed).toEqual(["Read [the *index*](x) first.", "and ![a picture](p.png)"]);
   });
 
-  it("reads pipe tables, a bare &, ! or [1], and underscores inside words itself, leaving entities, images and emphasis to micromark", () => {
+  it("reads pipe tables, a bare &, ! or [1], underscores inside words and a list of another kind under an item itself, leaving entities, images and emphasis to micromark", () => {
     const parsed: string[] = [];
     const parseBlock = (text: string) => (parsed.push(text), markdownBlocksByTree(text));
     expect(scanMarkdownBlocks("| year | count |\n|---|:-:|\n| 1960 | [12](x) |\n\n## R&D at AT&T\n\nMachine_Aided work [1], ME?!\n\n- R & D\n- snake_case", parseBlock)).toEqual([
@@ -280,6 +282,13 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
       { kind: "heading", level: 2, text: "R&D at AT&T" },
       { kind: "paragraph", text: "Machine_Aided work [1], ME?!" },
       { kind: "list", text: "- R & D\n- snake_case" },
+    ]);
+    expect(parsed).toEqual([]);
+    // A numbered line of another kind under a bullet's text begins a new list, as in micromark's tree.
+    expect(scanMarkdownBlocks("- targets: 1) structures;\n3) budgets;\n4) machines\n- next", parseBlock)).toEqual([
+      { kind: "list", text: "- targets: 1) structures;" },
+      { kind: "list", text: "3. budgets;\n4. machines" },
+      { kind: "list", text: "- next" },
     ]);
     expect(parsed).toEqual([]);
     const markup = ["Fish &amp; chips", "see ![a](b)", "an _emphasis_ here", "| a | b |\n|---|\n| 1 | 2 |", "| a |\n|---|\n| `c` |"];
