@@ -20,6 +20,7 @@ const FENCE = /^(`{3,}|~{3,})(.*)$/;
 const LIST_START = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
 const BULLET = /^([-*+])( {1,4})(\S.*)$/;
 const ORDERED = /^(\d{1,9})([.)])( {1,4})(\S.*)$/;
+const EMPTY_ITEM = /^(?:([-*+])|(\d{1,9})([.)]))[ \t]*$/;
 /** Thematic breaks, setext underlines and grid or simple table rules. */
 const RULE_LIKE = /^[-*_=+:|][-*_=+:| \t]*$/;
 /** An item whose text opens another block (a heading, a nested list, a fence, a quote): left to micromark. */
@@ -164,6 +165,9 @@ function listItemOf(line: string): ListItem | undefined {
   if (bullet) return { marker: bullet[1] as string, number: undefined, content: bullet[3] as string };
   const ordered = ORDERED.exec(line);
   if (ordered) return { marker: ordered[2] as string, number: Number(ordered[1]), content: ordered[4] as string };
+  // An empty item ("1969." alone on its line: CommonMark makes it a list item with no text).
+  const empty = EMPTY_ITEM.exec(line);
+  if (empty) return { marker: (empty[1] ?? empty[3]) as string, number: empty[2] === undefined ? undefined : Number(empty[2]), content: "" };
   return undefined;
 }
 
@@ -337,6 +341,11 @@ function readList(lines: string[], start: number): { segment: Segment; next: num
       items.push(item);
       index++;
       continue;
+    }
+    // Under an empty item nothing goes on lazily: an indented line would be its content (micromark's call), any other ends the list.
+    if ((items[items.length - 1] as ListItem).content === "") {
+      if (/^[ \t]/.test(line)) return undefined;
+      break;
     }
     // An indented line may open a block inside the item ("    1. nested" under "1. One"): micromark's call.
     const text = line.trimStart();

@@ -241,6 +241,8 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     "Konigova [1], Cooper [2]", "shooting [?].", "[^1] no note", "[a] [b]", "[a][b]", "[]", "[x](", "x](y", "[*a*]", "![a]", "[a]\n(b) [c](d)", "- cites [1]\n- and [2]", "| a [1] |\n|---|",
     "- listed: 1) Org\nstructures; 2) Tech;\n3) Budgets;\n4) Use\n- next", "- a\n3. b\n\n- c", "1. a\n2) b", "1. a\n3) b\n2. c", "- a\n  b\n7) c", "- a\n0) b", "- a\n2)", "- a\n2)\tb",
     "1. One\n    1. Two\n        1. Three", "- a\n    - b", "- a\n    ---", "- a\n     # h", "- a\n    > q", "- a\n    | t |", "- a\n    ```\n    x\n    ```", "1. a\n2. b\nText\n1. c\n    1. d",
+    "- a b\n1969.\nmore", "- a\n1.\n- b", "- a\n2.\nx", "- a\n-\n- b", "-\n- a", "1.\n2. x", "1969.\nmore", "1969.\n   more", "1969.\n\nmore", "- a\n-\n\n- b",
+    "- a\n-  \n  x", "-\t\n- b", "1.\n\n   x", "- a\n1969.\n- b\n1970.", "text\n\n2024.\n2025. x", "- a\n1)\n2)", "*\n* b", "+\n\n+ x", "- a\n- \nlazy?", "1. x\n2.\n   y",
     "## R&D_x!", "- R & D\n- snake_case\n- wow!", "# _Emph_ title", "snake_case and *em*", "R&D [link](x) and ![img](y)",
   ];
   const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
@@ -274,7 +276,7 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     expect(parsed).toEqual(["Read [the *index*](x) first.", "and ![a picture](p.png)"]);
   });
 
-  it("reads pipe tables, a bare &, ! or [1], underscores inside words and a list of another kind under an item itself, leaving entities, images and emphasis to micromark", () => {
+  it("reads pipe tables, a bare &, ! or [1], underscores inside words, empty items and a list of another kind under an item itself, leaving entities, images and emphasis to micromark", () => {
     const parsed: string[] = [];
     const parseBlock = (text: string) => (parsed.push(text), markdownBlocksByTree(text));
     expect(scanMarkdownBlocks("| year | count |\n|---|:-:|\n| 1960 | [12](x) |\n\n## R&D at AT&T\n\nMachine_Aided work [1], ME?!\n\n- R & D\n- snake_case", parseBlock)).toEqual([
@@ -289,6 +291,13 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
       { kind: "list", text: "- targets: 1) structures;" },
       { kind: "list", text: "3. budgets;\n4. machines" },
       { kind: "list", text: "- next" },
+    ]);
+    expect(parsed).toEqual([]);
+    // A year alone on a line under an item's text is an empty item of a list of its own.
+    expect(scanMarkdownBlocks("- early progress appeared in\n1969.\nMore text", parseBlock)).toEqual([
+      { kind: "list", text: "- early progress appeared in" },
+      { kind: "list", text: "1969." },
+      { kind: "paragraph", text: "More text" },
     ]);
     expect(parsed).toEqual([]);
     const markup = ["Fish &amp; chips", "see ![a](b)", "an _emphasis_ here", "| a | b |\n|---|\n| 1 | 2 |", "| a |\n|---|\n| `c` |"];
