@@ -36,10 +36,11 @@ const PLAIN_LINK = /\[([^\n\\`*_[\]!<>&~|()]*[\p{L}\p{N}][^\n\\`*_[\]!<>&~|()]*)
 
 /**
  * Markup characters that stand for themselves: "&" that cannot begin a character reference (no
- * "#", no "name;" after it: "R&D", "AT&T"), "!" not before "[" (no image), and "_" between letters
- * or digits ("snake_case": such a run can neither open nor close emphasis). Notes are full of them.
+ * "#", no "name;" after it: "R&D", "AT&T"), "!" not before "[" (no image), "_" between letters
+ * or digits ("snake_case"), and a run of "*" or "_" with a space or tab on both sides ("X * Y"):
+ * such runs can neither open nor close emphasis. Notes are full of them.
  */
-const INERT_MARKUP = /&(?!#|[A-Za-z0-9]+;)|!(?!\[)|(?<=[\p{L}\p{N}])_(?=[\p{L}\p{N}])/gu;
+const INERT_MARKUP = /&(?!#|[A-Za-z0-9]+;)|!(?!\[)|(?<=[\p{L}\p{N}])_(?=[\p{L}\p{N}])|(?<=[ \t])(?:\*+|_+)(?=[ \t])/gu;
 
 /**
  * The text of inline content whose only markup is plain links, as micromark's path gives it (its
@@ -49,6 +50,8 @@ function plainInline(text: string): string | undefined {
   if (!INLINE_MARKUP.test(text)) return withoutRules(text);
   // Looked for in a copy with the inert characters masked (same offsets); the text is taken from the original.
   let masked = text.replace(INERT_MARKUP, "\u0000");
+  // With no "<" anywhere, no ">" closes HTML or an autolink ("->"); a quote's ">" is a block, never here.
+  if (!masked.includes("<")) masked = masked.replaceAll(">", "\u0000");
   // Without "](" no bracket makes a link ("[1]", "[sic]"): references need definitions, and a document
   // with one is not scanned. One at the start may be a task item's box ("- [x] done"): left to micromark.
   if (!masked.includes("](") && !masked.startsWith("[")) masked = masked.replace(/[[\]]/g, "\u0000");

@@ -243,6 +243,8 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     "1. One\n    1. Two\n        1. Three", "- a\n    - b", "- a\n    ---", "- a\n     # h", "- a\n    > q", "- a\n    | t |", "- a\n    ```\n    x\n    ```", "1. a\n2. b\nText\n1. c\n    1. d",
     "- a b\n1969.\nmore", "- a\n1.\n- b", "- a\n2.\nx", "- a\n-\n- b", "-\n- a", "1.\n2. x", "1969.\nmore", "1969.\n   more", "1969.\n\nmore", "- a\n-\n\n- b",
     "- a\n-  \n  x", "-\t\n- b", "1.\n\n   x", "- a\n1969.\n- b\n1970.", "text\n\n2024.\n2025. x", "- a\n1)\n2)", "*\n* b", "+\n\n+ x", "- a\n- \nlazy?", "1. x\n2.\n   y",
+    "X * Y", "X ** Y", "X *_ Y", "X _* Y", "a * b*", "*a * b*", "a *\tb", "x * y * z", "a _ b", "a __ b_", "T*U -> [0,1]", "a -> b", "a > b <c>", "a >", "x <- y -> z", "- a -> b\n- c * d",
+    "| a -> b | c * d |\n|---|---|", "**a * b**", "a * *b*", "3 * 4 = 12", "a\t*\tb", "a *", "* a * b", "## A -> B", "## X * Y",
     "## R&D_x!", "- R & D\n- snake_case\n- wow!", "# _Emph_ title", "snake_case and *em*", "R&D [link](x) and ![img](y)",
   ];
   const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
@@ -300,7 +302,10 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
       { kind: "paragraph", text: "More text" },
     ]);
     expect(parsed).toEqual([]);
-    const markup = ["Fish &amp; chips", "see ![a](b)", "an _emphasis_ here", "| a | b |\n|---|\n| 1 | 2 |", "| a |\n|---|\n| `c` |"];
+    // "X * Y" and "->" are text: a run of * with spaces on both sides cannot be emphasis, nor a > with no < anywhere HTML.
+    expect(scanMarkdownBlocks("A fuzzy set on X * Y, and T -> [0,1].", parseBlock)).toEqual([{ kind: "paragraph", text: "A fuzzy set on X * Y, and T -> [0,1]." }]);
+    expect(parsed).toEqual([]);
+    const markup = ["Fish &amp; chips", "see ![a](b)", "an _emphasis_ here", "T*U and a * b*", "x -> <b>y</b>", "| a | b |\n|---|\n| 1 | 2 |", "| a |\n|---|\n| `c` |"];
     for (const text of markup) scanMarkdownBlocks(text, parseBlock);
     expect(parsed).toEqual(markup);
   });
