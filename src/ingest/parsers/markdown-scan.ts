@@ -3,7 +3,7 @@ import { collapse, stripAttributes, TABLE_RULE } from "./markdown-text.js";
 
 /**
  * A line scanner for the markdown most notes are made of: ATX headings, paragraphs, flat lists
- * and fenced code at the left margin. It finds where CommonMark's blocks begin and end; a block
+ * and fenced code at the left margin, and pipe tables of plain cells. It finds where CommonMark's blocks begin and end; a block
  * with no inline markup but plain links becomes text here, one with markup is parsed by micromark on its own (the
  * same result: with no link reference definitions in the document, a block's inline content
  * depends on nothing outside it). Anything it does not handle — indented lines, block quotes,
@@ -20,6 +20,7 @@ const FENCE = /^(`{3,}|~{3,})(.*)$/;
 const LIST_START = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
 const BULLET = /^([-*+])( {1,4})(\S.*)$/;
 const ORDERED = /^(\d{1,9})([.)])( {1,4})(\S.*)$/;
+const EMPTY_ITEM = /^(?:([-*+])|(\d{1,9})([.)]))[ \t]*$/;
 /** Thematic breaks, setext underlines and grid or simple table rules. */
 const RULE_LIKE = /^[-*_=+:|][-*_=+:| \t]*$/;
 /** An item whose text opens another block (a heading, a nested list, a fence, a quote): left to micromark. */
@@ -34,20 +35,70 @@ const OPENS_BLOCK = /^(?:#{1,6}(?:[ \t]|$)|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|
 const PLAIN_LINK = /\[([^\n\\`*_[\]!<>&~|()]*[\p{L}\p{N}][^\n\\`*_[\]!<>&~|()]*)\]\(([^\s\\`*_[\]!<>&~|()]*)\)/gu;
 
 /**
+ * Markup characters that stand for themselves: "&" that cannot begin a character reference (no
+ * "#", no "name;" after it: "R&D", "AT&T"), "!" not before "[" (no image), "_" between letters
+ * or digits ("snake_case"), and a run of "*" or "_" with a space or tab on both sides ("X * Y"):
+ * such runs can neither open nor close emphasis. Notes are full of them.
+ */
+const INERT_MARKUP = /&(?!#|[A-Za-z0-9]+;)|!(?!\[)|(?<=[\p{L}\p{N}])_(?=[\p{L}\p{N}])|(?<=[ \t])(?:\*+|_+)(?=[ \t])/gu;
+
+/**
  * The text of inline content whose only markup is plain links, as micromark's path gives it (its
  * text nodes, each without table-rule lines (TABLE_RULE), joined); undefined when anything else needs the parser.
  */
 function plainInline(text: string): string | undefined {
-  if (!INLINE_MARKUP.test(text)) return text;
+  if (!INLINE_MARKUP.test(text)) return withoutRules(text);
+  // Looked for in a copy with the inert characters masked (same offsets); the text is taken from the original.
+  let masked = text.replace(INERT_MARKUP, "\u0000");
+  // With no "<" anywhere, no ">" closes HTML or an autolink ("->"); a quote's ">" is a block, never here.
+  if (!masked.includes("<")) masked = masked.replaceAll(">", "\u0000");
+  // Without "](" no bracket makes a link ("[1]", "[sic]"): references need definitions, and a document
+  // with one is not scanned. One at the start may be a task item's box ("- [x] done"): left to micromark.
+  if (!masked.includes("](") && !masked.startsWith("[")) masked = masked.replace(/[[\]]/g, "\u0000");
   const pieces: string[] = [];
   let last = 0;
-  for (const match of text.matchAll(PLAIN_LINK)) {
-    pieces.push(text.slice(last, match.index), match[1] as string);
+  for (const match of masked.matchAll(PLAIN_LINK)) {
+    const label = match[1] as string;
+    if (INLINE_MARKUP.test(masked.slice(last, match.index))) return undefined;
+    pieces.push(text.slice(last, match.index), text.slice(match.index + 1, match.index + 1 + label.length));
     last = match.index + match[0].length;
   }
+  if (INLINE_MARKUP.test(masked.slice(last))) return undefined;
   pieces.push(text.slice(last));
-  if (pieces.length === 1 || pieces.some((piece) => INLINE_MARKUP.test(piece))) return undefined;
-  return pieces.map((piece) => piece.split("\n").filter((line) => !TABLE_RULE.test(line)).join("\n")).join("");
+  return pieces.map(withoutRules).join("");
+}
+
+function withoutRules(text: string): string {
+  return text.split("\n").filter((line) => !TABLE_RULE.test(line)).join("\n");
+}
+
+/** A pipe table's delimiter row, between pipes at both ends: dashes with optional alignment colons. */
+const TABLE_DELIMITER = /^\|(?:[ \t]*:?-+:?[ \t]*\|)+$/;
+
+/** A row's cells when it starts and ends with "|" at the margin (trailing spaces or tabs aside). */
+function cellsOf(line: string): string[] | undefined {
+  const row = line.replace(/[ \t]+$/, "");
+  return row.length >= 2 && row.startsWith("|") && row.endsWith("|") ? row.slice(1, -1).split("|") : undefined;
+}
+
+/**
+ * A pipe table as micromark's path gives it (each row's cells as text joined by " | ", the
+ * delimiter row left out), when every line is a row between pipes with as many cells as the
+ * delimiter row and every cell is plain text or plain links; undefined otherwise (escaped pipes,
+ * code, uneven rows, a line that is not a row: micromark's call).
+ */
+function plainTable(lines: readonly string[]): ParsedBlock[] | undefined {
+  const delimiter = lines[1]?.replace(/[ \t]+$/, "");
+  if (delimiter === undefined || !TABLE_DELIMITER.test(delimiter)) return undefined;
+  const width = (cellsOf(delimiter) as string[]).length;
+  const rows: string[] = [];
+  for (const [index, line] of lines.entries()) {
+    if (index === 1) continue;
+    const cells = cellsOf(line)?.map((cell) => plainInline(cell.replace(/^[ \t]+|[ \t]+$/g, "")));
+    if (cells?.length !== width || cells.includes(undefined)) return undefined;
+    rows.push(cells.map((cell) => collapse(cell ?? "")).join(" | "));
+  }
+  return [{ kind: "table", text: rows.join("\n") }];
 }
 
 type Segment =
@@ -78,7 +129,7 @@ export function scanMarkdownBlocks(markdown: string, parseBlock: (text: string) 
 function blocksOfSegment(segment: Segment, parseBlock: (text: string) => ParsedBlock[]): ParsedBlock[] {
   switch (segment.kind) {
     case "opaque":
-      return parseBlock(segment.lines.join("\n"));
+      return plainTable(segment.lines) ?? parseBlock(segment.lines.join("\n"));
     case "code": {
       const text = segment.value.replace(/^\n+|\s+$/g, "");
       return text ? [{ kind: "code", text }] : [];
@@ -117,6 +168,9 @@ function listItemOf(line: string): ListItem | undefined {
   if (bullet) return { marker: bullet[1] as string, number: undefined, content: bullet[3] as string };
   const ordered = ORDERED.exec(line);
   if (ordered) return { marker: ordered[2] as string, number: Number(ordered[1]), content: ordered[4] as string };
+  // An empty item ("1969." alone on its line: CommonMark makes it a list item with no text).
+  const empty = EMPTY_ITEM.exec(line);
+  if (empty) return { marker: (empty[1] ?? empty[3]) as string, number: empty[2] === undefined ? undefined : Number(empty[2]), content: "" };
   return undefined;
 }
 
@@ -281,14 +335,24 @@ function readList(lines: string[], start: number): { segment: Segment; next: num
     }
     if (LIST_START.test(line)) {
       // At the margin under an item, any list marker starts an item (the rule that only "1."
-      // interrupts text is for a paragraph that holds the line): one of another kind is micromark's call.
+      // interrupts text is for a paragraph that holds the line): one of another kind ends this
+      // list and begins the next ("3) budgets" under a bullet's text), as after a blank line.
       const item = listItemOf(line);
-      if (!item || !sameKind(item)) return undefined;
+      if (!item) return undefined;
+      if (!sameKind(item)) break;
       listLines.push(line);
       items.push(item);
       index++;
       continue;
     }
+    // Under an empty item nothing goes on lazily: an indented line would be its content (micromark's call), any other ends the list.
+    if ((items[items.length - 1] as ListItem).content === "") {
+      if (/^[ \t]/.test(line)) return undefined;
+      break;
+    }
+    // An indented line may open a block inside the item ("    1. nested" under "1. One"): micromark's call.
+    const text = line.trimStart();
+    if (text.length < line.length && (OPENS_BLOCK.test(text) || !startsPlainly(text))) return undefined;
     const interrupt = interruptsParagraph(line);
     if (interrupt === undefined) return undefined;
     if (interrupt) {

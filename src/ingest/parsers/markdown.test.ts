@@ -231,6 +231,21 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     "See [the index](https://example.org/1) for more.", "[---](x)\n\ntext [a](b) ---\nmore", "text [a](b)\n---", "# [Title](x) {#id}", "## See [a](b) ##",
     "- [a](b)\n- plain [c](d) e", "1. [a](b)\n2. c", "[a](b)(c)", "[a](<b>)", "[a](b \"t\")", "[a b](c d)", "[](x)", "[ spaced ](x)", "[a](b)[c](d)",
     "![a](b)", "[a [b](c)]", "[a](b) and www.x.com", "x [1](2) y", "[a]\n(b)", "[a](b\nc)", "[a\nb](c)", "[é](x)", "[a](b)\n=====", "[a](b) | c",
+    "| y | n |\n|---|---|\n| 1960 | 7 |", "| a |\n|-|\n| x |", "| a | b |\n| :- | -: |\n| | x |", "| a | b |\n|---|\n| 1 | 2 |", "| a |\n|---|---|\n| 1 |",
+    "| a | b |\n|---|---|\n| 1 |", "| a | b |\n|---|---|\n| 1 | 2 | 3 |", "| a | b |\n|---|---|\nno pipes", "| a |\n|---|\n| --- |\n| [l](u) --- |", "||\n|-|\n||",
+    "| a | b |\n|---|---|", "| a |  \n|---|\t\n| b |", "| `a|b` | c |\n|---|---|", "| a \\| b |\n|---|", "| R&D | x_y |\n|---|---|\n| &amp; | _e_ |", "|a|b|\n|--|--|\n|1|2|",
+    "| a |\n|---|\n| www.x.com |", "| a\u00a0| b |\n|---|---|", "| a |\n| --- |\n| x |", "|  |\n|---|", "| - |\n|---|", "| a |\n|---|\n|",
+    "R&D at AT&T", "R & D", "Fish &amp; chips", "&copy; 2024", "&#169; and &#xA9;", "a&b;c", "&", "& amp;", "x &nbsp y", "&AMP;",
+    "wow! really!!", "see ![a](b)", "see!\n[a](b)", "!", "[!](x)", "a ! [b](c)", "ME?!",
+    "snake_case_name", "Machine_Aided Indexing", "_lead", "trail_", "a__b", "__bold__", "_em_", "x _em_ y", "1_000", "é_x", "e\u0301_x", "a_!", "a_ b", "ü_ß", "[a_b](c)", "[a](b_c)",
+    "Konigova [1], Cooper [2]", "shooting [?].", "[^1] no note", "[a] [b]", "[a][b]", "[]", "[x](", "x](y", "[*a*]", "![a]", "[a]\n(b) [c](d)", "- cites [1]\n- and [2]", "| a [1] |\n|---|",
+    "- listed: 1) Org\nstructures; 2) Tech;\n3) Budgets;\n4) Use\n- next", "- a\n3. b\n\n- c", "1. a\n2) b", "1. a\n3) b\n2. c", "- a\n  b\n7) c", "- a\n0) b", "- a\n2)", "- a\n2)\tb",
+    "1. One\n    1. Two\n        1. Three", "- a\n    - b", "- a\n    ---", "- a\n     # h", "- a\n    > q", "- a\n    | t |", "- a\n    ```\n    x\n    ```", "1. a\n2. b\nText\n1. c\n    1. d",
+    "- a b\n1969.\nmore", "- a\n1.\n- b", "- a\n2.\nx", "- a\n-\n- b", "-\n- a", "1.\n2. x", "1969.\nmore", "1969.\n   more", "1969.\n\nmore", "- a\n-\n\n- b",
+    "- a\n-  \n  x", "-\t\n- b", "1.\n\n   x", "- a\n1969.\n- b\n1970.", "text\n\n2024.\n2025. x", "- a\n1)\n2)", "*\n* b", "+\n\n+ x", "- a\n- \nlazy?", "1. x\n2.\n   y",
+    "X * Y", "X ** Y", "X *_ Y", "X _* Y", "a * b*", "*a * b*", "a *\tb", "x * y * z", "a _ b", "a __ b_", "T*U -> [0,1]", "a -> b", "a > b <c>", "a >", "x <- y -> z", "- a -> b\n- c * d",
+    "| a -> b | c * d |\n|---|---|", "**a * b**", "a * *b*", "3 * 4 = 12", "a\t*\tb", "a *", "* a * b", "## A -> B", "## X * Y",
+    "## R&D_x!", "- R & D\n- snake_case\n- wow!", "# _Emph_ title", "snake_case and *em*", "R&D [link](x) and ![img](y)",
   ];
   const cisi = path.join(REPO_ROOT, "..", "shared", "ir", "cisi", "CISI.ALL");
   /** Notes made of CISI abstracts the way a notes folder is written: sections, lists, a link, sometimes code. */
@@ -261,6 +276,38 @@ describe("the line scanner reads markdown to the same blocks as micromark's tree
     expect(parsed).toEqual([]);
     scanMarkdownBlocks("Read [the *index*](x) first.\n\nand ![a picture](p.png)", parseBlock);
     expect(parsed).toEqual(["Read [the *index*](x) first.", "and ![a picture](p.png)"]);
+  });
+
+  it("reads pipe tables, a bare &, ! or [1], underscores inside words, empty items and a list of another kind under an item itself, leaving entities, images and emphasis to micromark", () => {
+    const parsed: string[] = [];
+    const parseBlock = (text: string) => (parsed.push(text), markdownBlocksByTree(text));
+    expect(scanMarkdownBlocks("| year | count |\n|---|:-:|\n| 1960 | [12](x) |\n\n## R&D at AT&T\n\nMachine_Aided work [1], ME?!\n\n- R & D\n- snake_case", parseBlock)).toEqual([
+      { kind: "table", text: "year | count\n1960 | 12" },
+      { kind: "heading", level: 2, text: "R&D at AT&T" },
+      { kind: "paragraph", text: "Machine_Aided work [1], ME?!" },
+      { kind: "list", text: "- R & D\n- snake_case" },
+    ]);
+    expect(parsed).toEqual([]);
+    // A numbered line of another kind under a bullet's text begins a new list, as in micromark's tree.
+    expect(scanMarkdownBlocks("- targets: 1) structures;\n3) budgets;\n4) machines\n- next", parseBlock)).toEqual([
+      { kind: "list", text: "- targets: 1) structures;" },
+      { kind: "list", text: "3. budgets;\n4. machines" },
+      { kind: "list", text: "- next" },
+    ]);
+    expect(parsed).toEqual([]);
+    // A year alone on a line under an item's text is an empty item of a list of its own.
+    expect(scanMarkdownBlocks("- early progress appeared in\n1969.\nMore text", parseBlock)).toEqual([
+      { kind: "list", text: "- early progress appeared in" },
+      { kind: "list", text: "1969." },
+      { kind: "paragraph", text: "More text" },
+    ]);
+    expect(parsed).toEqual([]);
+    // "X * Y" and "->" are text: a run of * with spaces on both sides cannot be emphasis, nor a > with no < anywhere HTML.
+    expect(scanMarkdownBlocks("A fuzzy set on X * Y, and T -> [0,1].", parseBlock)).toEqual([{ kind: "paragraph", text: "A fuzzy set on X * Y, and T -> [0,1]." }]);
+    expect(parsed).toEqual([]);
+    const markup = ["Fish &amp; chips", "see ![a](b)", "an _emphasis_ here", "T*U and a * b*", "x -> <b>y</b>", "| a | b |\n|---|\n| 1 | 2 |", "| a |\n|---|\n| `c` |"];
+    for (const text of markup) scanMarkdownBlocks(text, parseBlock);
+    expect(parsed).toEqual(markup);
   });
 
   it("reads most notes itself, leaving only the blocks with inline markup to micromark", () => {
