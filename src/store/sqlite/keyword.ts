@@ -67,7 +67,12 @@ function ftsHit(values: unknown[], bm25 = values[CHUNK_COLUMN_NAMES.length] as n
 }
 
 const BM25 = `bm25(chunks_fts, ${TITLE_WEIGHT}, ${CONTENT_WEIGHT})`;
-const HAS_VECTOR = "EXISTS (SELECT 1 FROM embedded_chunk_refs e WHERE e.chunk_ref = c.ref) AS has_vector";
+/**
+ * Whether a chunk has a vector, for each row a search returns (up to 200 a keyword search).
+ * Looked up in the narrow index: the records themselves carry their fingerprints (≈ 390 bytes a
+ * row) and SQLite's plan took them by primary key, 0.5 of a search's 1.6 ms per 100 rows at 100k.
+ */
+export const HAS_VECTOR = "EXISTS (SELECT 1 FROM embedded_chunk_refs e INDEXED BY embedded_chunk_refs_narrow WHERE e.chunk_ref = c.ref) AS has_vector";
 
 /**
  * FTS5's bm25: a phrase adds idf × f(k1 + 1) / (f + k1(1 − b + b·len/avglen)) to a row's score,

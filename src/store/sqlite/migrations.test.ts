@@ -9,6 +9,7 @@ import type { Migration } from "./migrations.js";
 import { MAIN_MIGRATIONS, runMigrations, schemaVersion } from "./migrations.js";
 import { spaceCjkWords } from "../../core/cjk.js";
 import { openSqliteMainStore } from "./main-store.js";
+import { HAS_VECTOR } from "./keyword.js";
 import { openChatStore } from "./chat-store.js";
 
 const directories: string[] = [];
@@ -233,6 +234,15 @@ describe("migration 9: the embed records' narrow index", () => {
     const raw = openSqlite(file, { readOnly: true });
     const plan = (raw.prepare("EXPLAIN QUERY PLAN SELECT COUNT(*) FROM embedded_chunk_refs").all() as { detail: string }[]).map((row) => row.detail).join(" ");
     // Every record carries its fingerprint (≈ 270 bytes): a search's coverage count read them all (issue 22).
+    expect(plan).toContain("COVERING INDEX embedded_chunk_refs_narrow");
+    raw.close();
+  });
+
+  it("tells whether each found chunk has a vector from the narrow index too", () => {
+    const file = databaseAtVersion(8, "");
+    openSqliteMainStore({ path: file, loadVectorExtension: false }).close();
+    const raw = openSqlite(file, { readOnly: true });
+    const plan = (raw.prepare(`EXPLAIN QUERY PLAN SELECT ${HAS_VECTOR} FROM chunks c`).all() as { detail: string }[]).map((row) => row.detail).join(" ");
     expect(plan).toContain("COVERING INDEX embedded_chunk_refs_narrow");
     raw.close();
   });
