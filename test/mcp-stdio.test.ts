@@ -4,7 +4,8 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cliEnv, makeTempDir, runCli, SHARED, writeFile } from "./helpers/cli.js";
+import { BIN, cliEnv, makeTempDir, SHARED, writeFile } from "./helpers/cli.js";
+import { runCliInProcess } from "./helpers/cli-in-process.js";
 import { startOpenAiServer } from "./helpers/llm-servers/openai-server.js";
 import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
   writeFile(folder, "river.md", "# Rivers\n\nThe grey heron waits by the river at dawn. Otters swim past the reeds.\n");
   writeFile(folder, "garden/tomatoes.md", "# Tomatoes\n\nWater tomatoes in the morning, never the leaves.\n");
   fs.copyFileSync(path.join(SHARED, "corpus", "pdf.js", "pdfs", "tracemonkey.pdf"), path.join(folder, "tracemonkey.pdf"));
-  const added = await runCli(["add", folder], { home });
+  const added = await runCliInProcess(["add", folder], { home });
   expect(added.code, added.stderr).toBe(0);
   openai = await startOpenAiServer();
 });
@@ -183,7 +184,7 @@ describe("chunkpad mcp get_document on a long document", () => {
       writeFile(bigHome, "docs/ledger.txt", `${lines.join("\n")}\nThe final entry closes the ledger.\n`);
       const size = fs.statSync(path.join(bigHome, "docs", "ledger.txt")).size;
       expect(size).toBeGreaterThan(2_000_000);
-      expect((await runCli(["add", path.join(bigHome, "docs")], { home: bigHome })).code).toBe(0);
+      expect((await runCliInProcess(["add", path.join(bigHome, "docs")], { home: bigHome })).code).toBe(0);
       const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env: cliEnv(bigHome) as Record<string, string>, stderr: "pipe" });
       const client = new Client({ name: "chunkpad-test", version: "1.0.0" });
       await client.connect(transport);

@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
-import { makeTempDir, REPO_ROOT, runCli, SHARED, writeSampleDocuments } from "./cli.js";
+import { makeTempDir, REPO_ROOT, SHARED, writeSampleDocuments } from "./cli.js";
+import { runCliInProcess } from "./cli-in-process.js";
 import { startServe, type RunningServer } from "./serve.js";
 import { startHubServer, TINY_BERT_DIR, TINY_BERT_REPO, type HubServer } from "./hub-server.js";
 import { startOllamaServer } from "./llm-servers/ollama-server.js";
@@ -114,10 +115,10 @@ export function useWebApp(options: WebAppOptions = {}) {
     fs.writeFileSync(path.join(ggufDir, LOCAL_MODEL.file), gguf);
     [app.openai, app.hub, app.ollama] = await Promise.all([startOpenAiServer(), startHubServer({ repos: { [TINY_BERT_REPO]: TINY_BERT_DIR, [LOCAL_MODEL.repoId]: ggufDir } }), startOllamaServer()]);
     for (const [key, value] of [["generation.provider", "openai"], ["embedding.model", TINY_BERT_REPO], ["embedding.dtype", "fp32"], ...(options.settings ?? [])]) {
-      expect((await runCli(["config", "set", key as string, value as string], { home: app.home })).code).toBe(0);
+      expect((await runCliInProcess(["config", "set", key as string, value as string], { home: app.home })).code).toBe(0);
     }
     // broken.pdf fails to parse, so add ends with the "some files failed" code; the rest is indexed.
-    if (options.addFolder) expect((await runCli(["add", app.folder], { home: app.home })).code).toBe(4);
+    if (options.addFolder) expect((await runCliInProcess(["add", app.folder], { home: app.home })).code).toBe(4);
     app.server = await startServe(app.home, { env: { OPENAI_BASE_URL: `${app.openai.url}/v1`, OPENAI_API_KEY: "sk-openai-test", CHUNKPAD_KEYCHAIN: "off", CHUNKPAD_HUB_URL: app.hub.url, OLLAMA_HOST: app.ollama.url } });
     app.info = app.server.info;
     app.browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
