@@ -207,6 +207,17 @@ export function runStoreSuite({ name, open, reopen, leases, vectors: storesVecto
         expect(state.find((row) => row.ref === ref(3))?.embeddedHash).toBeNull();
       });
 
+      vectorCase("says of each keyword hit whether its chunk has a vector, as vectors come and go between searches", async () => {
+        const { store, ref } = await seeded();
+        await store.ensureVectorTable(2);
+        const hasVector = async () => (await store.keywordSearch(words("cat"), { limit: 5 })).find((hit) => hit.chunk.ref === ref(1))?.hasVector;
+        expect(await hasVector()).toBe(false);
+        await embed(store, { [ref(1)]: vector(1, 0) });
+        expect(await hasVector()).toBe(true);
+        await store.deleteVectors([ref(1)]);
+        expect(await hasVector()).toBe(false);
+      });
+
       vectorCase("refuses vectors of another size, skips refs that are gone, deletes and drops vectors", async () => {
         const { store, ref } = await seeded();
         expect(store.vectorAvailable).toBe(true);

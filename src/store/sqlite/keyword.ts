@@ -152,6 +152,27 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
   const excludedIds = db.prepare<[], number>("SELECT c.id FROM chunk_reviews r JOIN chunks c ON c.ref = r.ref WHERE r.included = 0").pluck();
   const matchingIds = db.prepare<[string], number>("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?").pluck();
   const rowsByIds = db.prepare<[string], unknown[]>(`SELECT ${CHUNK_COLUMNS}, 0 AS bm25, ${HAS_VECTOR} FROM ${CHUNK_FROM} WHERE c.id IN (SELECT value FROM json_each(?))`).raw();
+  // The rows the last in-memory search returned, while nothing is written: a search's any-word
+  // pass finds most of its all-word pass's chunks again (keyword-stage.ts), and reading a row
+  // (its document, review and vector record) is the larger part of a search at 100k chunks.
+  const writeVersion = createWriteVersion(db);
+  let lastRows = new Map<number, unknown[]>();
+  let lastVersion = "";
+  function rowsOf(ids: number[]): Map<number, unknown[]> {
+    const version = writeVersion();
+    const known = version === lastVersion ? lastRows : new Map<number, unknown[]>();
+    const rows = new Map<number, unknown[]>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const values = known.get(id);
+      if (values === undefined) missing.push(id);
+      else rows.set(id, values);
+    }
+    if (missing.length > 0) for (const values of rowsByIds.all(JSON.stringify(missing))) rows.set(values[0] as number, values);
+    lastRows = rows;
+    lastVersion = version;
+    return rows;
+  }
 
   // `+rowid` keeps the row filter out of FTS5's plan: handed to FTS5, each row id became a query
   // of its own, with its own pass over every phrase's doclist (240 ms for 100 CISI chunks, not 5).
@@ -194,7 +215,7 @@ export function createKeywordStore(db: SqliteDatabase, { memoryIndex = false, wa
           : idSets.get(`scope:${JSON.stringify(filter.parameters)}`, () => new Set(db.prepare<unknown[], number>(`SELECT c.id FROM chunks c WHERE 1 = 1 ${filter.sql}`).pluck().all(...filter.parameters)));
       const ranked = ranker.search(terms, match, Math.floor(limit), (id) => !excluded.has(id) && (without === null || !without.has(id)) && (inScope === null || inScope.has(id)));
       if (ranked === null) return null;
-      const rows = new Map(rowsByIds.all(JSON.stringify(ranked.map((hit) => hit.id))).map((values) => [values[0] as number, values]));
+      const rows = rowsOf(ranked.map((hit) => hit.id));
       return ranked.flatMap(({ id, bm25 }) => {
         const values = rows.get(id);
         return values === undefined ? [] : [ftsHit(values, bm25)];
