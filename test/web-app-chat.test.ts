@@ -10,7 +10,7 @@ import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 import { CLI_COMMAND, LOCAL_MODEL, useWebApp } from "./helpers/web-app.js";
 
 /** expect.poll with room for a busy machine (the suite shares two cores): fails only after 10 s. */
-const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, { timeout: 10_000, ...options });
+const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, options);
 
 /** Search, the PDF citation view, chat (streaming, Stop, Markdown, citations, sources, regenerate, reopening), and every view laid out and screenshotted. One server and one browser for the file (helpers/web-app.ts). */
 describe("the web app: search and chat", () => {
@@ -60,7 +60,7 @@ describe("the web app: search and chat", () => {
     await searchFor("trace-based compilation", "Keyword");
     await page.getByRole("button", { name: /paper\.pdf/ }).first().click();
     const pdfPage = page.getByRole("img", { name: /^Page \d+ of paper\.pdf, the cited text highlighted$/ });
-    await poll(() => pdfPage.getAttribute("data-highlighted"), { timeout: 15_000 }).not.toBe("0");
+    await poll(() => pdfPage.getAttribute("data-highlighted")).not.toBe("0");
     expect(Number(await pdfPage.getAttribute("data-highlighted"))).toBeGreaterThan(0);
     await pdfPage.scrollIntoViewIfNeeded();
     await shoot("pdf-citation-light");
@@ -277,7 +277,7 @@ describe("the web app: search and chat", () => {
     await show("Search");
     await searchFor("trace-based compilation", "Keyword");
     await page.getByRole("button", { name: /paper\.pdf/ }).first().click();
-    await poll(() => page.getByRole("img", { name: /^Page \d+ of paper\.pdf/ }).getAttribute("data-highlighted"), { timeout: 15_000 }).not.toBe("0");
+    await poll(() => page.getByRole("img", { name: /^Page \d+ of paper\.pdf/ }).getAttribute("data-highlighted")).not.toBe("0");
     problems.push(...(await layoutProblems(page)).map((problem) => `Search with inspector: ${problem}`));
     await shoot("search-inspector-1440-light");
     await page.getByRole("button", { name: "Close the inspector" }).click();

@@ -37,7 +37,7 @@ export interface PgliteDatabasesOptions {
    * is recycled (after its tables are emptied), e.g. dropping a column added on first use.
    */
   reset?: string;
-  /** How long a database may go without a connection before it is recycled (default 20 s). */
+  /** How long a database may go without a connection before it is recycled (default 60 s). */
   idleMs?: number;
   /** How many recycled PGlites wait for a new name at most; idle ones beyond are closed (default 6). */
   spare?: number;
@@ -78,7 +78,9 @@ interface Database {
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
-const IDLE_MS = 20_000;
+// Longer than a pool keeps an idle connection (src/store/postgres/connection.ts: 30 s), so a
+// running `serve` whose pool let its connection go is not taken for a home that is done.
+const IDLE_MS = 60_000;
 const SPARE = 6;
 /** The schema the application sees: recycling puts it back as in the template. */
 const SCHEMA = "public";
@@ -294,6 +296,8 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
       const { database: name, packet } = await readStartup(socket);
       if (!/^[A-Za-z0-9][A-Za-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
       const database = await open(name).catch((error: unknown) => {
+        // Said here too: the client's error may end up in a server's log the test never shows.
+        console.error(`test PostgreSQL: ${(error as Error).message}`);
         socket.end(fatal((error as Error).message));
         throw error;
       });
