@@ -184,11 +184,16 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     if (!built) build();
     if (warmComplete) return false;
     const started = performance.now();
-    for (const [word, instances] of vocabulary.after(warmedThrough ?? "")) {
-      if (!main.has(word)) main.set(word, vocabulary.parse(instances));
-      warmedThrough = word;
-      if (performance.now() - started >= budgetMs) return true;
-    }
+    // One read transaction a slice: the pages read stay those of one version of the index.
+    const more = db.transaction(() => {
+      for (const [word, list] of vocabulary.listsAfter(warmedThrough)) {
+        if (!main.has(word)) main.set(word, list);
+        warmedThrough = word;
+        if (performance.now() - started >= budgetMs) return true;
+      }
+      return false;
+    });
+    if (more) return true;
     warmComplete = true;
     sortedTerms = null;
     reader.done();
