@@ -37,24 +37,22 @@ interface Segment {
   last: number;
 }
 
-/** A segment's rows of one term: rows ascending with their weighted counts, NaN for a delete marker (no positions). */
+/**
+ * A segment's rows of one term: rows ascending with their weighted counts, NaN for a delete marker
+ * (no positions). Plain arrays: in V8's heap, not in many allocations beside the lists' buffers.
+ */
 class TermRows {
-  rows = new Int32Array(256);
-  freqs = new Float64Array(256);
-  length = 0;
+  readonly rows: number[] = [];
+  readonly freqs: number[] = [];
   constructor(readonly key: Buffer) {}
 
+  get length(): number {
+    return this.rows.length;
+  }
+
   push(row: number, freq: number): void {
-    if (this.length === this.rows.length) {
-      const rows = new Int32Array(this.length * 2);
-      rows.set(this.rows);
-      this.rows = rows;
-      const freqs = new Float64Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
-    }
-    this.rows[this.length] = row;
-    this.freqs[this.length++] = freq;
+    this.rows.push(row);
+    this.freqs.push(freq);
   }
 }
 
