@@ -122,3 +122,59 @@ describe("loading a broken model", () => {
     }
   });
 });
+
+describe("the local ONNX embedder with a code cache", () => {
+  const texts = ["grant deadline", "The grey heron waits by the river at dawn."];
+  const embedWith = async (codeCacheDirectory?: string): Promise<Float32Array[]> => {
+    const model = resolveModel(TINY_BERT, { queryPrefix: QUERY_PREFIX });
+    const embedder = createLocalOnnxEmbedder({ modelDirectory: TINY_BERT, model, ...(codeCacheDirectory === undefined ? {} : { codeCacheDirectory }) });
+    try {
+      return [await embedder.embedQuery(texts[0] as string), ...(await embedder.embedDocuments(texts.slice(1)))];
+    } finally {
+      await embedder.close?.();
+    }
+  };
+  const filesIn = (directory: string) => (fs.existsSync(directory) ? fs.readdirSync(directory) : []);
+  /** A folder for the cache inside a temporary one (created by the load, not by the test). */
+  const withCacheFolder = async (work: (directory: string, root: string) => Promise<void>): Promise<void> => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-code-cache-"));
+    try {
+      await work(path.join(root, "compiled"), root);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  };
+
+  it("keeps what it compiled for the next load, which gives the same vectors", () =>
+    withCacheFolder(async (directory) => {
+      const uncached = await embedWith();
+      expect(await embedWith(directory)).toEqual(uncached);
+      const written = filesIn(directory);
+      expect(written).toHaveLength(1);
+      const file = path.join(directory, written[0] as string);
+      const size = fs.statSync(file).size;
+      expect(size).toBeGreaterThan(100_000);
+      // Loaded from the cache: the same vectors, and the file is left as it was.
+      expect(await embedWith(directory)).toEqual(uncached);
+      expect(filesIn(directory)).toEqual(written);
+      expect(fs.statSync(file).size).toBe(size);
+    }));
+
+  it("loads from a damaged cache as from none, and writes it again", () =>
+    withCacheFolder(async (directory) => {
+      const uncached = await embedWith();
+      await embedWith(directory);
+      const file = path.join(directory, filesIn(directory)[0] as string);
+      fs.writeFileSync(file, "not V8's code cache");
+      expect(await embedWith(directory)).toEqual(uncached);
+      expect(fs.statSync(file).size).toBeGreaterThan(100_000);
+      expect(filesIn(directory)).toHaveLength(1);
+    }));
+
+  it("still loads when the cache cannot be written", () =>
+    withCacheFolder(async (_directory, root) => {
+      const blocked = path.join(root, "a-file");
+      fs.writeFileSync(blocked, "");
+      expect(await embedWith(path.join(blocked, "compiled"))).toEqual(await embedWith());
+    }));
+});

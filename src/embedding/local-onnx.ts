@@ -22,6 +22,8 @@ export interface LocalOnnxOptions {
   model: ResolvedModel;
   threads?: number;
   batchSize?: number;
+  /** Where to keep V8's compiled code for transformers.js between loads (a cache: any folder of ours). */
+  codeCacheDirectory?: string;
   onStatus?: (status: ModelStatus) => void;
 }
 
@@ -68,6 +70,7 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
     maxTokens: model.maxTokens,
     threads: options.threads ?? Math.max(1, Math.min(MAX_INTRA_OP_THREADS, os.availableParallelism())),
     batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+    ...(options.codeCacheDirectory === undefined ? {} : { codeCacheDirectory: options.codeCacheDirectory }),
   };
 
   let worker: Worker | undefined;

@@ -13,6 +13,8 @@ export interface OnnxWorkerData {
   threads: number;
   /** Texts per inference run. */
   batchSize: number;
+  /** Where V8's compiled code for transformers.js is kept between loads (none: compiled at every load). */
+  codeCacheDirectory?: string;
 }
 
 export type OnnxWorkerRequest = { type: "embed"; id: number; texts: string[] };

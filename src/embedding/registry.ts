@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Embedder, ModelStatus } from "../core/types.js";
 import { assertInstalled } from "../core/optional-module.js";
 import { resolveModel, type EmbeddingDtype, type Pooling, type ResolvedModel } from "./catalog.js";
@@ -73,6 +74,8 @@ async function createLocal(config: EmbedderConfig, options: CreateEmbedderOption
     model,
     ...(config.threads === undefined ? {} : { threads: config.threads }),
     ...(config.batchSize === undefined ? {} : { batchSize: config.batchSize }),
+    // Beside the downloaded models: transformers.js compiled once, not at every load (issue 22).
+    codeCacheDirectory: path.join(config.cacheDir, ".compiled"),
     onStatus: (next) => status.set(next),
   });
   await embedder.load();

@@ -27,6 +27,24 @@ export function runScoreCases({ seeded, embed, words, vector, vectorCase }: Scor
     expect((await store.keywordScores(words("river", "fox"), [ref(3), ref(4)])).size).toBe(1);
   });
 
+  it("ranks a keyword search's chunks by reference as it ranks them whole, with each one's document and vector flag", async () => {
+    const { store, ref } = await seeded();
+    const queries: KeywordQuery[] = [words("river"), { ...words("river", "fox", "cat"), match: "any" }, { ...words("river"), exclude: [["eel"]] }, words("nothing")];
+    for (const query of queries) {
+      for (const limit of [1, 10]) {
+        const whole = await store.keywordSearch(query, { limit });
+        // Twice: a search that reuses what the last one read gives the same answer.
+        for (let time = 0; time < 2; time++) {
+          expect(await store.keywordSearchRefs(query, { limit })).toEqual(whole.map((hit) => ({ ref: hit.chunk.ref, documentId: hit.chunk.documentId, score: hit.score, hasVector: hit.hasVector })));
+        }
+      }
+    }
+    // Within a scope too: one document, no folder.
+    const [animals] = (await store.keywordSearch(words("river"), { limit: 1 })).map((hit) => hit.chunk.documentId);
+    expect((await store.keywordSearchRefs(words("river"), { limit: 10, documentIds: [animals ?? ""] })).map((hit) => hit.ref).sort()).toEqual([ref(3), ref(4)].sort());
+    expect(await store.keywordSearchRefs(words("river"), { limit: 10, folderIds: [] })).toEqual([]);
+  });
+
   vectorCase("scores given chunks against a query vector as a vector search would, leaving out chunks without a vector", async () => {
     const { store, ref } = await seeded();
     expect(store.vectorAvailable).toBe(true);

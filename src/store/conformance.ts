@@ -210,7 +210,12 @@ export function runStoreSuite({ name, open, reopen, leases, vectors: storesVecto
       vectorCase("says of each keyword hit whether its chunk has a vector, as vectors come and go between searches", async () => {
         const { store, ref } = await seeded();
         await store.ensureVectorTable(2);
-        const hasVector = async () => (await store.keywordSearch(words("cat"), { limit: 5 })).find((hit) => hit.chunk.ref === ref(1))?.hasVector;
+        const hasVector = async () => {
+          const whole = (await store.keywordSearch(words("cat"), { limit: 5 })).find((hit) => hit.chunk.ref === ref(1))?.hasVector;
+          // By reference too (a search reads whole chunks only for the results it shows).
+          expect((await store.keywordSearchRefs(words("cat"), { limit: 5 })).find((hit) => hit.ref === ref(1))?.hasVector).toBe(whole);
+          return whole;
+        };
         expect(await hasVector()).toBe(false);
         await embed(store, { [ref(1)]: vector(1, 0) });
         expect(await hasVector()).toBe(true);

@@ -115,6 +115,14 @@ export interface KeywordHit {
   hasVector: boolean;
 }
 
+/** A keyword hit without its chunk's text: enough to rank and group it (its chunk is read once shown). */
+export interface KeywordRefHit {
+  ref: ChunkRef;
+  documentId: string;
+  score: number;
+  hasVector: boolean;
+}
+
 export interface VectorSearchOptions extends SearchScope {
   k: number;
   /** Applied before k is counted, so k hits come back when that many qualify. */
@@ -305,6 +313,13 @@ export interface MainStore {
   // keyword search
   /** Included chunks matching the query, best first (title counts double). */
   keywordSearch(query: KeywordQuery, options: KeywordSearchOptions): Promise<KeywordHit[]>;
+  /**
+   * keywordSearch's hits by reference: the same chunks, order, scores and vector flags, with each
+   * chunk's document instead of the chunk. A search shows a few of its candidates and reads only
+   * those whole (getChunks); reading every candidate's text, document and review state was the
+   * larger part of a keyword search through `serve` (issue 22).
+   */
+  keywordSearchRefs(query: KeywordQuery, options: KeywordSearchOptions): Promise<KeywordRefHit[]>;
   /**
    * The query as this store runs it: a backend may drop a prefix `*` where it buys nothing (the
    * SQLite store searches a whole word found in many chunks exactly). Searching the plan finds

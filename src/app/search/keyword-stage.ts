@@ -1,4 +1,4 @@
-import type { ChunkRecord, ChunkRef } from "../../core/types.js";
+import type { ChunkRef } from "../../core/types.js";
 import { formatKeywordQuery, type KeywordQuery } from "../../core/keyword-query.js";
 import { keywordQueryOf, phrasesOf } from "../../search/normalize.js";
 import type { ParsedQuery } from "../../search/query-parse.js";
@@ -17,7 +17,8 @@ export interface KeywordStage {
   /** What the store ran, in the search syntax: the all-word query, then the any-word one when it ran. Null without words. */
   expression: string | null;
   hits: KeywordHit[];
-  chunks: ChunkRecord[];
+  /** Each hit's document, for grouping: a search reads whole only the chunks it shows. */
+  documents: Map<ChunkRef, string>;
   /** Quoted phrases no chunk in the scope holds, searched as their words instead. */
   relaxedPhrases: string[];
   /** The plans that ran (or would run), for scoring chunks the vector stage found. */
@@ -28,25 +29,24 @@ export async function runKeywordStage(store: MainStore, parsed: ParsedQuery, can
   const relaxedPhrases = await phrasesNoChunkHolds(store, parsed, scope);
   const relaxed = new Set(relaxedPhrases);
   const asked = keywordQueryOf(parsed, { match: "all", relaxed });
-  if (asked === null) return { expression: null, hits: [], chunks: [], relaxedPhrases, plans: { all: null, any: null } };
+  if (asked === null) return { expression: null, hits: [], documents: new Map(), relaxedPhrases, plans: { all: null, any: null } };
   const all = await store.planKeywordQuery(asked);
   const allText = formatKeywordQuery(all);
   const loosened = keywordQueryOf(parsed, { match: "any", relaxed });
   const anyPlan = loosened === null ? null : await store.planKeywordQuery(loosened);
   const any = anyPlan !== null && formatKeywordQuery(anyPlan) !== allText ? anyPlan : null;
 
-  const found = await store.keywordSearch(all, { limit: candidates, ...scope });
-  const hits: KeywordHit[] = found.map((hit) => ({ ref: hit.chunk.ref, score: hit.score, hasVector: hit.hasVector, allWords: true }));
-  const chunks = found.map((hit) => hit.chunk);
+  const found = await store.keywordSearchRefs(all, { limit: candidates, ...scope });
+  const hits: KeywordHit[] = found.map((hit) => ({ ref: hit.ref, score: hit.score, hasVector: hit.hasVector, allWords: true }));
+  const documents = new Map(found.map((hit) => [hit.ref, hit.documentId]));
   // Fewer all-word matches than candidates: all of them are in, and the rest follow.
-  if (found.length >= candidates || any === null) return { expression: allText, hits, chunks, relaxedPhrases, plans: { all, any } };
-  const seen = new Set(hits.map((hit) => hit.ref));
-  for (const hit of await store.keywordSearch(any, { limit: candidates, ...scope })) {
-    if (seen.has(hit.chunk.ref)) continue;
-    hits.push({ ref: hit.chunk.ref, score: hit.score, hasVector: hit.hasVector, allWords: false });
-    chunks.push(hit.chunk);
+  if (found.length >= candidates || any === null) return { expression: allText, hits, documents, relaxedPhrases, plans: { all, any } };
+  for (const hit of await store.keywordSearchRefs(any, { limit: candidates, ...scope })) {
+    if (documents.has(hit.ref)) continue;
+    hits.push({ ref: hit.ref, score: hit.score, hasVector: hit.hasVector, allWords: false });
+    documents.set(hit.ref, hit.documentId);
   }
-  return { expression: `${allText}, then ${formatKeywordQuery(any)}`, hits, chunks, relaxedPhrases, plans: { all, any } };
+  return { expression: `${allText}, then ${formatKeywordQuery(any)}`, hits, documents, relaxedPhrases, plans: { all, any } };
 }
 
 /**

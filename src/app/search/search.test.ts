@@ -49,9 +49,9 @@ function fakeEmbedder(fingerprint = FINGERPRINT): Embedder & { queries: string[]
   };
 }
 
-function openStore(): MainStore {
+function openStore({ keywordIndexInMemory = false } = {}): MainStore {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-search-"));
-  const store = openMainStore({ path: path.join(directory, "chunkpad.db") });
+  const store = openMainStore({ path: path.join(directory, "chunkpad.db"), keywordIndexInMemory });
   cleanups.push(async () => {
     await store.close();
     fs.rmSync(directory, { recursive: true, force: true });
@@ -243,6 +243,41 @@ describe("search before anything is embedded", () => {
     await expect(search(store, "   ")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     await expect(search(store, "river", { minScore: 2 })).rejects.toThrow(/0 to 1/);
     await expect(search(store, "river", { limit: 0 })).rejects.toThrow(/limit/);
+  });
+});
+
+// A search ranks keyword candidates by reference and reads whole only the chunks it shows or reranks.
+describe.each([
+  { store: "FTS5 (a one-off search)", keywordIndexInMemory: false },
+  { store: "the keyword index in memory (serve)", keywordIndexInMemory: true },
+])("keyword results through $store", ({ keywordIndexInMemory }) => {
+  it("shows where each folded chunk of a document is", async () => {
+    const store = openStore({ keywordIndexInMemory });
+    const { ref } = await seed(store);
+    const report = await search(store, "revenue budget", { perDocument: 1 });
+    const [top] = report.results;
+    expect(top).toMatchObject({ relativePath: "report.pdf", location: "p. 3" });
+    expect(top?.moreInDocument).toEqual([{ ref: ref("report.pdf", top?.ref === ref("report.pdf", 1) ? 2 : 1), score: expect.any(Number), location: "p. 3" }]);
+  });
+
+  it("reranks the keyword candidates by their text", async () => {
+    const store = openStore({ keywordIndexInMemory });
+    await seed(store);
+    const passages: string[] = [];
+    // A cross-encoder that likes the budget: the chunk ranked second by keyword comes first.
+    const reranker = {
+      model: "fake",
+      score: async (_query: string, batch: readonly string[]) => {
+        passages.push(...batch);
+        return batch.map((passage) => (passage.includes("budget") ? 5 : -5));
+      },
+      close: async () => undefined,
+    };
+    const settings = { ...defaultConfig().search, rerank: "on" as const };
+    const report = await searchChunks({ store, settings, vectorReadiness: async () => ({ ready: false, reason: "none" }), rerankReadiness: async () => ({ ready: true, reranker }) }, "revenue aardvark budget", { mode: "keyword", perDocument: 0 });
+    expect(report.rerank).toMatchObject({ scored: 2, candidates: 2 });
+    expect(passages.sort()).toEqual(["report.pdf\nQuarterly revenue grew thanks to the aardvark campaign.", "report.pdf\nThe budget for next year is tight."]);
+    expect(report.results[0]?.ref.endsWith("report.pdf#2")).toBe(true);
   });
 });
 

@@ -159,6 +159,8 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   // Grouped results need chunks from more documents than the limit: fetch more of them.
   const candidates = Math.max(limit * CANDIDATE_FACTOR * (perDocument > 0 ? 2 : 1), MIN_CANDIDATES);
   const chunks = new Map<ChunkRef, ChunkRecord>();
+  // The document of each keyword candidate (vector hits come whole): for grouping, before any is read whole.
+  const documents = new Map<ChunkRef, string>();
   const stale = new Set<ChunkRef>();
   // Parsed once: the keyword query, the text to embed, the constraints and the snippet words agree.
   const parsed = parseQuery(query);
@@ -186,7 +188,7 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   let keywordHits: KeywordHit[] = [];
   if (mode !== "vector") {
     keyword = early ?? (await runKeywordStage(store, parsed, candidates, searchScope));
-    for (const chunk of keyword.chunks) chunks.set(chunk.ref, chunk);
+    for (const [ref, documentId] of keyword.documents) documents.set(ref, documentId);
     keywordHits = keyword.hits;
     if (keyword.expression === null && mode === "keyword") {
       notices.push(notice(`"${query}" has no words to search for by keyword (only common words or exclusions). Add a word that the documents contain.`));
@@ -222,15 +224,20 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
           : fuseWeighted(vectorHits, keywordHits, { vectorWeight: settings.vectorWeight, keywordWeight: settings.keywordWeight });
   let filtered = applyFilters(fused, { minScore, ...(options.maxDistance === undefined ? {} : { maxDistance: options.maxDistance }) });
   let rerank: RerankReport | null = null;
+  // Reads whole the chunks not read yet among these (keyword candidates come by reference).
+  const readChunks = async (refs: readonly ChunkRef[]) => {
+    const missing = refs.filter((ref) => !chunks.has(ref));
+    if (missing.length > 0) for (const chunk of await store.getChunks(missing)) chunks.set(chunk.ref, chunk);
+  };
   if ((options.rerank ?? settings.rerank === "on") && filtered.length > 1) {
+    await readChunks(filtered.slice(0, settings.rerankCandidates).map((row) => row.ref));
     const reranked = await rerankStage(dependencies, query, filtered, chunks, options, notices);
     if (reranked) ({ results: filtered, report: rerank } = reranked);
   }
-  const grouped = groupByDocument(filtered, (ref) => chunks.get(ref)?.documentId ?? ref, perDocument);
+  const grouped = groupByDocument(filtered, (ref) => chunks.get(ref)?.documentId ?? documents.get(ref) ?? ref, perDocument);
   const ranked: GroupedResult[] = mergePinned(limitResults(grouped, limit), pinnedRefs);
 
-  const missing = ranked.map((row) => row.ref).filter((ref) => !chunks.has(ref));
-  for (const chunk of await store.getChunks(missing)) chunks.set(chunk.ref, chunk);
+  await readChunks(ranked.flatMap((row) => [row.ref, ...(row.moreInDocument ?? []).map((more) => more.ref)]));
   const folderPaths = new Map<string, string | null>();
   for (const chunk of chunks.values()) if (!folderPaths.has(chunk.folderId)) folderPaths.set(chunk.folderId, (await store.getFolder(chunk.folderId))?.rootPath ?? null);
   const words = snippetWords(parsed);

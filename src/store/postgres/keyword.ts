@@ -18,7 +18,7 @@ const MIN_IDF = 1e-6;
 const RARE_WORD_ROWS = 1_000;
 const PREFIX_WORTH_CHARS = 5;
 
-type KeywordMethods = Pick<MainStore, "keywordSearch" | "planKeywordQuery" | "countKeywordMatches" | "keywordScores">;
+type KeywordMethods = Pick<MainStore, "keywordSearch" | "keywordSearchRefs" | "planKeywordQuery" | "countKeywordMatches" | "keywordScores">;
 
 /** The scope as SQL parameters; null when an empty list makes it match nothing. */
 function scopeOf(scope: SearchScope): { folders: string[] | null; documents: string[] | null } | null {
@@ -104,6 +104,11 @@ export function createKeywordMethods(pool: pg.Pool): KeywordMethods {
     planKeywordQuery: plan,
 
     keywordSearch: (query, options) => search(query, options, null),
+
+    // One query ranks and reads the rows here: the whole hits, by reference.
+    async keywordSearchRefs(query, options) {
+      return (await search(query, options, null)).map(({ chunk, score, hasVector }) => ({ ref: chunk.ref, documentId: chunk.documentId, score, hasVector }));
+    },
 
     async keywordScores(query, refs) {
       if (refs.length === 0) return new Map();

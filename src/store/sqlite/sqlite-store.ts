@@ -1,6 +1,6 @@
 import path from "node:path";
 import { ChunkpadError } from "../../core/errors.js";
-import type { KeywordHit, KeywordQuery, MainStore, StoreOpener, VectorHit } from "../contract.js";
+import type { KeywordHit, KeywordQuery, KeywordSearchOptions, MainStore, StoreOpener, VectorHit } from "../contract.js";
 import { createFolderLocks, type FolderLocks } from "../file-locks.js";
 import { removeSqliteStoreFiles } from "./store-files.js";
 import { formatKeywordTerm, quoteWords } from "../../core/keyword-query.js";
@@ -91,6 +91,20 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
       }
       return method(...args);
     };
+  const keywordSearch = async (query: KeywordQuery, options: KeywordSearchOptions): Promise<KeywordHit[]> => {
+    // A query with nothing to match finds nothing rather than reaching FTS5.
+    const exact = cheapPrefixes(engine, query);
+    // Loose words only: the keyword index in memory ranks them when this process keeps one.
+    const inMemory = exact.phrases.length === 0 ? engine.keywordSearchInMemory(exact.terms, exact.match, exact.exclude.map(quoteWords), options) : null;
+    if (inMemory !== null) return inMemory.map(toKeywordHit);
+    // Any of several words (the OR fallback): ranked without scoring every match.
+    if (exact.match === "any" && exact.terms.length > 1 && exact.phrases.length === 0) {
+      return engine.keywordSearchAny(exact.terms.map(formatKeywordTerm), exact.exclude.map(quoteWords), options).map(toKeywordHit);
+    }
+    const expression = toMatchExpression(exact);
+    if (expression === null) return [];
+    return engine.keywordSearch(expression, options).map(toKeywordHit);
+  };
   return {
     path: engine.path,
     get vectorAvailable() {
@@ -136,19 +150,13 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
     getChunks: call(engine.getChunks),
     setIncluded: call(engine.setIncluded),
     listExcludedRefs: call(engine.listExcludedRefs),
-    async keywordSearch(query, options): Promise<KeywordHit[]> {
-      // A query with nothing to match finds nothing rather than reaching FTS5.
+    keywordSearch,
+    async keywordSearchRefs(query, options) {
       const exact = cheapPrefixes(engine, query);
-      // Loose words only: the keyword index in memory ranks them when this process keeps one.
-      const inMemory = exact.phrases.length === 0 ? engine.keywordSearchInMemory(exact.terms, exact.match, exact.exclude.map(quoteWords), options) : null;
-      if (inMemory !== null) return inMemory.map(toKeywordHit);
-      // Any of several words (the OR fallback): ranked without scoring every match.
-      if (exact.match === "any" && exact.terms.length > 1 && exact.phrases.length === 0) {
-        return engine.keywordSearchAny(exact.terms.map(formatKeywordTerm), exact.exclude.map(quoteWords), options).map(toKeywordHit);
-      }
-      const expression = toMatchExpression(exact);
-      if (expression === null) return [];
-      return engine.keywordSearch(expression, options).map(toKeywordHit);
+      const inMemory = exact.phrases.length === 0 ? engine.keywordRefsInMemory(exact.terms, exact.match, exact.exclude.map(quoteWords), options) : null;
+      if (inMemory !== null) return inMemory.map(({ ref, documentId, bm25, hasVector }) => ({ ref, documentId, score: -bm25, hasVector }));
+      // FTS5 ranks and reads the rows in one query (a one-off search): the whole hits, by reference.
+      return (await keywordSearch(query, options)).map(({ chunk, score, hasVector }) => ({ ref: chunk.ref, documentId: chunk.documentId, score, hasVector }));
     },
     planKeywordQuery: async (query) => cheapPrefixes(engine, query),
     async countKeywordMatches(query, scope) {
