@@ -14,6 +14,8 @@ export interface ParseRunnerOptions {
   maxHeapMb: number;
   /** The worker module, relative to `callerUrl`; tests swap in misbehaving workers. */
   worker?: { callerUrl: string; baseName: string };
+  /** How long a job waits for a busy worker before another is started (NEXT_WORKER_AFTER_MS). */
+  nextWorkerAfterMs?: number;
 }
 
 export interface ParseJob {
@@ -37,9 +39,24 @@ export interface ParseRunner {
 /** Grace after the cooperative time limit before the worker is terminated outright. */
 const HARD_KILL_GRACE_MS = 2_000;
 
+/**
+ * A job that finds every started worker busy waits this long for one before another worker is
+ * started. A note parses (and chunks) in a millisecond or two, so a folder of notes is read by one
+ * warm worker, with one copy of the parser, the tokenizer and their compiled code instead of one
+ * per worker (decision 080: 6–14 % of a first run's CPU); a long PDF gets a second worker beside
+ * it a moment later.
+ */
+export const NEXT_WORKER_AFTER_MS = 100;
+
+/** A worker still on its first job is loading its code: waiting for it counts only after this long. */
+const WORKER_START_ALLOWANCE_MS = 2_000;
+
 interface Slot {
   worker: Worker | undefined;
   busy: boolean;
+  /** The worker has answered a job (its code is loaded). */
+  warm: boolean;
+  startedAt: number;
 }
 
 /**
@@ -48,7 +65,8 @@ interface Slot {
  * time is terminated and replaced, so one bad file never hangs the run.
  */
 export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, busy: false }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, busy: false, warm: false, startedAt: 0 }));
+  const nextWorkerAfterMs = options.nextWorkerAfterMs ?? NEXT_WORKER_AFTER_MS;
   const waiting: Array<(slot: Slot) => void> = [];
   let nextId = 1;
   let closed = false;
@@ -60,13 +78,35 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       stderr: true,
     });
 
+  /**
+   * A free started worker, else (nothing running yet) a new one; else the job waits for the
+   * first worker to come free, and after nextWorkerAfterMs (longer while the busy workers are still
+   * starting) takes a new worker if one may still be started.
+   */
   const acquire = (): Promise<Slot> => {
-    const free = slots.find((slot) => !slot.busy);
-    if (free) {
-      free.busy = true;
-      return Promise.resolve(free);
+    const ready = slots.find((slot) => !slot.busy && slot.worker !== undefined) ?? (slots.every((slot) => !slot.busy) ? slots[0] : undefined);
+    if (ready) {
+      ready.busy = true;
+      return Promise.resolve(ready);
     }
-    return new Promise((resolve) => waiting.push(resolve));
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const take = (slot: Slot) => {
+        clearTimeout(timer);
+        resolve(slot);
+      };
+      waiting.push(take);
+      if (!slots.some((slot) => !slot.busy && slot.worker === undefined)) return;
+      const starting = slots.filter((slot) => slot.busy && !slot.warm).map((slot) => slot.startedAt + WORKER_START_ALLOWANCE_MS - Date.now());
+      timer = setTimeout(() => {
+        const spare = slots.find((slot) => !slot.busy && slot.worker === undefined);
+        const index = waiting.indexOf(take);
+        if (!spare || index < 0) return;
+        waiting.splice(index, 1);
+        spare.busy = true;
+        resolve(spare);
+      }, Math.max(nextWorkerAfterMs, ...starting));
+    });
   };
   const release = (slot: Slot) => {
     const next = waiting.shift();
@@ -76,7 +116,12 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
 
   const runOn = (slot: Slot, job: ParseJob): Promise<ParseOutcome> =>
     new Promise((resolve, reject) => {
-      const worker = (slot.worker ??= spawn());
+      if (slot.worker === undefined) {
+        slot.worker = spawn();
+        slot.warm = false;
+        slot.startedAt = Date.now();
+      }
+      const worker = slot.worker;
       // Drain the worker's console so a chatty library cannot fill a pipe.
       worker.stdout.resume();
       worker.stderr.resume();
@@ -98,6 +143,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       };
       const onMessage = (response: ParseResponse) => {
         if (response.id !== id) return;
+        slot.warm = true;
         finish(() => (response.ok ? resolve(response.drafts === undefined ? response.document : { ...response.document, drafts: response.drafts }) : reject(toError(response.code, response.message))));
       };
       const onError = (error: Error) => {
