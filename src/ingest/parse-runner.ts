@@ -41,12 +41,12 @@ const HARD_KILL_GRACE_MS = 2_000;
 
 /**
  * A job that finds every started worker busy waits this long for one before another worker is
- * started. A note parses (and chunks) in a millisecond or two, so a folder of notes is read by one
- * warm worker, with one copy of the parser, the tokenizer and their compiled code instead of one
- * per worker (decision 080: 6–14 % of a first run's CPU); a long PDF gets a second worker beside
- * it a moment later.
+ * started. A note parses and chunks in a few milliseconds (tens while the code is cold, more on a
+ * busy machine: at 100 ms a second worker still started at load 15), so a folder of notes is read
+ * by one warm worker, with one copy of the parser, the tokenizer and their compiled code instead of
+ * one per worker (decision 080); a long PDF gets a second worker beside it half a second later.
  */
-export const NEXT_WORKER_AFTER_MS = 100;
+export const NEXT_WORKER_AFTER_MS = 500;
 
 /** A worker still on its first job is loading its code: waiting for it counts only after this long. */
 const WORKER_START_ALLOWANCE_MS = 2_000;
@@ -83,12 +83,18 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
    * first worker to come free, and after nextWorkerAfterMs (longer while the busy workers are still
    * starting) takes a new worker if one may still be started.
    */
+  const claim = (slot: Slot): Slot => {
+    slot.busy = true;
+    // Its worker starts now (runOn spawns it): the time counts from here, not from the spawn a tick later.
+    if (slot.worker === undefined) {
+      slot.warm = false;
+      slot.startedAt = Date.now();
+    }
+    return slot;
+  };
   const acquire = (): Promise<Slot> => {
     const ready = slots.find((slot) => !slot.busy && slot.worker !== undefined) ?? (slots.every((slot) => !slot.busy) ? slots[0] : undefined);
-    if (ready) {
-      ready.busy = true;
-      return Promise.resolve(ready);
-    }
+    if (ready) return Promise.resolve(claim(ready));
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const take = (slot: Slot) => {
@@ -103,25 +109,19 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
         const index = waiting.indexOf(take);
         if (!spare || index < 0) return;
         waiting.splice(index, 1);
-        spare.busy = true;
-        resolve(spare);
+        resolve(claim(spare));
       }, Math.max(nextWorkerAfterMs, ...starting));
     });
   };
   const release = (slot: Slot) => {
     const next = waiting.shift();
-    if (next) next(slot);
-    else slot.busy = false;
+    slot.busy = false;
+    if (next) next(claim(slot));
   };
 
   const runOn = (slot: Slot, job: ParseJob): Promise<ParseOutcome> =>
     new Promise((resolve, reject) => {
-      if (slot.worker === undefined) {
-        slot.worker = spawn();
-        slot.warm = false;
-        slot.startedAt = Date.now();
-      }
-      const worker = slot.worker;
+      const worker = (slot.worker ??= spawn());
       // Drain the worker's console so a chatty library cannot fill a pipe.
       worker.stdout.resume();
       worker.stderr.resume();
