@@ -96,21 +96,22 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
     const ready = slots.find((slot) => !slot.busy && slot.worker !== undefined) ?? (slots.every((slot) => !slot.busy) ? slots[0] : undefined);
     if (ready) return Promise.resolve(claim(ready));
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
+      const mayStartAnother = slots.some((slot) => !slot.busy && slot.worker === undefined);
+      const starting = slots.filter((slot) => slot.busy && !slot.warm).map((slot) => slot.startedAt + WORKER_START_ALLOWANCE_MS - Date.now());
+      const timer = mayStartAnother
+        ? setTimeout(() => {
+            const spare = slots.find((slot) => !slot.busy && slot.worker === undefined);
+            const index = waiting.indexOf(take);
+            if (closed || !spare || index < 0) return;
+            waiting.splice(index, 1);
+            resolve(claim(spare));
+          }, Math.max(nextWorkerAfterMs, ...starting))
+        : undefined;
       const take = (slot: Slot) => {
         clearTimeout(timer);
         resolve(slot);
       };
       waiting.push(take);
-      if (!slots.some((slot) => !slot.busy && slot.worker === undefined)) return;
-      const starting = slots.filter((slot) => slot.busy && !slot.warm).map((slot) => slot.startedAt + WORKER_START_ALLOWANCE_MS - Date.now());
-      timer = setTimeout(() => {
-        const spare = slots.find((slot) => !slot.busy && slot.worker === undefined);
-        const index = waiting.indexOf(take);
-        if (!spare || index < 0) return;
-        waiting.splice(index, 1);
-        resolve(claim(spare));
-      }, Math.max(nextWorkerAfterMs, ...starting));
     });
   };
   const release = (slot: Slot) => {
