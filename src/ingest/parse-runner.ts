@@ -78,11 +78,6 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       stderr: true,
     });
 
-  /**
-   * A free started worker, else (nothing running yet) a new one; else the job waits for the
-   * first worker to come free, and after nextWorkerAfterMs (longer while the busy workers are still
-   * starting) takes a new worker if one may still be started.
-   */
   const claim = (slot: Slot): Slot => {
     slot.busy = true;
     // Its worker starts now (runOn spawns it): the time counts from here, not from the spawn a tick later.
@@ -92,6 +87,11 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
     }
     return slot;
   };
+  /**
+   * A free started worker, else (nothing running yet) a new one; else the job waits for the
+   * first worker to come free, and after nextWorkerAfterMs (longer while the busy workers are still
+   * starting) takes a new worker if one may still be started.
+   */
   const acquire = (): Promise<Slot> => {
     const ready = slots.find((slot) => !slot.busy && slot.worker !== undefined) ?? (slots.every((slot) => !slot.busy) ? slots[0] : undefined);
     if (ready) return Promise.resolve(claim(ready));
