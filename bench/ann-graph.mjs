@@ -2,12 +2,16 @@
 // The graph settings of the approximate index (src/store/sqlite/ann.ts), tuned on usearch alone:
 // N clustered vectors (2,000 Gaussian centres on the sphere, noise 0.8, 384 dims), exact top-10 by
 // brute force for 50 queries, then for each [connectivity, expansion_add, expansion_search,
-// candidates] the build time and its CPU per vector (usearch's threads included), recall@10 and
-// search latency (one thread). Optional: dimensions (384) and a batch size, to add the vectors in
-// batches as an embed run writes them instead of all at once.
+// candidates, quantization = "f16"] the build time and its CPU per vector (usearch's threads
+// included), recall@10, search latency (one thread) and the saved file's size (what `serve` maps).
+// Optional: dimensions (384) and a batch size, to add the vectors in batches as an embed run writes
+// them instead of all at once.
 //   node bench/ann-graph.mjs 1000000 '[[16,64,512,64],[24,128,512,64]]' [dims=384] [batch]
 // Measured on 2 cores at 1M: M=16/64/512 recall 0.934, build 303 s; M=24/128/512 recall 0.998,
 // p50 1.7 ms, build 617 s (the settings in use). Prints figures only.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import usearch from "usearch";
 const { Index } = usearch;
 function rng(seed){ let s=seed>>>0; return ()=>{ s=(Math.imul(s,1664525)+1013904223)>>>0; return s/4294967296; }; }
@@ -21,8 +25,8 @@ const draw=(out,off)=>{ const c=centres[Math.floor(r()*C)]; for(let j=0;j<D;j++)
 for(let i=0;i<N;i++) draw(data,i*D);
 const Q=50; const queries=new Float32Array(Q*D); for(let i=0;i<Q;i++) draw(queries,i*D);
 const truths=[]; for(let q=0;q<Q;q++){ const v=queries.subarray(q*D,(q+1)*D); const sims=new Float32Array(N); for(let i=0;i<N;i++){ let s=0; const o=i*D; for(let j=0;j<D;j++) s+=data[o+j]*v[j]; sims[i]=s; } const idx=Array.from(sims.keys()).sort((a,b)=>sims[b]-sims[a]).slice(0,10); truths.push(new Set(idx.map(i=>BigInt(i+1)))); }
-for (const [conn, ea, es, cand] of JSON.parse(process.argv[3])) {
-  const idx=new Index({metric:"cos",dimensions:D,quantization:"f16",connectivity:conn,expansion_add:ea,expansion_search:es,multi:false});
+for (const [conn, ea, es, cand, quantization="f16"] of JSON.parse(process.argv[3])) {
+  const idx=new Index({metric:"cos",dimensions:D,quantization,connectivity:conn,expansion_add:ea,expansion_search:es,multi:false});
   const keys=new BigUint64Array(N); for(let i=0;i<N;i++) keys[i]=BigInt(i+1);
   const cpu=process.cpuUsage(); let t=performance.now();
   if (BATCH > 0) for (let i=0;i<N;i+=BATCH) idx.add(keys.subarray(i,Math.min(N,i+BATCH)),data.subarray(i*D,Math.min(N,i+BATCH)*D),2);
@@ -31,5 +35,6 @@ for (const [conn, ea, es, cand] of JSON.parse(process.argv[3])) {
   const lat=[]; let hit=0;
   for(let q=0;q<Q;q++){ const v=queries.subarray(q*D,(q+1)*D); t=performance.now(); const m=idx.search(v,cand,1); lat.push(performance.now()-t); const got=Array.from(m.keys).slice(0,10); for(const k of got) if(truths[q].has(k)) hit++; }
   lat.sort((a,b)=>a-b);
-  console.log(`${N}×${D}${BATCH>0?` in batches of ${BATCH}`:""} M=${conn} efa=${ea} ef=${es} cand=${cand}: build ${(build/1000).toFixed(1)}s, ${cpuPerVector.toFixed(3)} ms CPU a vector, recall ${(hit/(Q*10)).toFixed(3)} p50 ${lat[Q/2].toFixed(2)}ms p95 ${lat[Math.floor(Q*0.95)].toFixed(2)}ms`);
+  const file=path.join(os.tmpdir(),`ann-graph-${process.pid}.usearch`); idx.save(file); const bytes=fs.statSync(file).size; fs.rmSync(file);
+  console.log(`${N}×${D}${BATCH>0?` in batches of ${BATCH}`:""} ${quantization} M=${conn} efa=${ea} ef=${es} cand=${cand}: file ${(bytes/1e6).toFixed(1)} MB, build ${(build/1000).toFixed(1)}s, ${cpuPerVector.toFixed(3)} ms CPU a vector, recall ${(hit/(Q*10)).toFixed(3)} p50 ${lat[Q/2].toFixed(2)}ms p95 ${lat[Math.floor(Q*0.95)].toFixed(2)}ms`);
 }

@@ -34,7 +34,8 @@ const QUERIES = Number(process.argv[3] ?? 200);
 const ONE_OFF_RUNS = 5;
 const FIRST_MINUTE_MS = 60_000;
 const CHUNKS_PER_DOCUMENT = 10;
-const bin = path.resolve("bin/chunkpad.js");
+/** CHUNKPAD_BENCH_BIN runs another build (an older one, to compare run after run); this checkout's by default. */
+const bin = path.resolve(process.env.CHUNKPAD_BENCH_BIN ?? "bin/chunkpad.js");
 const model = path.resolve("../shared/models/tiny-bert");
 /** CHUNKPAD_BENCH_HOME keeps the grown database between runs (built once, reused while its size matches). */
 const keptHome = process.env.CHUNKPAD_BENCH_HOME;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ON_POSTGRES } from "./helpers/cli.js";
 import { layoutProblems } from "./helpers/layout.js";
 import type { RunningServer } from "./helpers/serve.js";
 import type { HubServer } from "./helpers/hub-server.js";
@@ -9,7 +10,7 @@ import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 import { CLI_COMMAND, LOCAL_MODEL, useWebApp } from "./helpers/web-app.js";
 
 /** expect.poll with room for a busy machine (the suite shares two cores): fails only after 10 s. */
-const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, { timeout: 10_000, ...options });
+const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, options);
 
 /** Search, the PDF citation view, chat (streaming, Stop, Markdown, citations, sources, regenerate, reopening), and every view laid out and screenshotted. One server and one browser for the file (helpers/web-app.ts). */
 describe("the web app: search and chat", () => {
@@ -59,7 +60,7 @@ describe("the web app: search and chat", () => {
     await searchFor("trace-based compilation", "Keyword");
     await page.getByRole("button", { name: /paper\.pdf/ }).first().click();
     const pdfPage = page.getByRole("img", { name: /^Page \d+ of paper\.pdf, the cited text highlighted$/ });
-    await poll(() => pdfPage.getAttribute("data-highlighted"), { timeout: 15_000 }).not.toBe("0");
+    await poll(() => pdfPage.getAttribute("data-highlighted")).not.toBe("0");
     expect(Number(await pdfPage.getAttribute("data-highlighted"))).toBeGreaterThan(0);
     await pdfPage.scrollIntoViewIfNeeded();
     await shoot("pdf-citation-light");
@@ -233,7 +234,9 @@ describe("the web app: search and chat", () => {
     await page.getByRole("button", { name: "Close the inspector" }).click();
   });
 
-  it("lays out every view at 390, 1024 and 1440 px without overflow, clipping, overlap or misgrouping; axe finds nothing in any theme", async () => {
+  // How the pages lay out and what axe finds do not depend on the store: checked once, in the
+  // SQLite run. The PostgreSQL run checks what the pages show, in the tests above (decision 081).
+  it.skipIf(ON_POSTGRES)("lays out every view at 390, 1024 and 1440 px without overflow, clipping, overlap or misgrouping; axe finds nothing in any theme", async () => {
     const show = async (view: "Documents" | "Search" | "Chat" | "Settings") => {
       // Phone width: the sidebar is a drawer, opened from the title bar.
       if ((page.viewportSize()?.width ?? 1280) <= 760) await page.getByRole("button", { name: "Open the sidebar" }).click();
@@ -274,7 +277,7 @@ describe("the web app: search and chat", () => {
     await show("Search");
     await searchFor("trace-based compilation", "Keyword");
     await page.getByRole("button", { name: /paper\.pdf/ }).first().click();
-    await poll(() => page.getByRole("img", { name: /^Page \d+ of paper\.pdf/ }).getAttribute("data-highlighted"), { timeout: 15_000 }).not.toBe("0");
+    await poll(() => page.getByRole("img", { name: /^Page \d+ of paper\.pdf/ }).getAttribute("data-highlighted")).not.toBe("0");
     problems.push(...(await layoutProblems(page)).map((problem) => `Search with inspector: ${problem}`));
     await shoot("search-inspector-1440-light");
     await page.getByRole("button", { name: "Close the inspector" }).click();

@@ -10,7 +10,7 @@ import { CLI_COMMAND, useWebApp } from "./helpers/web-app.js";
 import { folderLockKey } from "../src/app/folder-lock.js";
 
 /** expect.poll with room for a busy machine (the suite shares two cores): fails only after 10 s. */
-const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, { timeout: 10_000, ...options });
+const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, options);
 
 /** Adding a folder through the picker, the chunk-file tree, review, editing, conflicts, uploads, embedding and encrypted files. One server and one browser for the file (helpers/web-app.ts). */
 describe("the web app: documents", () => {
@@ -72,7 +72,7 @@ describe("the web app: documents", () => {
     await page.reload();
     await poll(() => page.getByRole("progressbar").count()).toBe(1);
     fs.rmSync(lockFile);
-    await poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count(), { timeout: 15_000 }).toBe(1);
+    await poll(() => page.getByRole("status").filter({ hasText: /^Done\.$/ }).count()).toBe(1);
     await page.getByRole("treeitem", { name: /^notes\.md/ }).click();
   });
 
@@ -108,7 +108,7 @@ describe("the web app: documents", () => {
     const input = page.getByLabel("Upload files into this folder");
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("# Swan\n\nA swan glides on the lake at dusk.\n") });
     await poll(() => page.getByRole("status").filter({ hasText: "Copied 1 file into the folder." }).count()).toBe(1);
-    await poll(() => page.getByRole("treeitem", { name: /^swan\.md/ }).count(), { timeout: 15_000 }).toBe(1);
+    await poll(() => page.getByRole("treeitem", { name: /^swan\.md/ }).count()).toBe(1);
     expect(fs.readFileSync(path.join(folder, "swan.md"), "utf8")).toContain("A swan glides");
     await input.setInputFiles({ name: "swan.md", mimeType: "text/markdown", buffer: Buffer.from("Something else.") });
     await poll(() => page.getByRole("alert").filter({ hasText: "already exists" }).count()).toBe(1);

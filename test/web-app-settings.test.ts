@@ -9,7 +9,7 @@ import type { ScriptedServer } from "./helpers/llm-servers/scripted-server.js";
 import { CLI_COMMAND, LOCAL_MODEL, useWebApp } from "./helpers/web-app.js";
 
 /** expect.poll with room for a busy machine (the suite shares two cores): fails only after 10 s. */
-const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, { timeout: 10_000, ...options });
+const poll = <T>(check: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(check, options);
 
 /** The command palette and keyboard-only use, Settings (providers, keys, the local model, themes, Data: sync, export, import, clear), the security of the page. One server and one browser for the file (helpers/web-app.ts). */
 describe("the web app: settings and keyboard", () => {

@@ -12,7 +12,9 @@ import { pdfParser } from "./parsers/pdf.js";
  */
 const CORPUS_DIRECTORY = resolve("../shared/corpus");
 const PDF_DIRECTORY = join(CORPUS_DIRECTORY, "pdf.js/pdfs");
-const PER_FILE_TIME_LIMIT_MS = 30_000;
+// A guard against a parse that never ends, not a speed test: the slowest file takes 5 s on an idle
+// machine and took 42 s at load 17 (CI's three runs beside other work), so 100 s, within the test's 120 s.
+const PER_FILE_TIME_LIMIT_MS = 100_000;
 
 /** Errors a PDF may legitimately end with; anything else (PARSE_FAILED, a TypeError) is a bug. */
 const CLASSIFIED_CODES: ErrorCode[] = ["PARSE_MALFORMED", "PARSE_EMPTY", "PARSE_NO_TEXT_LAYER", "PARSE_ENCRYPTED"];
@@ -130,7 +132,7 @@ describe("the pdf.js corpus", () => {
       expect(text.length).toBeGreaterThan(row.popplerCharacters * 0.4);
       expect(text.length).toBeLessThan(row.popplerCharacters * 1.7);
     }
-  });
+  }, PER_FILE_TIME_LIMIT_MS + 20_000);
 });
 
 const passwordCases = [...edgeCases]

@@ -22,6 +22,19 @@ describe("parse runner", () => {
     await expect(runner.parse(job("good.txt"))).resolves.toMatchObject({ blocks: [{ text: "fine" }] });
   });
 
+  it("gives a file its whole time limit once the worker has started, however long the start took", async () => {
+    runner = createParseRunner({ workers: 1, timeoutMs: 100, maxHeapMb: 256, worker: { callerUrl: import.meta.url, baseName: "../../test/fixtures/slow-start-parse-worker" } });
+    await expect(runner.parse(job("first.txt"))).resolves.toMatchObject({ blocks: [{ text: "started late" }] });
+  });
+
+  it("reports a worker that never finishes starting as a failed file, and starts another for the next", async () => {
+    runner = createParseRunner({ workers: 1, timeoutMs: 100, startupTimeoutMs: 300, maxHeapMb: 256, worker: { callerUrl: import.meta.url, baseName: "../../test/fixtures/never-ready-parse-worker" } });
+    const stuck = await chunkpadRejection(runner.parse(job("first.txt")));
+    expect(stuck.code).toBe("PARSE_FAILED");
+    expect(stuck.message).toMatch(/did not start within 0\.3 s/);
+    expect((await chunkpadRejection(runner.parse(job("second.txt")))).code).toBe("PARSE_FAILED");
+  });
+
   it("reports a parser that runs out of memory as too large, not as a crash of the run", async () => {
     runner = createParseRunner({ workers: 1, timeoutMs: 60_000, maxHeapMb: 64, worker: misbehaving });
     expect((await chunkpadRejection(runner.parse(job("oom.docx")))).code).toBe("PARSE_TOO_LARGE");

@@ -12,6 +12,8 @@ export interface ParseRunnerOptions {
   timeoutMs: number;
   /** Heap limit for each worker; a file that needs more is reported, not fatal. */
   maxHeapMb: number;
+  /** A worker that has not finished loading its parsers after this long is replaced (default 60 s). */
+  startupTimeoutMs?: number;
   /** The worker module, relative to `callerUrl`; tests swap in misbehaving workers. */
   worker?: { callerUrl: string; baseName: string };
   /** How long a job waits for a busy worker before another is started (NEXT_WORKER_AFTER_MS). */
@@ -38,6 +40,7 @@ export interface ParseRunner {
 
 /** Grace after the cooperative time limit before the worker is terminated outright. */
 const HARD_KILL_GRACE_MS = 2_000;
+const STARTUP_TIMEOUT_MS = 60_000;
 
 /**
  * A job that finds every started worker busy waits this long for one before another worker is
@@ -53,6 +56,8 @@ const WORKER_START_ALLOWANCE_MS = 2_000;
 
 interface Slot {
   worker: Worker | undefined;
+  /** The worker has loaded its modules and listens (its first message says so). */
+  ready: boolean;
   busy: boolean;
   /** The worker has answered a job (its code is loaded). */
   warm: boolean;
@@ -65,7 +70,8 @@ interface Slot {
  * time is terminated and replaced, so one bad file never hangs the run.
  */
 export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, busy: false, warm: false, startedAt: 0 }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, ready: false, busy: false, warm: false, startedAt: 0 }));
+  const startupTimeoutMs = options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS;
   const nextWorkerAfterMs = options.nextWorkerAfterMs ?? NEXT_WORKER_AFTER_MS;
   const waiting: Array<(slot: Slot) => void> = [];
   let nextId = 1;
@@ -120,9 +126,22 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
     if (next) next(claim(slot));
   };
 
+  const startOn = (slot: Slot): Worker => {
+    const worker = spawn();
+    slot.worker = worker;
+    slot.ready = false;
+    const onReady = (message: { ready?: boolean }) => {
+      if (message.ready !== true) return;
+      worker.off("message", onReady);
+      if (slot.worker === worker) slot.ready = true;
+    };
+    worker.on("message", onReady);
+    return worker;
+  };
+
   const runOn = (slot: Slot, job: ParseJob): Promise<ParseOutcome> =>
     new Promise((resolve, reject) => {
-      const worker = (slot.worker ??= spawn());
+      const worker = slot.worker ?? startOn(slot);
       // Drain the worker's console so a chatty library cannot fill a pipe.
       worker.stdout.resume();
       worker.stderr.resume();
@@ -140,9 +159,22 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       };
       const discardWorker = () => {
         slot.worker = undefined;
+        slot.ready = false;
         void worker.terminate();
       };
-      const onMessage = (response: ParseResponse) => {
+      // The file's time limit runs from when the worker listens: loading the parsers (seconds on
+      // a busy machine, more under a TypeScript loader) is not the file's time. A worker that
+      // never finishes loading is replaced after the start-up limit.
+      let timer: NodeJS.Timeout | undefined;
+      const startClock = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          discardWorker();
+          finish(() => reject(timeoutError(timeoutMs)));
+        }, timeoutMs + HARD_KILL_GRACE_MS);
+      };
+      const onMessage = (response: ParseResponse | { ready: true }) => {
+        if ("ready" in response) return startClock();
         if (response.id !== id) return;
         slot.warm = true;
         finish(() => (response.ok ? resolve(response.drafts === undefined ? response.document : { ...response.document, drafts: response.drafts }) : reject(toError(response.code, response.message))));
@@ -160,12 +192,16 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       };
       const onExit = (code: number) => {
         slot.worker = undefined;
+        slot.ready = false;
         finish(() => reject(new ChunkpadError("PARSE_FAILED", `the parser stopped unexpectedly (exit code ${code})`)));
       };
-      const timer = setTimeout(() => {
-        discardWorker();
-        finish(() => reject(timeoutError(timeoutMs)));
-      }, timeoutMs + HARD_KILL_GRACE_MS);
+      if (slot.ready) startClock();
+      else {
+        timer = setTimeout(() => {
+          discardWorker();
+          finish(() => reject(new ChunkpadError("PARSE_FAILED", `the parser did not start within ${startupTimeoutMs / 1000} s; the file was skipped and is tried again on the next run`)));
+        }, startupTimeoutMs);
+      }
       worker.on("message", onMessage);
       worker.on("error", onError);
       worker.on("exit", onExit);

@@ -48,4 +48,6 @@ if (port) {
       })
       .finally(() => clearTimeout(timer));
   });
+  // Loaded and listening: the runner starts each file's time limit from here (parse-runner.ts).
+  port.postMessage({ ready: true });
 }

@@ -20,15 +20,50 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
  * module and file bundle (instead of compiling its own), skips the flush after every statement
  * (`relaxedDurability`: a test database need not survive a crash of this process), and starts
  * from a template that already holds Chunkpad's schema when `prepare` makes one (decision 067).
+ *
+ * A database nobody has connected to for `idleMs` is not closed but recycled (decision 081): its
+ * PGlite is put back as the template was (session state discarded, every table emptied and the
+ * template's rows put back, then `reset` run, then the schema compared with the template's) and
+ * handed to the next new name. Starting a PGlite costs ≈ 0.8 s of this process's one thread, during
+ * which it answers no other database; recycling one costs ≈ 0.05 s. A name that was recycled is
+ * refused with an error that says so, never answered with an empty database. A PGlite that cannot
+ * be put back (a test dropped a table, say) is closed instead, as are idle ones beyond `spare`.
  */
 export interface PgliteDatabasesOptions {
   /** Run once on the template (at its URL) before any database is copied from it: Chunkpad's migrations. */
   prepare?: (url: string) => Promise<void>;
+  /**
+   * SQL that undoes what the application may change in a schema at run time, run when a database
+   * is recycled (after its tables are emptied), e.g. dropping a column added on first use.
+   */
+  reset?: string;
+  /** How long a database may go without a connection before it is recycled (default 60 s). */
+  idleMs?: number;
+  /** How many recycled PGlites wait for a new name at most; idle ones beyond are closed (default 6). */
+  spare?: number;
+}
+
+export interface PgliteDatabasesStats {
+  /** PGlites started (each ≈ 0.8 s of CPU). */
+  started: number;
+  /** Databases handed a recycled PGlite instead. */
+  reused: number;
+  /** PGlites put back as the template was, once their database went idle. */
+  putBack: number;
+  /** Names with a database open now (in use, or idle for less than `idleMs`). */
+  live: number;
+  /** Recycled PGlites waiting for a new name. */
+  spare: number;
+  /** PGlites closed: beyond `spare`, or not recyclable. */
+  closed: number;
+  /** Why the last PGlite that could not be put back could not. */
+  lastRecycleError?: string;
 }
 
 export interface PgliteDatabases {
   /** postgres://postgres@127.0.0.1:port — append `/<database>` (letters, digits, _). */
   url: string;
+  stats(): PgliteDatabasesStats;
   stop(): Promise<void>;
 }
 
@@ -36,13 +71,23 @@ interface Database {
   db: PGlite;
   server: PGLiteSocketServer;
   port: number;
+  folder: string;
   connections: number;
   idle: NodeJS.Timeout | undefined;
 }
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
-const IDLE_MS = 15_000;
+// Longer than a pool keeps an idle connection (src/store/postgres/connection.ts: 30 s), so a
+// running `serve` whose pool let its connection go is not taken for a home that is done.
+const IDLE_MS = 60_000;
+const SPARE = 6;
+/** The schema the application sees: recycling puts it back as in the template. */
+const SCHEMA = "public";
+/** The template's rows, copied aside when the template is made, put back when a database is recycled. */
+const PRISTINE = "chunkpad_test_pristine";
+/** And where the template left each sequence. */
+const PRISTINE_SEQUENCES = "chunkpad_test_pristine_sequences";
 const PGLITE_PACKAGE = path.join(import.meta.dirname, "..", "..", "node_modules", "@electric-sql", "pglite");
 
 /** Reads the startup packet's `database` (after answering an SSL request with "no"). */
@@ -85,15 +130,70 @@ async function loadShared(): Promise<Shared> {
 
 async function makeTemplate(folder: string): Promise<void> {
   if (fs.existsSync(path.join(folder, "PG_VERSION"))) return;
+  // Left half-made by something else (a finished template is renamed into place whole).
+  fs.rmSync(folder, { recursive: true, force: true });
   const building = `${folder}.${process.pid}`;
   const db = await PGlite.create({ dataDir: building, extensions: { vector } });
   await db.exec("CREATE EXTENSION IF NOT EXISTS vector");
   await db.close();
-  fs.rmSync(folder, { recursive: true, force: true });
-  fs.renameSync(building, folder);
+  try {
+    fs.renameSync(building, folder);
+  } catch {
+    // Another run (CI runs two test processes at once) made it first: theirs is as good.
+    fs.rmSync(building, { recursive: true, force: true });
+  }
 }
 
-export async function startPgliteDatabases({ prepare }: PgliteDatabasesOptions = {}): Promise<PgliteDatabases> {
+/** What a recycled database must match: the tables, columns, types and indexes of the application's schema. */
+async function schemaShape(db: PGlite): Promise<string> {
+  const result = await db.query<{ shape: string | null }>(
+    `SELECT (SELECT string_agg(table_name || '.' || column_name || ' ' || udt_name, ',' ORDER BY table_name, column_name) FROM information_schema.columns WHERE table_schema = $1)
+      || ' | ' || (SELECT coalesce(string_agg(indexdef, ',' ORDER BY indexdef), '') FROM pg_indexes WHERE schemaname = $1) AS shape`,
+    [SCHEMA],
+  );
+  return result.rows[0]?.shape ?? "";
+}
+
+/** Copies the template's rows aside (in a schema the application never reads), so recycling can put them back. */
+async function keepPristineRows(db: PGlite): Promise<void> {
+  const tables = (await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [SCHEMA])).rows;
+  await db.exec(`CREATE SCHEMA ${PRISTINE}; CREATE SCHEMA ${PRISTINE_SEQUENCES}`);
+  for (const { name } of tables) await db.exec(`CREATE TABLE ${PRISTINE}."${name}" AS TABLE ${SCHEMA}."${name}"`);
+  await db.query(`CREATE TABLE ${PRISTINE_SEQUENCES}.state AS SELECT sequencename AS name, last_value FROM pg_sequences WHERE schemaname = $1`, [SCHEMA]);
+}
+
+/** Puts a database back as the template was, or throws (the caller then closes it). */
+async function recycle(db: PGlite, reset: string | undefined, shape: string): Promise<void> {
+  // A client that went away mid-transaction leaves the one session in it; then its prepared
+  // statements, settings, advisory locks and temporary tables go.
+  await db.exec("ROLLBACK");
+  await db.exec("DISCARD ALL");
+  const tables = (await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [PRISTINE])).rows.map((row) => row.name);
+  await db.transaction(async (tx) => {
+    if (tables.length > 0) await tx.exec(`TRUNCATE ${tables.map((name) => `${SCHEMA}."${name}"`).join(", ")} RESTART IDENTITY CASCADE`);
+    for (const name of tables) await tx.exec(`INSERT INTO ${SCHEMA}."${name}" SELECT * FROM ${PRISTINE}."${name}"`);
+    // Each sequence where the template left it: the next id a home gets is the template's next id.
+    await tx.query(
+      `SELECT setval(format('%I.%I', $1::text, kept.name), coalesce(kept.last_value, seq.start_value), kept.last_value IS NOT NULL)
+       FROM ${PRISTINE_SEQUENCES}.state kept JOIN pg_sequences seq ON seq.schemaname = $1 AND seq.sequencename = kept.name`,
+      [SCHEMA],
+    );
+    if (reset !== undefined) await tx.exec(reset);
+  });
+  const now = await schemaShape(db);
+  if (now !== shape) throw new Error(`the recycled database's schema differs from the template's:\n${now}\n${shape}`);
+}
+
+/** An ErrorResponse (FATAL, 3D000 invalid_catalog_name) for a client asking for a database that is gone. */
+function fatal(message: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C3D000\0M${message}\0\0`, "utf8");
+  const header = Buffer.alloc(5);
+  header.write("E", 0);
+  header.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([header, fields]);
+}
+
+export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, spare = SPARE }: PgliteDatabasesOptions = {}): Promise<PgliteDatabases> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-pglite-dbs-"));
   // The empty template survives runs on one machine (initdb in WebAssembly takes ~10 s).
   const version = (JSON.parse(fs.readFileSync(path.join(PGLITE_PACKAGE, "package.json"), "utf8")) as { version: string }).version;
@@ -111,33 +211,80 @@ export async function startPgliteDatabases({ prepare }: PgliteDatabasesOptions =
       await prepare(`postgres://postgres@${server.getServerConn()}/postgres`);
     } finally {
       await server.stop();
-      await db.close();
     }
+    await keepPristineRows(db);
+    await db.close();
+  } else {
+    template = path.join(root, "_template");
+    fs.cpSync(empty, template, { recursive: true });
+    const db = await PGlite.create({ dataDir: template, extensions: { vector }, ...shared });
+    await keepPristineRows(db);
+    await db.close();
   }
+  let shape: string | undefined;
+  const stats: PgliteDatabasesStats = { started: 0, reused: 0, putBack: 0, live: 0, spare: 0, closed: 0 };
   const databases = new Map<string, Promise<Database>>();
+  /** Each live or closed database's folder (a recycled PGlite keeps the folder of the name it was made for). */
+  const folders = new Map<string, string>();
+  const spares: Database[] = [];
+  const recycledNames = new Set<string>();
+
+  const start = async (name: string): Promise<Database> => {
+    const folder = folders.get(name) ?? path.join(root, name);
+    if (!fs.existsSync(folder)) fs.cpSync(template, folder, { recursive: true });
+    folders.set(name, folder);
+    const db = await PGlite.create({ dataDir: folder, extensions: { vector }, ...shared });
+    shape ??= await schemaShape(db);
+    const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 100 });
+    await server.start();
+    stats.started += 1;
+    return { db, server, port: Number(server.getServerConn().split(":").pop()), folder, connections: 0, idle: undefined };
+  };
 
   const open = (name: string): Promise<Database> => {
     let opening = databases.get(name);
     if (opening === undefined) {
-      opening = (async () => {
-        const folder = path.join(root, name);
-        if (!fs.existsSync(folder)) fs.cpSync(template, folder, { recursive: true });
-        const db = await PGlite.create({ dataDir: folder, extensions: { vector }, ...shared });
-        const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 100 });
-        await server.start();
-        const port = Number(server.getServerConn().split(":").pop());
-        return { db, server, port, connections: 0, idle: undefined };
-      })();
+      if (recycledNames.has(name)) {
+        return Promise.reject(new Error(`database "${name}" had no connection for ${idleMs} ms and was recycled for another test (test/helpers/pglite-databases.ts); a test that comes back to a home later must keep a connection open, or the idle time must grow`));
+      }
+      const recycled = spares.pop();
+      if (recycled !== undefined) {
+        stats.reused += 1;
+        folders.set(name, recycled.folder);
+        opening = Promise.resolve(recycled);
+      } else {
+        opening = start(name);
+      }
       databases.set(name, opening);
       opening.catch(() => databases.delete(name));
     }
     return opening;
   };
 
-  const close = async (name: string, database: Database) => {
-    databases.delete(name);
+  const close = async (database: Database) => {
+    stats.closed += 1;
     await database.server.stop();
     await database.db.close();
+  };
+
+  /** No connection for `idleMs`: recycled for the next new name while there is room, else closed (its folder stays). */
+  const retire = async (name: string, database: Database) => {
+    databases.delete(name);
+    if (spares.length < spare && shape !== undefined) {
+      recycledNames.add(name);
+      try {
+        await recycle(database.db, reset, shape);
+        stats.putBack += 1;
+        spares.push(database);
+        return;
+      } catch (error) {
+        stats.lastRecycleError = (error as Error).message;
+        await close(database);
+        fs.rmSync(database.folder, { recursive: true, force: true });
+        return;
+      }
+    }
+    await close(database);
   };
 
   const sockets = new Set<net.Socket>();
@@ -148,7 +295,12 @@ export async function startPgliteDatabases({ prepare }: PgliteDatabasesOptions =
     void (async () => {
       const { database: name, packet } = await readStartup(socket);
       if (!/^[A-Za-z0-9][A-Za-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
-      const database = await open(name);
+      const database = await open(name).catch((error: unknown) => {
+        // Said here too: the client's error may end up in a server's log the test never shows.
+        console.error(`test PostgreSQL: ${(error as Error).message}`);
+        socket.end(fatal((error as Error).message));
+        throw error;
+      });
       database.connections += 1;
       clearTimeout(database.idle);
       const backend = net.connect(database.port, "127.0.0.1");
@@ -159,7 +311,7 @@ export async function startPgliteDatabases({ prepare }: PgliteDatabasesOptions =
         socket.destroy();
         backend.destroy();
         database.connections -= 1;
-        if (database.connections === 0) database.idle = setTimeout(() => void close(name, database), IDLE_MS);
+        if (database.connections === 0) database.idle = setTimeout(() => void retire(name, database), idleMs);
       };
       backend.on("error", release);
       backend.on("close", release);
@@ -175,6 +327,7 @@ export async function startPgliteDatabases({ prepare }: PgliteDatabasesOptions =
 
   return {
     url: `postgres://postgres@127.0.0.1:${port}`,
+    stats: () => ({ ...stats, live: databases.size, spare: spares.length }),
     async stop() {
       const closed = new Promise<void>((resolve) => front.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
@@ -183,9 +336,11 @@ export async function startPgliteDatabases({ prepare }: PgliteDatabasesOptions =
         const database = await opening.catch(() => undefined);
         if (database !== undefined) {
           clearTimeout(database.idle);
-          await close(name, database);
+          databases.delete(name);
+          await close(database);
         }
       }
+      for (const database of spares.splice(0)) await close(database);
       fs.rmSync(root, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,6 @@
 import { openSqlite, type SqliteDatabase } from "./driver.js";
 import { PostingsBuilder, type Postings } from "./keyword-rank.js";
+import { createFtsSegmentReader, Fts5FormatError } from "./fts5-segments.js";
 
 /**
  * Reading FTS5 from outside, for the keyword index in memory (keyword-index.ts, decision 031):
@@ -95,8 +96,12 @@ export interface FtsVocabulary {
   list(word: string): Postings;
   /** Every word starting with `prefix`, in SQLite's order, with its instances (see `parse`). */
   startingWith(prefix: string): Iterable<[string, string]>;
-  /** Every word after `word`, in SQLite's order, with its instances; stop early by breaking. */
-  after(word: string): Iterable<[string, string]>;
+  /**
+   * Every word after `word` (all with null), in SQLite's order, with its list; stop early by
+   * breaking. Read from FTS5's pages (fts5-segments.ts); through fts5vocab when their format is not
+   * one the page reader knows.
+   */
+  listsAfter(word: string | null): Iterable<[string, Postings]>;
   /** A word's list from its instances. */
   parse(instances: string | null): Postings;
 }
@@ -113,6 +118,7 @@ export function createFtsVocabulary(db: SqliteDatabase, table: string, weights: 
   const range = db.prepare<[string, string], [string, string]>(`SELECT term, ${instances} FROM temp.keyword_index_vocab WHERE term >= ? AND term < ? GROUP BY term`).raw();
   const after = db.prepare<[string], [string, string]>(`SELECT term, ${instances} FROM temp.keyword_index_vocab WHERE term > ? GROUP BY term`).raw();
   const builder = new PostingsBuilder();
+  let pages = createFtsSegmentReader(db, table, weights);
   const parse = (list: string | null): Postings => {
     const text = list ?? "";
     let value = 0;
@@ -133,7 +139,24 @@ export function createFtsVocabulary(db: SqliteDatabase, table: string, weights: 
     list: (word) => parse(one.get(word) ?? null),
     // U+10FFFF is the largest character: every word with the prefix sorts before prefix + it.
     startingWith: (prefix) => range.iterate(prefix, `${prefix}\u{10FFFF}`),
-    after: (word) => after.iterate(word),
+    *listsAfter(word) {
+      if (pages !== null) {
+        let last = word;
+        try {
+          for (const entry of pages.listsAfter(word)) {
+            last = entry[0];
+            yield entry;
+          }
+          return;
+        } catch (error) {
+          if (!(error instanceof Fts5FormatError)) throw error;
+          // A format this reader does not know: fts5vocab from the last word given, from now on.
+          pages = null;
+          word = last;
+        }
+      }
+      for (const [term, instances] of after.iterate(word ?? "")) yield [term, parse(instances)];
+    },
     parse,
   };
 }

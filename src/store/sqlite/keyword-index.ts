@@ -87,13 +87,16 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   let changedLists = new Map<string, Postings>();
   let dead = new Uint8Array(0);
   let deadCount = 0;
-  let lengths = new Float64Array(0);
-  // Per-query scratch, indexed by chunk id.
+  /** Each row's tokens (title and content): whole numbers, so 4 bytes a row, not 8 (decision 078). */
+  let lengths = new Uint32Array(0);
+  /**
+   * Per-query scratch, indexed by chunk id, zero between uses. A prefix's counts are added up in
+   * `score` and its rows listed in `touched` before any ranking uses them (phraseOf, then rankAny):
+   * one array each instead of two, 12 MB less at 1M chunks (decision 078).
+   */
   let score = new Float64Array(0);
-  let hits = new Uint16Array(0);
-  let phraseFreq = new Float64Array(0);
+  let hits = new Uint8Array(0);
   let touched = new Int32Array(0);
-  let phraseTouched = new Int32Array(0);
   /** k1·(1 − b + b·len/avglen) per row, as bm25 computes it, kept while lengths and average stay. */
   let norms = new Float64Array(0);
   let normsValid = false;
@@ -109,18 +112,16 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   function ensureCapacity(id: number): void {
     if (id < lengths.length) return;
     const size = Math.max(id + 1, Math.ceil(lengths.length * 1.5), 1024);
-    const grow = <T extends Float64Array | Uint8Array | Uint16Array | Int32Array>(array: T, make: (n: number) => T): T => {
+    const grow = <T extends Uint32Array | Uint8Array>(array: T, make: (n: number) => T): T => {
       const next = make(size);
       next.set(array as never);
       return next;
     };
-    lengths = grow(lengths, (n) => new Float64Array(n));
+    lengths = grow(lengths, (n) => new Uint32Array(n));
     dead = grow(dead, (n) => new Uint8Array(n));
     score = new Float64Array(size);
-    hits = new Uint16Array(size);
-    phraseFreq = new Float64Array(size);
+    hits = new Uint8Array(size);
     touched = new Int32Array(size);
-    phraseTouched = new Int32Array(size);
   }
 
   function readStatistics(): void {
@@ -143,7 +144,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     db.transaction(() => {
       seen = logEnd.get() ?? 0;
       readStatistics();
-      lengths = new Float64Array(0);
+      lengths = new Uint32Array(0);
       dead = new Uint8Array(0);
       deadCount = 0;
       for (const [id, sizes] of allSizes.iterate()) setLength(id, sizes);
@@ -184,11 +185,16 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     if (!built) build();
     if (warmComplete) return false;
     const started = performance.now();
-    for (const [word, instances] of vocabulary.after(warmedThrough ?? "")) {
-      if (!main.has(word)) main.set(word, vocabulary.parse(instances));
-      warmedThrough = word;
-      if (performance.now() - started >= budgetMs) return true;
-    }
+    // One read transaction a slice: the pages read stay those of one version of the index.
+    const more = db.transaction(() => {
+      for (const [word, list] of vocabulary.listsAfter(warmedThrough)) {
+        if (!main.has(word)) main.set(word, list);
+        warmedThrough = word;
+        if (performance.now() - started >= budgetMs) return true;
+      }
+      return false;
+    });
+    if (more) return true;
     warmComplete = true;
     sortedTerms = null;
     reader.done();
@@ -291,16 +297,18 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     let list: Postings;
     if (lists.length === 1 && !(lists[0] as { checkDead: boolean }).checkDead) list = (lists[0] as { list: Postings }).list;
     else {
-      // A prefix adds up its words' counts; rows changed since the build are read from their own lists.
+      // A prefix adds up its words' counts (in `score`, listing rows in `touched`); rows changed since
+      // the build are read from their own lists.
+      const phraseFreq = score;
       let rows = 0;
       for (const { list: part, checkDead } of lists) {
         forEachRow(part, (doc, index) => {
           if (checkDead && dead[doc] === 1) return;
-          if (phraseFreq[doc] === 0) phraseTouched[rows++] = doc;
+          if (phraseFreq[doc] === 0) touched[rows++] = doc;
           phraseFreq[doc] = (phraseFreq[doc] as number) + (part.freqs[index] as number);
         });
       }
-      for (const doc of phraseTouched.slice(0, rows).sort()) {
+      for (const doc of touched.slice(0, rows).sort()) {
         builder.add(doc, phraseFreq[doc] as number);
         phraseFreq[doc] = 0;
       }

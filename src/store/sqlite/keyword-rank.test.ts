@@ -9,7 +9,7 @@ import { forEachRow, K1, PostingsBuilder, rankAll, rankAny, rowAt, TopRows, type
  */
 const MAX_ROW = 1 << 21;
 const norms = Float64Array.from({ length: MAX_ROW }, (_, row) => 0.4 + (row % 97) / 50);
-const scratch = { scores: new Float64Array(MAX_ROW), seen: new Uint16Array(MAX_ROW), rows: new Int32Array(MAX_ROW) };
+const scratch = { scores: new Float64Array(MAX_ROW), seen: new Uint8Array(MAX_ROW), rows: new Int32Array(MAX_ROW) };
 
 /**
  * Rows ascending and distinct: from anywhere below MAX_ROW, in runs across a 16-bit boundary, and

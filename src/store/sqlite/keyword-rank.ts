@@ -10,7 +10,7 @@ export const MIN_IDF = 1e-6;
 /** Per-query arrays indexed by chunk id, zero between queries. */
 export interface RankScratch {
   scores: Float64Array;
-  seen: Uint16Array;
+  seen: Uint8Array;
   rows: Int32Array;
 }
 
