@@ -1,4 +1,4 @@
-import { constants, lstatSync, type Stats } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { writeFileDurably } from "../core/durable-write.js";
@@ -56,10 +56,12 @@ export async function lstatChunkFileSafely(chunksRootPath: string, filePath: str
 /** The chunk file's text, or undefined when there is none; never through a link. */
 export async function readChunkFileSafely(chunksRootPath: string, filePath: string): Promise<string | undefined> {
   await assertNoLinks(chunksRootPath, filePath);
-  let handle;
+  let descriptor: number;
   try {
     // O_NOFOLLOW closes the gap between the check above and the open, where the platform has it.
-    handle = await fs.open(filePath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // Synchronous, as the link check: a chunk file of a few kB is read from the kernel's cache in
+    // microseconds, against 20–40 µs of CPU per step through the thread pool (decision 080).
+    descriptor = openSync(filePath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
@@ -67,9 +69,9 @@ export async function readChunkFileSafely(chunksRootPath: string, filePath: stri
     throw error;
   }
   try {
-    return await handle.readFile("utf8");
+    return readFileSync(descriptor, "utf8");
   } finally {
-    await handle.close();
+    closeSync(descriptor);
   }
 }
 
@@ -84,10 +86,19 @@ function defaultFileMode(): number {
   return 0o666 & ~process.umask();
 }
 
+/** The file's stat, or undefined when it cannot be had. Synchronous: a stat from the kernel's cache (decision 080). */
+function statOrUndefined(filePath: string): Stats | undefined {
+  try {
+    return statSync(filePath, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The mode a chunk file gets: the usual one, with no permission its source (or the given mode) lacks. */
 export async function chunkFileModeFor(access: ChunkFileAccess): Promise<number> {
   if ("mode" in access) return defaultFileMode() & access.mode;
-  const stats = await fs.stat(access.sourcePath).catch(() => undefined);
+  const stats = statOrUndefined(access.sourcePath);
   // Without its source to compare with, only the user may read it.
   return defaultFileMode() & (stats ? stats.mode : 0o600);
 }

@@ -1,5 +1,41 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
+import type * as Cl100kModule from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens, decodeTokens, encodeTokens, LONG_RUN_CHARS, splitAtTokenLimit } from "./tokens.js";
+
+/** gpt-tokenizer itself, as the chunk sizes were counted before (its count, special tokens as plain text). */
+const library = createRequire(import.meta.url)("gpt-tokenizer/encoding/cl100k_base") as typeof Cl100kModule;
+const libraryCount = (text: string) => library.countTokens(text, { disallowedSpecial: new Set<string>() });
+
+/** Real text in many scripts: the repository's markdown, the shared corpus's text files, and hand-picked lines. */
+function realTexts(): string[] {
+  const files = [path.resolve("README.md"), ...fs.readdirSync("docs/decisions").map((name) => path.resolve("docs/decisions", name))];
+  const corpus = path.resolve("../shared/corpus");
+  const visit = (directory: string) => {
+    for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+      const full = path.join(directory, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (/\.(md|txt|markdown|html?|rtf|tsv)$/i.test(entry.name) && fs.statSync(full).size < 2_000_000) files.push(full);
+    }
+  };
+  if (fs.existsSync(corpus)) visit(corpus);
+  const lines = [
+    "Ünïcödé façade — naïve café, Straße, Ærøskøbing, Ελληνικά: TNFα and NF-κB; Кириллица, עברית, العربية.",
+    "漢字かな交じり文と한국어 예산회의, ภาษาไทย, हिन्दी, 👨‍👩‍👧 family 🎉🎉, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 astral, \u0000\u0001 controls \uE000 private.",
+    "We'll see; they're done, I'VE said it's John's. 1234567 12.5% $3,000 x86 IL6 snake_case camelCase\r\n\r\n  \t  \n",
+    "trailing spaces   \n\n\n   leading\ttabs\t\t and <|endoftext|> <|fim_prefix|> as plain text   ",
+  ];
+  const texts = [...lines];
+  for (const file of files) {
+    const text = fs.readFileSync(file, "utf8");
+    // Whole paragraphs and single lines, the sizes the chunker counts; long runs are sliced on purpose, so kept short.
+    for (const paragraph of text.split(/\n\s*\n/)) if (paragraph.length > 0 && paragraph.length <= LONG_RUN_CHARS) texts.push(paragraph);
+    texts.push(...text.split("\n").filter((line) => line.length > 0 && line.length <= LONG_RUN_CHARS).slice(0, 200));
+  }
+  return texts;
+}
 
 describe("countTokens", () => {
   it("counts cl100k_base tokens", () => {
@@ -19,6 +55,14 @@ describe("countTokens", () => {
     const counted = countTokens(blob);
     const slices = Math.ceil(blob.length / LONG_RUN_CHARS);
     expect(Math.abs(counted - exact)).toBeLessThanOrEqual(slices);
+  });
+
+  it("gives gpt-tokenizer's own count on real text in every script, the first time and when counted again", () => {
+    const texts = realTexts();
+    expect(texts.length).toBeGreaterThan(3_000);
+    const differing = texts.filter((text) => countTokens(text) !== libraryCount(text) || countTokens(text) !== libraryCount(text));
+    expect(differing).toEqual([]);
+    expect(texts.some((text) => /\P{ASCII}/u.test(text))).toBe(true);
   });
 
   it("counts ordinary long text exactly", () => {

@@ -55,6 +55,28 @@ describe("parse runner", () => {
     expect(chunkDocument(plain, DEFAULT_CHUNKING).length).toBeGreaterThan(0);
   });
 
+  it("parses quick files one after another in one worker, and starts another beside a file that takes long", async () => {
+    runner = createParseRunner({ workers: 2, timeoutMs: 60_000, maxHeapMb: 128, worker: misbehaving, nextWorkerAfterMs: 60_000 });
+    const threads = new Set<string>();
+    for (let pair = 0; pair < 10; pair++) {
+      // Two at a time, as a run asks: the second waits for the first worker rather than starting another.
+      for (const outcome of await Promise.all([runner.parse(job(`a${pair}.md`)), runner.parse(job(`b${pair}.md`))])) threads.add(outcome.warnings.join());
+    }
+    expect(threads.size).toBe(1);
+    await runner.close();
+
+    runner = createParseRunner({ workers: 2, timeoutMs: 60_000, maxHeapMb: 128, worker: misbehaving, nextWorkerAfterMs: 0 });
+    const first = await runner.parse(job("first.md"));
+    const stuck = runner.parse(job("hang.pdf")).catch((error: unknown) => error);
+    // The notes behind the file that never finishes are parsed all the same, by a second worker.
+    const notes = await Promise.all([runner.parse(job("c.md")), runner.parse(job("d.md"))]);
+    expect(new Set(notes.map((outcome) => outcome.warnings.join()))).toEqual(new Set([notes[0]?.warnings.join()]));
+    expect(notes[0]?.warnings).not.toEqual(first.warnings);
+    await runner.close();
+    runner = undefined;
+    await stuck;
+  });
+
   it("reports a worker that exits as a failed file", async () => {
     runner = createParseRunner({ workers: 2, timeoutMs: 60_000, maxHeapMb: 128, worker: misbehaving });
     const [exited, fine] = await Promise.allSettled([runner.parse(job("exit.rtf")), runner.parse(job("fine.md"))]);

@@ -16,6 +16,8 @@ export interface ParseRunnerOptions {
   startupTimeoutMs?: number;
   /** The worker module, relative to `callerUrl`; tests swap in misbehaving workers. */
   worker?: { callerUrl: string; baseName: string };
+  /** How long a job waits for a busy worker before another is started (NEXT_WORKER_AFTER_MS). */
+  nextWorkerAfterMs?: number;
 }
 
 export interface ParseJob {
@@ -40,11 +42,26 @@ export interface ParseRunner {
 const HARD_KILL_GRACE_MS = 2_000;
 const STARTUP_TIMEOUT_MS = 60_000;
 
+/**
+ * A job that finds every started worker busy waits this long for one before another worker is
+ * started. A note parses and chunks in a few milliseconds (tens while the code is cold, more on a
+ * busy machine: at 100 ms a second worker still started at load 15), so a folder of notes is read
+ * by one warm worker, with one copy of the parser, the tokenizer and their compiled code instead of
+ * one per worker (decision 080); a long PDF gets a second worker beside it half a second later.
+ */
+export const NEXT_WORKER_AFTER_MS = 500;
+
+/** A worker still on its first job is loading its code: waiting for it counts only after this long. */
+const WORKER_START_ALLOWANCE_MS = 2_000;
+
 interface Slot {
   worker: Worker | undefined;
   /** The worker has loaded its modules and listens (its first message says so). */
   ready: boolean;
   busy: boolean;
+  /** The worker has answered a job (its code is loaded). */
+  warm: boolean;
+  startedAt: number;
 }
 
 /**
@@ -53,8 +70,9 @@ interface Slot {
  * time is terminated and replaced, so one bad file never hangs the run.
  */
 export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, ready: false, busy: false }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, ready: false, busy: false, warm: false, startedAt: 0 }));
   const startupTimeoutMs = options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS;
+  const nextWorkerAfterMs = options.nextWorkerAfterMs ?? NEXT_WORKER_AFTER_MS;
   const waiting: Array<(slot: Slot) => void> = [];
   let nextId = 1;
   let closed = false;
@@ -66,18 +84,46 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       stderr: true,
     });
 
-  const acquire = (): Promise<Slot> => {
-    const free = slots.find((slot) => !slot.busy);
-    if (free) {
-      free.busy = true;
-      return Promise.resolve(free);
+  const claim = (slot: Slot): Slot => {
+    slot.busy = true;
+    // Its worker starts now (runOn spawns it): the time counts from here, not from the spawn a tick later.
+    if (slot.worker === undefined) {
+      slot.warm = false;
+      slot.startedAt = Date.now();
     }
-    return new Promise((resolve) => waiting.push(resolve));
+    return slot;
+  };
+  /**
+   * A free started worker, else (nothing running yet) a new one; else the job waits for the
+   * first worker to come free, and after nextWorkerAfterMs (longer while the busy workers are still
+   * starting) takes a new worker if one may still be started.
+   */
+  const acquire = (): Promise<Slot> => {
+    const ready = slots.find((slot) => !slot.busy && slot.worker !== undefined) ?? (slots.every((slot) => !slot.busy) ? slots[0] : undefined);
+    if (ready) return Promise.resolve(claim(ready));
+    return new Promise((resolve) => {
+      const mayStartAnother = slots.some((slot) => !slot.busy && slot.worker === undefined);
+      const starting = slots.filter((slot) => slot.busy && !slot.warm).map((slot) => slot.startedAt + WORKER_START_ALLOWANCE_MS - Date.now());
+      const timer = mayStartAnother
+        ? setTimeout(() => {
+            const spare = slots.find((slot) => !slot.busy && slot.worker === undefined);
+            const index = waiting.indexOf(take);
+            if (closed || !spare || index < 0) return;
+            waiting.splice(index, 1);
+            resolve(claim(spare));
+          }, Math.max(nextWorkerAfterMs, ...starting))
+        : undefined;
+      const take = (slot: Slot) => {
+        clearTimeout(timer);
+        resolve(slot);
+      };
+      waiting.push(take);
+    });
   };
   const release = (slot: Slot) => {
     const next = waiting.shift();
-    if (next) next(slot);
-    else slot.busy = false;
+    slot.busy = false;
+    if (next) next(claim(slot));
   };
 
   const startOn = (slot: Slot): Worker => {
@@ -130,6 +176,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       const onMessage = (response: ParseResponse | { ready: true }) => {
         if ("ready" in response) return startClock();
         if (response.id !== id) return;
+        slot.warm = true;
         finish(() => (response.ok ? resolve(response.drafts === undefined ? response.document : { ...response.document, drafts: response.drafts }) : reject(toError(response.code, response.message))));
       };
       const onError = (error: Error) => {
