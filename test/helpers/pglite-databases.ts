@@ -199,12 +199,12 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
   const version = (JSON.parse(fs.readFileSync(path.join(PGLITE_PACKAGE, "package.json"), "utf8")) as { version: string }).version;
   const empty = path.join(os.tmpdir(), `chunkpad-pglite-template-${version}`);
   const [shared] = await Promise.all([loadShared(), makeTemplate(empty)]);
-  let template = empty;
+  // This run's template: the empty one, with Chunkpad's schema when `prepare` makes it (from this
+  // checkout's code, so never kept), and its rows copied aside for recycling.
+  const template = path.join(root, "_template");
+  fs.cpSync(empty, template, { recursive: true });
+  const db = await PGlite.create({ dataDir: template, extensions: { vector }, ...shared });
   if (prepare !== undefined) {
-    // This run's template: the empty one with Chunkpad's schema (made from this checkout's code, so never kept).
-    template = path.join(root, "_template");
-    fs.cpSync(empty, template, { recursive: true });
-    const db = await PGlite.create({ dataDir: template, extensions: { vector }, ...shared });
     const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 10 });
     await server.start();
     try {
@@ -212,15 +212,9 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
     } finally {
       await server.stop();
     }
-    await keepPristineRows(db);
-    await db.close();
-  } else {
-    template = path.join(root, "_template");
-    fs.cpSync(empty, template, { recursive: true });
-    const db = await PGlite.create({ dataDir: template, extensions: { vector }, ...shared });
-    await keepPristineRows(db);
-    await db.close();
   }
+  await keepPristineRows(db);
+  await db.close();
   let shape: string | undefined;
   const stats: PgliteDatabasesStats = { started: 0, reused: 0, putBack: 0, live: 0, spare: 0, closed: 0 };
   const databases = new Map<string, Promise<Database>>();
