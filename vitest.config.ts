@@ -15,8 +15,9 @@ const NOT_ON_POSTGRES = [
   ...PACKAGE_TESTS,
   // Already PostgreSQL's own: they start their own server (PGlite, or Debian's PostgreSQL) and run in `integration`.
   "test/postgres-*.test.ts",
-  // A child vitest that checks the shared test data is there: no store.
+  // A child vitest that checks the shared test data is there, and npm test's script runner: no store.
   "test/shared-data.test.ts",
+  "test/side-by-side.test.ts",
   // SQLite's lock files between processes on one machine. PostgreSQL's leases are advisory locks,
   // which PGlite (one session) always grants: they are tested on Debian's server (postgres-server.test.ts).
   "test/cli-lock.test.ts",

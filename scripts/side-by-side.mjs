@@ -5,6 +5,10 @@
  * when it ends, so two outputs never interleave. The first script that fails stops the others;
  * this then says which one failed and exits with its code, so `a && b` in package.json still
  * stops at the first failure.
+ *
+ * Scripts named after `--live` print as they go (the test run, whose progress a developer
+ * watches): the held outputs of the others that passed follow once the live ones end; a failure
+ * is printed at once, whatever is live (decision 082).
  */
 import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
@@ -12,9 +16,12 @@ import console from "node:console";
 import { performance } from "node:perf_hooks";
 import process from "node:process";
 
-const names = process.argv.slice(2);
+const args = process.argv.slice(2);
+const liveFrom = args.includes("--live") ? args.indexOf("--live") : args.length;
+const names = args.filter((arg) => arg !== "--live");
+const live = new Set(args.slice(liveFrom + 1));
 if (names.length === 0) {
-  console.error("usage: node scripts/side-by-side.mjs <npm script> [<npm script>...]");
+  console.error("usage: node scripts/side-by-side.mjs <npm script> [<npm script>...] [--live <npm script>...]");
   process.exit(2);
 }
 
@@ -46,11 +53,12 @@ console.log(`side by side: ${names.join(", ")}`);
 const results = names.map(
   (name) =>
     new Promise((resolve) => {
-      const child = spawn(npm[0], [...npm[1], "run", "--silent", name], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const shown = live.has(name);
+      const child = spawn(npm[0], [...npm[1], "run", "--silent", name], { stdio: ["ignore", shown ? "inherit" : "pipe", shown ? "inherit" : "pipe"], detached: true });
       running.set(name, child);
       const output = [];
-      child.stdout.on("data", (data) => output.push(data));
-      child.stderr.on("data", (data) => output.push(data));
+      child.stdout?.on("data", (data) => output.push(data));
+      child.stderr?.on("data", (data) => output.push(data));
       child.on("close", (code, signal) => {
         running.delete(name);
         resolve({ name, code: code ?? (signal ? 128 : 1), output: Buffer.concat(output).toString() });
@@ -58,13 +66,17 @@ const results = names.map(
     }),
 );
 
+/** Outputs of scripts that passed while a live one was printing: shown once no live one runs. */
+const passed = [];
+const liveRunning = () => [...running.keys()].some((name) => live.has(name));
 for (const result of results) {
   void result.then(({ name, code, output }) => {
-    process.stdout.write(output);
     if (code === 0) {
-      console.log(`✓ ${name} (${seconds()})`);
+      passed.push(`${output}✓ ${name} (${seconds()})\n`);
+      if (!liveRunning()) process.stdout.write(passed.splice(0).join(""));
       return;
     }
+    process.stdout.write(output);
     const others = [...running.keys()];
     stopAll();
     console.error(`✗ ${name} failed (exit ${code}) after ${seconds()}${others.length ? `; stopped ${others.join(", ")}` : ""}`);

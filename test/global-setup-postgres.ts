@@ -22,7 +22,9 @@ export default async function startPostgresForTests(): Promise<() => Promise<voi
   process.env.CHUNKPAD_TEST_POSTGRES = databases.url;
   return async () => {
     const { started, reused, closed, lastRecycleError } = databases.stats();
-    console.log(`test PostgreSQL: ${started} PGlites started, ${reused} homes given a recycled one, ${closed} closed${lastRecycleError === undefined ? "" : ` (the last that could not be recycled: ${lastRecycleError})`}`);
+    // This process is vitest's and every PGlite's (one thread): what the run's databases cost.
+    const cpu = process.cpuUsage();
+    console.log(`test PostgreSQL: ${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU-s in vitest's own process (the PGlites'), ${started} PGlites started, ${reused} homes given a recycled one, ${closed} closed${lastRecycleError === undefined ? "" : ` (the last that could not be recycled: ${lastRecycleError})`}`);
     await databases.stop();
   };
 }

@@ -39,7 +39,7 @@ export interface PgliteDatabasesOptions {
   reset?: string;
   /** How long a database may go without a connection before it is recycled (default 60 s). */
   idleMs?: number;
-  /** How many recycled PGlites wait for a new name at most; idle ones beyond are closed (default 6). */
+  /** How many recycled PGlites wait for a new name at most; idle ones beyond are closed (default 16). */
   spare?: number;
 }
 
@@ -81,7 +81,11 @@ const CANCEL_REQUEST = 80877102;
 // Longer than a pool keeps an idle connection (src/store/postgres/connection.ts: 30 s), so a
 // running `serve` whose pool let its connection go is not taken for a home that is done.
 const IDLE_MS = 60_000;
-const SPARE = 6;
+// A PGlite holds ≈ 76 MB with the template's 32 MB of shared buffers (≈ 180 MB with PostgreSQL's
+// default 128 MB), so keeping 16 idle is cheaper than starting them again (decision 082).
+const SPARE = 16;
+/** A test database is small: PostgreSQL's default 128 MB of shared buffers is memory no test uses. */
+const SETTINGS = "shared_buffers = 32MB\n";
 /** The schema the application sees: recycling puts it back as in the template. */
 const SCHEMA = "public";
 /** The template's rows, copied aside when the template is made, put back when a database is recycled. */
@@ -203,6 +207,7 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
   // checkout's code, so never kept), and its rows copied aside for recycling.
   const template = path.join(root, "_template");
   fs.cpSync(empty, template, { recursive: true });
+  fs.appendFileSync(path.join(template, "postgresql.auto.conf"), SETTINGS);
   const db = await PGlite.create({ dataDir: template, extensions: { vector }, ...shared });
   if (prepare !== undefined) {
     const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 10 });
