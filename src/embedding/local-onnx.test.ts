@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChunkpadError } from "../core/errors.js";
 import type { ModelStatus } from "../core/types.js";
-import { resolveModel } from "./catalog.js";
+import { resolveModel, type ResolveModelOptions } from "./catalog.js";
 import { createLocalOnnxEmbedder, type LocalOnnxEmbedder } from "./local-onnx.js";
 
 const TINY_BERT = path.resolve("../shared/models/tiny-bert");
@@ -102,6 +102,69 @@ describe("the local ONNX embedder on tiny-bert", () => {
   });
 });
 
+describe("tiny-bert run directly, without transformers.js", () => {
+  const texts = [
+    "grant deadline",
+    "",
+    "The grey heron waits by the river at dawn.",
+    "Ünïcödé, emoji 🦉 and CJK 河川 mixed with punctuation?!",
+    chunkText(3),
+    Array.from({ length: 700 }, (_, index) => `word${index % 50}`).join(" "),
+    "short",
+    chunkText(4).slice(0, 900),
+    "a medium sized sentence about rivers and stones",
+  ];
+  /** Query and documents through one embedder: the vectors, and what ran the model. */
+  const embedAll = async (runtime: "direct" | "transformers", settings: ResolveModelOptions & { maxTokens?: number }, options: { batchSize?: number; modelDirectory?: string } = {}) => {
+    const modelDirectory = options.modelDirectory ?? TINY_BERT;
+    const { maxTokens, ...resolveOptions } = settings;
+    const model = { ...resolveModel(modelDirectory, resolveOptions), ...(maxTokens === undefined ? {} : { maxTokens }) };
+    const embedder = createLocalOnnxEmbedder({ modelDirectory, model, runtime, ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }) });
+    try {
+      const vectors = [await embedder.embedQuery("library classification"), ...(await embedder.embedDocuments(texts))];
+      return { vectors, runtime: embedder.runtime, dimensions: embedder.dimensions };
+    } finally {
+      await embedder.close?.();
+    }
+  };
+
+  it.each([
+    ["mean pooling", { queryPrefix: QUERY_PREFIX }],
+    ["CLS pooling", { pooling: "cls" as const }],
+    ["a 16-token limit", { maxTokens: 16 }],
+  ])("gives the pipeline's vectors to the bit, with %s", async (_name, settings) => {
+    const direct = await embedAll("direct", settings);
+    const pipeline = await embedAll("transformers", settings);
+    expect(direct.runtime).toBe("direct");
+    expect(pipeline.runtime).toBe("transformers");
+    expect(direct.dimensions).toBe(64);
+    expect(direct.vectors).toHaveLength(texts.length + 1);
+    expect(direct.vectors).toEqual(pipeline.vectors);
+  });
+
+  it("gives the pipeline's vectors one text at a time and in batches that pad", async () => {
+    const settings = { queryPrefix: QUERY_PREFIX };
+    const pipeline = await embedAll("transformers", settings, { batchSize: 1 });
+    expect((await embedAll("direct", settings, { batchSize: 1 })).vectors).toEqual(pipeline.vectors);
+    expect((await embedAll("direct", settings, { batchSize: 32 })).vectors).toEqual((await embedAll("transformers", settings, { batchSize: 32 })).vectors);
+  });
+
+  it("leaves to the pipeline a model it does not reproduce, which still embeds", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-other-tokenizer-"));
+    try {
+      fs.cpSync(TINY_BERT, dir, { recursive: true });
+      fs.chmodSync(path.join(dir, "tokenizer_config.json"), 0o644);
+      const tokenizerConfig = JSON.parse(fs.readFileSync(path.join(dir, "tokenizer_config.json"), "utf8")) as Record<string, unknown>;
+      fs.writeFileSync(path.join(dir, "tokenizer_config.json"), JSON.stringify({ ...tokenizerConfig, tokenizer_class: "DistilBertTokenizer" }));
+      const other = await embedAll("direct", {}, { modelDirectory: dir });
+      expect(other.runtime).toBe("transformers");
+      expect(other.vectors).toEqual((await embedAll("transformers", {}, { modelDirectory: dir })).vectors);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("loading a broken model", () => {
   it("fails with MODEL_LOAD_FAILED and an error status", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-broken-"));
@@ -127,7 +190,8 @@ describe("the local ONNX embedder with a code cache", () => {
   const texts = ["grant deadline", "The grey heron waits by the river at dawn."];
   const embedWith = async (codeCacheDirectory?: string): Promise<Float32Array[]> => {
     const model = resolveModel(TINY_BERT, { queryPrefix: QUERY_PREFIX });
-    const embedder = createLocalOnnxEmbedder({ modelDirectory: TINY_BERT, model, ...(codeCacheDirectory === undefined ? {} : { codeCacheDirectory }) });
+    // The code cache is transformers.js's: this model would otherwise run without it (onnx-direct.ts).
+    const embedder = createLocalOnnxEmbedder({ modelDirectory: TINY_BERT, model, runtime: "transformers", ...(codeCacheDirectory === undefined ? {} : { codeCacheDirectory }) });
     try {
       return [await embedder.embedQuery(texts[0] as string), ...(await embedder.embedDocuments(texts.slice(1)))];
     } finally {

@@ -24,12 +24,16 @@ export interface LocalOnnxOptions {
   batchSize?: number;
   /** Where to keep V8's compiled code for transformers.js between loads (a cache: any folder of ours). */
   codeCacheDirectory?: string;
+  /** "transformers" runs every model through transformers.js's pipeline; by default a BERT model runs directly, with the same vectors (onnx-direct.ts). */
+  runtime?: "direct" | "transformers";
   onStatus?: (status: ModelStatus) => void;
 }
 
 export interface LocalOnnxEmbedder extends Embedder {
   /** Starts the worker and loads the model (loading → ready); the first embed call does it too. */
   load(): Promise<void>;
+  /** What runs the model once loaded: "direct" (its tokenizer and ONNX Runtime) or "transformers" (the pipeline); null before. */
+  readonly runtime: "direct" | "transformers" | null;
 }
 
 interface Pending {
@@ -62,6 +66,7 @@ function modelLocation(modelDirectory: string): { modelRoot: string; modelName: 
 export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmbedder {
   const { model } = options;
   const report = options.onStatus ?? (() => undefined);
+  let runtime: "direct" | "transformers" | null = null;
   let dimensions = hiddenSize(options.modelDirectory) ?? model.dimensions ?? 0;
   const workerData: OnnxWorkerData = {
     ...modelLocation(options.modelDirectory),
@@ -71,6 +76,7 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
     threads: options.threads ?? Math.max(1, Math.min(MAX_INTRA_OP_THREADS, os.availableParallelism())),
     batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
     ...(options.codeCacheDirectory === undefined ? {} : { codeCacheDirectory: options.codeCacheDirectory }),
+    ...(options.runtime === "transformers" ? { runtime: "transformers" as const } : {}),
   };
 
   let worker: Worker | undefined;
@@ -105,6 +111,7 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
         if (reply.type === "ready") {
           ready = true;
           if (reply.dimensions > 0) dimensions = reply.dimensions;
+          runtime = reply.runtime;
           worker = started;
           started.unref(); // an idle embedder never keeps the process alive
           report({ state: "ready" });
@@ -153,6 +160,9 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
   return {
     get dimensions() {
       return dimensions;
+    },
+    get runtime() {
+      return runtime;
     },
     maxTokens: model.maxTokens,
     fingerprint: embeddingFingerprint({
