@@ -115,14 +115,22 @@ describe("tiny-bert run directly, without transformers.js", () => {
     "a medium sized sentence about rivers and stones",
   ];
   /** Query and documents through one embedder: the vectors, and what ran the model. */
-  const embedAll = async (runtime: "direct" | "transformers", settings: ResolveModelOptions & { maxTokens?: number }, options: { batchSize?: number; modelDirectory?: string } = {}) => {
+  const embedAll = async (runtime: "direct" | "transformers", settings: ResolveModelOptions & { maxTokens?: number }, options: { batchSize?: number; modelDirectory?: string; thread?: "caller" } = {}) => {
     const modelDirectory = options.modelDirectory ?? TINY_BERT;
     const { maxTokens, ...resolveOptions } = settings;
     const model = { ...resolveModel(modelDirectory, resolveOptions), ...(maxTokens === undefined ? {} : { maxTokens }) };
-    const embedder = createLocalOnnxEmbedder({ modelDirectory, model, runtime, ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }) });
+    const statuses: string[] = [];
+    const embedder = createLocalOnnxEmbedder({
+      modelDirectory,
+      model,
+      runtime,
+      ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+      ...(options.thread === undefined ? {} : { thread: options.thread }),
+      onStatus: (status) => statuses.push(status.state),
+    });
     try {
       const vectors = [await embedder.embedQuery("library classification"), ...(await embedder.embedDocuments(texts))];
-      return { vectors, runtime: embedder.runtime, dimensions: embedder.dimensions };
+      return { vectors, runtime: embedder.runtime, dimensions: embedder.dimensions, statuses };
     } finally {
       await embedder.close?.();
     }
@@ -149,6 +157,17 @@ describe("tiny-bert run directly, without transformers.js", () => {
     expect((await embedAll("direct", settings, { batchSize: 32 })).vectors).toEqual((await embedAll("transformers", settings, { batchSize: 32 })).vectors);
   });
 
+  it("gives the same vectors in the caller's thread, and says so", async () => {
+    const settings = { queryPrefix: QUERY_PREFIX };
+    const inThread = await embedAll("direct", settings, { thread: "caller" });
+    expect(inThread.runtime).toBe("direct");
+    expect(inThread.statuses).toEqual(["loading", "ready"]);
+    expect(inThread.dimensions).toBe(64);
+    expect(inThread.vectors).toEqual((await embedAll("transformers", settings)).vectors);
+    const cls = { pooling: "cls" as const };
+    expect((await embedAll("direct", cls, { thread: "caller", batchSize: 3 })).vectors).toEqual((await embedAll("transformers", cls, { batchSize: 3 })).vectors);
+  });
+
   it("leaves to the pipeline a model it does not reproduce, which still embeds", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-other-tokenizer-"));
     try {
@@ -159,6 +178,11 @@ describe("tiny-bert run directly, without transformers.js", () => {
       const other = await embedAll("direct", {}, { modelDirectory: dir });
       expect(other.runtime).toBe("transformers");
       expect(other.vectors).toEqual((await embedAll("transformers", {}, { modelDirectory: dir })).vectors);
+      // Asked to run in the caller's thread, it still runs in a worker, and says it is loading once.
+      const inWorker = await embedAll("direct", {}, { modelDirectory: dir, thread: "caller" });
+      expect(inWorker.runtime).toBe("transformers");
+      expect(inWorker.statuses).toEqual(["loading", "ready"]);
+      expect(inWorker.vectors).toEqual(other.vectors);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -166,14 +190,14 @@ describe("tiny-bert run directly, without transformers.js", () => {
 });
 
 describe("loading a broken model", () => {
-  it("fails with MODEL_LOAD_FAILED and an error status", async () => {
+  it.each([["in a worker", {}], ["in the caller's thread", { thread: "caller" as const }]])("fails with MODEL_LOAD_FAILED and an error status, %s", async (_name, where) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-broken-"));
     try {
       for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) fs.copyFileSync(path.join(TINY_BERT, file), path.join(dir, file));
       fs.mkdirSync(path.join(dir, "onnx"));
       fs.writeFileSync(path.join(dir, "onnx", "model.onnx"), "this is not an onnx model");
       const statuses: ModelStatus[] = [];
-      const embedder = createLocalOnnxEmbedder({ modelDirectory: dir, model: resolveModel(dir), onStatus: (status) => statuses.push(status) });
+      const embedder = createLocalOnnxEmbedder({ modelDirectory: dir, model: resolveModel(dir), ...where, onStatus: (status) => statuses.push(status) });
       const error: unknown = await embedder.embedDocuments(["hello"]).catch((reason: unknown) => reason);
       expect(error).toBeInstanceOf(ChunkpadError);
       expect((error as ChunkpadError).code).toBe("MODEL_LOAD_FAILED");

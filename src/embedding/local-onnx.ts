@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
 import { spawnModuleWorker } from "../core/spawn-worker.js";
 import { ChunkpadError } from "../core/errors.js";
@@ -8,6 +9,7 @@ import { assertInstalled } from "../core/optional-module.js";
 import type { Embedder, ModelStatus } from "../core/types.js";
 import type { ResolvedModel } from "./catalog.js";
 import { embeddingFingerprint } from "./fingerprint.js";
+import { embedInBatches, loadDirectModel, type DirectModel } from "./onnx-direct.js";
 import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./onnx-worker-protocol.js";
 
 /** Padding waste grows with batch size; on CPU, batching barely helps (see models/README). */
@@ -26,6 +28,13 @@ export interface LocalOnnxOptions {
   codeCacheDirectory?: string;
   /** "transformers" runs every model through transformers.js's pipeline; by default a BERT model runs directly, with the same vectors (onnx-direct.ts). */
   runtime?: "direct" | "transformers";
+  /**
+   * "caller": a model that runs directly (onnx-direct.ts) loads and runs in the calling thread, not
+   * in a worker: a worker thread's start costs about 50–90 ms of CPU, which a one-off command that
+   * embeds one query pays for nothing; loading then blocks the caller. Other models still run in a
+   * worker. Default "worker".
+   */
+  thread?: "worker" | "caller";
   onStatus?: (status: ModelStatus) => void;
 }
 
@@ -62,7 +71,7 @@ function modelLocation(modelDirectory: string): { modelRoot: string; modelName: 
   return { modelRoot: path.dirname(absolute), modelName: plain ? name : absolute };
 }
 
-/** The local embedder: transformers.js and onnxruntime-node in a worker thread. */
+/** The local embedder: the model in a worker thread (or, when asked, a BERT model in the caller's). */
 export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmbedder {
   const { model } = options;
   const report = options.onStatus ?? (() => undefined);
@@ -84,25 +93,58 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
   let nextId = 1;
   const pending = new Map<number, Pending>();
 
+  const loadError = (detail: string): ChunkpadError => {
+    loadingReported = false;
+    const error = new ChunkpadError(
+      "MODEL_LOAD_FAILED",
+      `Could not load the embedding model from ${options.modelDirectory}: ${detail}. If the files are damaged, delete that folder and embed again to download the model again.`,
+    );
+    report({ state: "error", message: error.message });
+    return error;
+  };
+
+  // In the caller's thread (options.thread): the direct model, or null when it runs in a worker after all.
+  let inThread: Promise<DirectModel | null> | undefined;
+  const loadInThread = (): Promise<DirectModel | null> => {
+    if (options.thread !== "caller" || options.runtime === "transformers") return Promise.resolve(null);
+    inThread ??= (async () => {
+      report({ state: "loading" });
+      loadingReported = true;
+      try {
+        const { modelRoot, modelName } = workerData;
+        const modelDirectory = path.isAbsolute(modelName) ? modelName : path.join(modelRoot, modelName);
+        const transformersPath = createRequire(import.meta.url).resolve("@huggingface/transformers");
+        const direct = await loadDirectModel({ modelDirectory, dtype: model.dtype, pooling: model.pooling, maxTokens: model.maxTokens, threads: workerData.threads }, transformersPath);
+        if (direct !== null) {
+          runtime = "direct";
+          report({ state: "ready" });
+        }
+        return direct;
+      } catch (error) {
+        inThread = undefined;
+        throw loadError(error instanceof Error ? error.message : String(error));
+      }
+    })();
+    return inThread;
+  };
+
   const failAll = (error: Error): void => {
     for (const request of pending.values()) request.reject(error);
     pending.clear();
   };
 
+  let loadingReported = false;
   const start = (): Promise<Worker> =>
     new Promise<Worker>((resolve, reject) => {
-      report({ state: "loading" });
+      if (!loadingReported) report({ state: "loading" });
+      loadingReported = true;
       const started = startWorker(workerData);
       let ready = false;
       let failed = false;
       const loadFailed = (detail: string): void => {
         if (failed) return;
         failed = true;
-        const error = new ChunkpadError(
-          "MODEL_LOAD_FAILED",
-          `Could not load the embedding model from ${options.modelDirectory}: ${detail}. If the files are damaged, delete that folder and embed again to download the model again.`,
-        );
-        report({ state: "error", message: error.message });
+        const error = loadError(detail);
         loading = undefined;
         void started.terminate();
         reject(error);
@@ -138,9 +180,11 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
       });
     });
 
-  const load = (): Promise<Worker> => {
+  const load = async (): Promise<Worker | DirectModel> => {
     // Said before a worker starts: a missing runtime is an install matter, not a damaged model.
     assertInstalled("@huggingface/transformers", "onnxruntime-node");
+    const direct = await loadInThread();
+    if (direct !== null) return direct;
     loading ??= start();
     return loading;
   };
@@ -148,6 +192,13 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
   const embed = async (texts: string[]): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
     const running = await load();
+    if (!("postMessage" in running)) {
+      try {
+        return await embedInBatches((batch) => running.embedBatch(batch), texts, workerData.batchSize);
+      } catch (error) {
+        throw new ChunkpadError("EMBEDDING_FAILED", `The embedding model failed: ${error instanceof Error ? error.message : String(error)}.`);
+      }
+    }
     const id = nextId++;
     const request: OnnxWorkerRequest = { type: "embed", id, texts };
     return new Promise<Float32Array[]>((resolve, reject) => {
@@ -185,6 +236,9 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
       return vector;
     },
     async close() {
+      const direct = await inThread?.catch(() => null);
+      inThread = undefined;
+      await direct?.release();
       const running = worker ?? (loading === undefined ? undefined : await loading.catch(() => undefined));
       worker = undefined;
       loading = undefined;

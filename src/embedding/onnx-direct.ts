@@ -28,6 +28,8 @@ export interface DirectModelSettings {
 export interface DirectModel {
   /** One batch: tokenized together (padded to its longest text), run once, pooled and L2-normalised. */
   embedBatch(texts: string[]): Promise<Float32Array[]>;
+  /** Frees the ONNX session. */
+  release(): Promise<void>;
 }
 
 /** transformers.js's file suffix for each dtype (DEFAULT_DTYPE_SUFFIX_MAPPING). */
@@ -129,7 +131,22 @@ export async function loadDirectModel(settings: DirectModelSettings, runtimeFrom
       }
       return vectors;
     },
+    release: () => session.release(),
   };
+}
+
+/** Embeds texts in batches of similar length (sorted by length, so short texts are not padded to the longest), in the caller's order. */
+export async function embedInBatches(embedBatch: (texts: string[]) => Promise<Float32Array[]>, texts: string[], batchSize: number): Promise<Float32Array[]> {
+  const order = texts.map((_, index) => index).sort((a, b) => (texts[a]?.length ?? 0) - (texts[b]?.length ?? 0));
+  const vectors = new Array<Float32Array>(texts.length);
+  for (let start = 0; start < order.length; start += batchSize) {
+    const indexes = order.slice(start, start + batchSize);
+    const batch = await embedBatch(indexes.map((index) => texts[index] ?? ""));
+    indexes.forEach((index, row) => {
+      vectors[index] = batch[row] ?? new Float32Array();
+    });
+  }
+  return vectors;
 }
 
 /** transformers.js's mean_pooling for one row: sums in doubles, over the tokens the mask keeps. */

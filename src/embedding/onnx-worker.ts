@@ -4,7 +4,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { FeatureExtractionPipeline, Tensor } from "@huggingface/transformers";
 import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./onnx-worker-protocol.js";
 import { loadTransformersForText, type TextTransformers } from "./transformers-for-text.js";
-import { loadDirectModel, type DirectModel } from "./onnx-direct.js";
+import { embedInBatches, loadDirectModel, type DirectModel } from "./onnx-direct.js";
 
 /**
  * Runs the local embedding model off the main thread: loads once, then tokenizes, runs and
@@ -33,20 +33,6 @@ async function pipelineBatch(transformers: TextTransformers["transformers"], ext
   const dimensions = pooled.dims[1] ?? 0;
   const data = pooled.data as Float32Array;
   return texts.map((_, row) => data.slice(row * dimensions, (row + 1) * dimensions));
-}
-
-/** Batches texts of similar length together, so short texts are not padded to the longest. */
-async function embedAll(embedBatch: (texts: string[]) => Promise<Float32Array[]>, texts: string[]): Promise<Float32Array[]> {
-  const order = texts.map((_, index) => index).sort((a, b) => (texts[a]?.length ?? 0) - (texts[b]?.length ?? 0));
-  const vectors = new Array<Float32Array>(texts.length);
-  for (let start = 0; start < order.length; start += settings.batchSize) {
-    const indexes = order.slice(start, start + settings.batchSize);
-    const batch = await embedBatch(indexes.map((index) => texts[index] ?? ""));
-    indexes.forEach((index, row) => {
-      vectors[index] = batch[row] ?? new Float32Array();
-    });
-  }
-  return vectors;
 }
 
 /** transformers.js's feature-extraction pipeline: loaded without its image library (about 200 ms of CPU a load less), compiled from the code cache. */
@@ -97,7 +83,7 @@ async function main(): Promise<void> {
   port?.on("message", (request: OnnxWorkerRequest) => {
     queue = queue.then(async () => {
       try {
-        post({ type: "vectors", id: request.id, vectors: await embedAll(embedBatch, request.texts) });
+        post({ type: "vectors", id: request.id, vectors: await embedInBatches(embedBatch, request.texts, settings.batchSize) });
       } catch (error) {
         post({ type: "embed-error", id: request.id, message: message(error) });
       }
