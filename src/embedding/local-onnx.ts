@@ -9,7 +9,8 @@ import { assertInstalled } from "../core/optional-module.js";
 import type { Embedder, ModelStatus } from "../core/types.js";
 import type { ResolvedModel } from "./catalog.js";
 import { embeddingFingerprint } from "./fingerprint.js";
-import { embedInBatches, loadDirectModel, type DirectModel } from "./onnx-direct.js";
+// Imported when a model loads in this thread: a keyword search loads no model code (cli-start.test.ts).
+import type { DirectModel } from "./onnx-direct.js";
 import type { OnnxWorkerData, OnnxWorkerReply, OnnxWorkerRequest } from "./onnx-worker-protocol.js";
 
 /** Padding waste grows with batch size; on CPU, batching barely helps (see models/README). */
@@ -114,6 +115,7 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
         const { modelRoot, modelName } = workerData;
         const modelDirectory = path.isAbsolute(modelName) ? modelName : path.join(modelRoot, modelName);
         const transformersPath = createRequire(import.meta.url).resolve("@huggingface/transformers");
+        const { loadDirectModel } = await import("./onnx-direct.js");
         const direct = await loadDirectModel({ modelDirectory, dtype: model.dtype, pooling: model.pooling, maxTokens: model.maxTokens, threads: workerData.threads }, transformersPath);
         if (direct !== null) {
           runtime = "direct";
@@ -193,6 +195,7 @@ export function createLocalOnnxEmbedder(options: LocalOnnxOptions): LocalOnnxEmb
     if (texts.length === 0) return [];
     const running = await load();
     if (!("postMessage" in running)) {
+      const { embedInBatches } = await import("./onnx-direct.js");
       try {
         return await embedInBatches((batch) => running.embedBatch(batch), texts, workerData.batchSize);
       } catch (error) {
