@@ -48,6 +48,12 @@ export interface OpenChunkpadOptions {
    * server, the MCP server) reads it in the background and searches about 3× faster.
    */
   keywordIndexInMemory?: boolean;
+  /**
+   * Load a local query model in this thread, not in a worker (one-off commands: the CLI but for
+   * `serve` and `mcp`). A worker's start costs more CPU than a BERT query model's own load; in
+   * this thread the load blocks everything else, which only a process that serves others minds.
+   */
+  queryModelInThread?: boolean;
 }
 
 export interface AddFolderOptions extends ProcessFolderOptions, FolderLockOptions {

@@ -67,6 +67,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     paths,
     env,
     ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
+    ...(options.queryModelInThread ? { queryModelInThread: true } : {}),
   });
   const answers = createAnswerService({
     getConfig: config,

@@ -62,7 +62,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   const useServer = verb !== "serve";
   // The servers search many times: they keep the keyword index in memory (decision 031).
   const keywordIndexInMemory = verb === "serve" || verb === "mcp";
-  const context: CliContext = { io, version: VERSION, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env, useServer, keywordIndexInMemory })) };
+  // A one-off command loads the query model in its own thread: a worker's start costs more than the model (issue 22).
+  const queryModelInThread = !keywordIndexInMemory;
+  const context: CliContext = { io, version: VERSION, exitCode: 0, chunkpad: () => (opened ??= openChunkpad({ env: io.env, useServer, keywordIndexInMemory, queryModelInThread })) };
 
   const program = new Command()
     .name("chunkpad")

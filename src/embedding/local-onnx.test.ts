@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChunkpadError } from "../core/errors.js";
 import type { ModelStatus } from "../core/types.js";
-import { resolveModel } from "./catalog.js";
+import { resolveModel, type ResolveModelOptions } from "./catalog.js";
 import { createLocalOnnxEmbedder, type LocalOnnxEmbedder } from "./local-onnx.js";
 
 const TINY_BERT = path.resolve("../shared/models/tiny-bert");
@@ -102,15 +102,102 @@ describe("the local ONNX embedder on tiny-bert", () => {
   });
 });
 
+describe("tiny-bert run directly, without transformers.js", () => {
+  const texts = [
+    "grant deadline",
+    "",
+    "The grey heron waits by the river at dawn.",
+    "Ünïcödé, emoji 🦉 and CJK 河川 mixed with punctuation?!",
+    chunkText(3),
+    Array.from({ length: 700 }, (_, index) => `word${index % 50}`).join(" "),
+    "short",
+    chunkText(4).slice(0, 900),
+    "a medium sized sentence about rivers and stones",
+  ];
+  /** Query and documents through one embedder: the vectors, and what ran the model. */
+  const embedAll = async (runtime: "direct" | "transformers", settings: ResolveModelOptions & { maxTokens?: number }, options: { batchSize?: number; modelDirectory?: string; thread?: "caller" } = {}) => {
+    const modelDirectory = options.modelDirectory ?? TINY_BERT;
+    const { maxTokens, ...resolveOptions } = settings;
+    const model = { ...resolveModel(modelDirectory, resolveOptions), ...(maxTokens === undefined ? {} : { maxTokens }) };
+    const statuses: string[] = [];
+    const embedder = createLocalOnnxEmbedder({
+      modelDirectory,
+      model,
+      runtime,
+      ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+      ...(options.thread === undefined ? {} : { thread: options.thread }),
+      onStatus: (status) => statuses.push(status.state),
+    });
+    try {
+      const vectors = [await embedder.embedQuery("library classification"), ...(await embedder.embedDocuments(texts))];
+      return { vectors, runtime: embedder.runtime, dimensions: embedder.dimensions, statuses };
+    } finally {
+      await embedder.close?.();
+    }
+  };
+
+  it.each([
+    ["mean pooling", { queryPrefix: QUERY_PREFIX }],
+    ["CLS pooling", { pooling: "cls" as const }],
+    ["a 16-token limit", { maxTokens: 16 }],
+  ])("gives the pipeline's vectors to the bit, with %s", async (_name, settings) => {
+    const direct = await embedAll("direct", settings);
+    const pipeline = await embedAll("transformers", settings);
+    expect(direct.runtime).toBe("direct");
+    expect(pipeline.runtime).toBe("transformers");
+    expect(direct.dimensions).toBe(64);
+    expect(direct.vectors).toHaveLength(texts.length + 1);
+    expect(direct.vectors).toEqual(pipeline.vectors);
+  });
+
+  it("gives the pipeline's vectors one text at a time and in batches that pad", async () => {
+    const settings = { queryPrefix: QUERY_PREFIX };
+    const pipeline = await embedAll("transformers", settings, { batchSize: 1 });
+    expect((await embedAll("direct", settings, { batchSize: 1 })).vectors).toEqual(pipeline.vectors);
+    expect((await embedAll("direct", settings, { batchSize: 32 })).vectors).toEqual((await embedAll("transformers", settings, { batchSize: 32 })).vectors);
+  });
+
+  it("gives the same vectors in the caller's thread, and says so", async () => {
+    const settings = { queryPrefix: QUERY_PREFIX };
+    const inThread = await embedAll("direct", settings, { thread: "caller" });
+    expect(inThread.runtime).toBe("direct");
+    expect(inThread.statuses).toEqual(["loading", "ready"]);
+    expect(inThread.dimensions).toBe(64);
+    expect(inThread.vectors).toEqual((await embedAll("transformers", settings)).vectors);
+    const cls = { pooling: "cls" as const };
+    expect((await embedAll("direct", cls, { thread: "caller", batchSize: 3 })).vectors).toEqual((await embedAll("transformers", cls, { batchSize: 3 })).vectors);
+  });
+
+  it("leaves to the pipeline a model it does not reproduce, which still embeds", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-other-tokenizer-"));
+    try {
+      fs.cpSync(TINY_BERT, dir, { recursive: true });
+      fs.chmodSync(path.join(dir, "tokenizer_config.json"), 0o644);
+      const tokenizerConfig = JSON.parse(fs.readFileSync(path.join(dir, "tokenizer_config.json"), "utf8")) as Record<string, unknown>;
+      fs.writeFileSync(path.join(dir, "tokenizer_config.json"), JSON.stringify({ ...tokenizerConfig, tokenizer_class: "DistilBertTokenizer" }));
+      const other = await embedAll("direct", {}, { modelDirectory: dir });
+      expect(other.runtime).toBe("transformers");
+      expect(other.vectors).toEqual((await embedAll("transformers", {}, { modelDirectory: dir })).vectors);
+      // Asked to run in the caller's thread, it still runs in a worker, and says it is loading once.
+      const inWorker = await embedAll("direct", {}, { modelDirectory: dir, thread: "caller" });
+      expect(inWorker.runtime).toBe("transformers");
+      expect(inWorker.statuses).toEqual(["loading", "ready"]);
+      expect(inWorker.vectors).toEqual(other.vectors);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("loading a broken model", () => {
-  it("fails with MODEL_LOAD_FAILED and an error status", async () => {
+  it.each([["in a worker", {}], ["in the caller's thread", { thread: "caller" as const }]])("fails with MODEL_LOAD_FAILED and an error status, %s", async (_name, where) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-broken-"));
     try {
       for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) fs.copyFileSync(path.join(TINY_BERT, file), path.join(dir, file));
       fs.mkdirSync(path.join(dir, "onnx"));
       fs.writeFileSync(path.join(dir, "onnx", "model.onnx"), "this is not an onnx model");
       const statuses: ModelStatus[] = [];
-      const embedder = createLocalOnnxEmbedder({ modelDirectory: dir, model: resolveModel(dir), onStatus: (status) => statuses.push(status) });
+      const embedder = createLocalOnnxEmbedder({ modelDirectory: dir, model: resolveModel(dir), ...where, onStatus: (status) => statuses.push(status) });
       const error: unknown = await embedder.embedDocuments(["hello"]).catch((reason: unknown) => reason);
       expect(error).toBeInstanceOf(ChunkpadError);
       expect((error as ChunkpadError).code).toBe("MODEL_LOAD_FAILED");
@@ -127,7 +214,8 @@ describe("the local ONNX embedder with a code cache", () => {
   const texts = ["grant deadline", "The grey heron waits by the river at dawn."];
   const embedWith = async (codeCacheDirectory?: string): Promise<Float32Array[]> => {
     const model = resolveModel(TINY_BERT, { queryPrefix: QUERY_PREFIX });
-    const embedder = createLocalOnnxEmbedder({ modelDirectory: TINY_BERT, model, ...(codeCacheDirectory === undefined ? {} : { codeCacheDirectory }) });
+    // The code cache is transformers.js's: this model would otherwise run without it (onnx-direct.ts).
+    const embedder = createLocalOnnxEmbedder({ modelDirectory: TINY_BERT, model, runtime: "transformers", ...(codeCacheDirectory === undefined ? {} : { codeCacheDirectory }) });
     try {
       return [await embedder.embedQuery(texts[0] as string), ...(await embedder.embedDocuments(texts.slice(1)))];
     } finally {

@@ -31,6 +31,8 @@ export interface EmbedderConfig {
   /** Local provider: ONNX Runtime intra-op threads and texts per inference run. */
   threads?: number;
   batchSize?: number;
+  /** Local provider: "caller" runs a BERT model in the calling thread, not a worker (local-onnx.ts). */
+  modelThread?: "worker" | "caller";
 }
 
 export interface CreateEmbedderOptions {
@@ -74,6 +76,7 @@ async function createLocal(config: EmbedderConfig, options: CreateEmbedderOption
     model,
     ...(config.threads === undefined ? {} : { threads: config.threads }),
     ...(config.batchSize === undefined ? {} : { batchSize: config.batchSize }),
+    ...(config.modelThread === undefined ? {} : { thread: config.modelThread }),
     // Beside the downloaded models: transformers.js compiled once, not at every load (issue 22).
     codeCacheDirectory: path.join(config.cacheDir, ".compiled"),
     onStatus: (next) => status.set(next),

@@ -18,6 +18,8 @@ export interface EmbedderOverrides {
   dtype?: EmbeddingDtype;
   /** ONNX Runtime intra-op threads (local provider); default: up to 4. */
   threads?: number;
+  /** "caller": a local BERT model loads and runs in the calling thread, not a worker (local-onnx.ts). */
+  modelThread?: "worker" | "caller";
 }
 
 /** The OpenAI key as `chunkpad keys` keeps it; CHUNKPAD_KEYCHAIN=off skips the OS keychain. */
@@ -79,6 +81,7 @@ export function embedderConfigFor(config: ChunkpadConfig, paths: ChunkpadPaths, 
     // Read when a request is made (OPENAI_API_KEY, the keychain or the key file), never kept in the config.
     apiKey: () => openAiKey(paths, env),
     ...(overrides.threads === undefined ? {} : { threads: overrides.threads }),
+    ...(overrides.modelThread === undefined ? {} : { modelThread: overrides.modelThread }),
   };
 }
 

@@ -25,6 +25,8 @@ export interface SearchServiceOptions {
   loadQueryEmbedder?: QueryEmbedderLoader;
   /** How the configured embedder is made (through a running server, say); default: loaded here. */
   createEmbedder?: EmbedderFactory;
+  /** A local query model loads in this thread, not a worker (a one-off command; see OpenChunkpadOptions). */
+  queryModelInThread?: boolean;
 }
 
 export interface SearchService {
@@ -54,9 +56,9 @@ export interface SearchReadiness {
 }
 
 /** The embedder settings from the config; the model loads from the cache and never downloads. */
-export function queryEmbedderConfig(config: ChunkpadConfig, paths: ChunkpadPaths, env: NodeJS.ProcessEnv): EmbedderConfig {
+export function queryEmbedderConfig(config: ChunkpadConfig, paths: ChunkpadPaths, env: NodeJS.ProcessEnv, inThread = false): EmbedderConfig {
   // A query is one short text: one thread keeps the second core free for the server.
-  return embedderConfigFor(config, paths, env, { threads: 1 });
+  return embedderConfigFor(config, paths, env, { threads: 1, ...(inThread ? { modelThread: "caller" as const } : {}) });
 }
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
@@ -71,7 +73,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   const loadQueryEmbedder = async (): Promise<Embedder> => {
     refuseAfterClose();
     if (options.loadQueryEmbedder) return options.loadQueryEmbedder();
-    const embedderConfig = queryEmbedderConfig(options.getConfig(), options.paths, options.env);
+    const embedderConfig = queryEmbedderConfig(options.getConfig(), options.paths, options.env, options.queryModelInThread);
     const key = JSON.stringify({ ...embedderConfig, apiKey: undefined });
     if (loaded?.key !== key) {
       const previous = loaded?.embedder;

@@ -165,8 +165,10 @@ export async function searchChunks(dependencies: SearchDependencies, query: stri
   // Parsed once: the keyword query, the text to embed, the constraints and the snippet words agree.
   const parsed = parseQuery(query);
 
-  // The query model loads (a worker, or a running server) while this thread runs the keyword
-  // stage and counts the coverage: a one-off search pays for the longer of the two, not both (issue 22).
+  // The query model loads (in a worker, or a running server has it) while this thread runs the
+  // keyword stage and counts the coverage: the search waits for the longer of the two, not both
+  // (issue 22). A one-off CLI search loads a BERT model in this thread instead (decision 084):
+  // less CPU than a worker's start, and the load is shorter than the worker's was.
   const readying = requestedMode === "keyword" ? undefined : dependencies.vectorReadiness();
   readying?.catch(() => undefined); // awaited below; a keyword stage that throws first must not leave it unhandled
   let early: KeywordStage | null = null;
