@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from "./driver.js";
-import { PostingsBuilder, type Postings } from "./keyword-rank.js";
+import { doubled, PostingsBuilder, type Postings } from "./keyword-rank.js";
 
 /**
  * Every word's list read straight from FTS5's segments (`{table}_data` leaf pages), word after
@@ -59,12 +59,8 @@ class TermRows {
 
   push(row: number, freq: number): void {
     if (this.length === this.rows.length) {
-      const rows = new Int32Array(this.length * 2);
-      rows.set(this.rows);
-      this.rows = rows;
-      const freqs = new Float32Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
+      this.rows = doubled(this.rows, new Int32Array(this.length * 2));
+      this.freqs = doubled(this.freqs, new Float32Array(this.length * 2));
     }
     this.rows[this.length] = row;
     this.freqs[this.length++] = freq;

@@ -195,12 +195,8 @@ export class PostingsBuilder {
       return;
     }
     if (this.length === this.rows.length) {
-      const rows = new Int32Array(this.length * 2);
-      rows.set(this.rows);
-      this.rows = rows;
-      const freqs = new Float64Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
+      this.rows = doubled(this.rows, new Int32Array(this.length * 2));
+      this.freqs = doubled(this.freqs, new Float64Array(this.length * 2));
     }
     this.rows[this.length] = row;
     this.freqs[this.length++] = freq;
@@ -254,6 +250,12 @@ export class PostingsBuilder {
 }
 
 const EMPTY_LOWS = new Uint16Array(0);
+
+/** `into` (twice as long) with `array` copied to its start. */
+export function doubled<T extends Int32Array | Float32Array | Float64Array>(array: T, into: T): T {
+  into.set(array);
+  return into;
+}
 
 /** Calls `each(row, count, index)` for every row of the list, in order. */
 export function forEachRow(list: Postings, each: (row: number, count: number, index: number) => void): void {
