@@ -74,16 +74,34 @@ function bitCount(word: number): number {
   return (Math.imul((value + (value >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
 }
 
-/** A dense list's index of `id`, or -1 when it does not hold it. */
-function denseIndexOf(list: Postings, bits: Uint32Array, id: number): number {
-  const word = (id >>> 5) - list.bitsFrom;
-  if (word < 0 || word >= bits.length) return -1;
-  const value = bits[word] as number;
-  const bit = id & 31;
-  if (((value >>> bit) & 1) === 0) return -1;
-  let index = (list.ranks as Uint32Array)[(word / RANK_BLOCK_WORDS) | 0] as number;
-  for (let before = word - (word % RANK_BLOCK_WORDS); before < word; before++) index += bitCount(bits[before] as number);
-  return index + bitCount(value & ((1 << bit) - 1));
+/**
+ * Finds rows in a dense list by id, ids ascending from call to call: the rows before a word are
+ * counted on from the previous lookup's word when it is near, else from the rank directory.
+ */
+class DenseCursor {
+  private word = 0;
+  private before = 0;
+  constructor(
+    private readonly list: Postings,
+    private readonly bits: Uint32Array,
+    private readonly ranks: Uint32Array,
+  ) {}
+
+  /** The list's index of `id`, or -1 when it does not hold it. */
+  indexOf(id: number): number {
+    const { bits } = this;
+    const word = (id >>> 5) - this.list.bitsFrom;
+    if (word < 0 || word >= bits.length) return -1;
+    const value = bits[word] as number;
+    const bit = id & 31;
+    if (((value >>> bit) & 1) === 0) return -1;
+    if (word < this.word || word - this.word > RANK_BLOCK_WORDS) {
+      this.word = word - (word % RANK_BLOCK_WORDS);
+      this.before = this.ranks[this.word / RANK_BLOCK_WORDS] as number;
+    }
+    for (; this.word < word; this.word++) this.before += bitCount(bits[this.word] as number);
+    return this.before + bitCount(value & ((1 << bit) - 1));
+  }
 }
 
 /** The row at `index` (tests: a dense list is walked to it). */
@@ -339,6 +357,7 @@ export function rankAll(phrases: readonly Phrase[], norms: Float64Array, top: To
     const { segments, lows, bits, idf, freqs } = phrase;
     const nibbles = phrase.countBits === 4;
     const count = segmentCount(phrase);
+    const dense = bits === null ? null : new DenseCursor(phrase, bits, phrase.ranks as Uint32Array);
     // Candidates ascend: the segment and the index only move forward.
     let segment = 0;
     let at = 0;
@@ -346,8 +365,8 @@ export function rankAll(phrases: readonly Phrase[], norms: Float64Array, top: To
       if (alive[index] === 0) continue;
       const doc = candidates[index] as number;
       if (phrase === rarest) at = index;
-      else if (bits !== null) {
-        at = denseIndexOf(phrase, bits, doc);
+      else if (dense !== null) {
+        at = dense.indexOf(doc);
         if (at < 0) {
           alive[index] = 0;
           continue;
