@@ -26,8 +26,9 @@ export function idfOf(rows: number, rowCount: number): number {
  * - sparse: a row id is its high bits (`row >>> 16`, one per segment) and its low 16 bits
  *   (`lows`), 2 bytes a row;
  * - dense (`bits` set): a bit per chunk id from `bitsFrom · 32`, with the rows counted per
- *   block of RANK_BLOCK_WORDS words (`ranks`) to find a row's index; about 0.14 bytes a chunk id,
- *   so it is taken where that is less than 2 bytes a row (a word more than 1 chunk in 14 holds).
+ *   block of RANK_BLOCK_WORDS words (`ranks`) and inside it before each word (`offsets`) to find
+ *   a row's index with one popcount; about 0.17 bytes a chunk id, so it is taken where that is
+ *   less than 2 bytes a row (a word more than about 1 chunk in 12 holds).
  * Counts: 4 bits where every count is a whole number up to 15 (`countBits` 4, two a byte, the
  * even index in the low half), a byte where up to 255, else a Float32.
  * Eight bytes a row before decision 070 (Int32 + Float32): at 1M chunks the lists were 560 MB of
@@ -47,6 +48,8 @@ export interface Postings {
   bitsFrom: number;
   /** Dense form: the rows before each block of RANK_BLOCK_WORDS words of `bits`. */
   ranks: Uint32Array | null;
+  /** Dense form: the rows before each word inside its block (at most 7 · 32, so a byte). */
+  offsets: Uint8Array | null;
   freqs: Uint8Array | Float32Array;
   countBits: 4 | 8 | 32;
 }
@@ -57,7 +60,8 @@ export interface Phrase extends Postings {
 }
 
 /** Words of a dense list's bitmap per entry of its rank directory (4 bytes per 256 chunk ids). */
-export const RANK_BLOCK_WORDS = 8;
+const RANK_BLOCK_SHIFT = 3;
+export const RANK_BLOCK_WORDS = 1 << RANK_BLOCK_SHIFT;
 
 /** How many segments a sparse list has. */
 export const segmentCount = (list: Postings): number => (list.segments.length >> 1) - 1;
@@ -74,34 +78,15 @@ function bitCount(word: number): number {
   return (Math.imul((value + (value >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
 }
 
-/**
- * Finds rows in a dense list by id, ids ascending from call to call: the rows before a word are
- * counted on from the previous lookup's word when it is near, else from the rank directory.
- */
-class DenseCursor {
-  private word = 0;
-  private before = 0;
-  constructor(
-    private readonly list: Postings,
-    private readonly bits: Uint32Array,
-    private readonly ranks: Uint32Array,
-  ) {}
-
-  /** The list's index of `id`, or -1 when it does not hold it. */
-  indexOf(id: number): number {
-    const { bits } = this;
-    const word = (id >>> 5) - this.list.bitsFrom;
-    if (word < 0 || word >= bits.length) return -1;
-    const value = bits[word] as number;
-    const bit = id & 31;
-    if (((value >>> bit) & 1) === 0) return -1;
-    if (word < this.word || word - this.word > RANK_BLOCK_WORDS) {
-      this.word = word - (word % RANK_BLOCK_WORDS);
-      this.before = this.ranks[this.word / RANK_BLOCK_WORDS] as number;
-    }
-    for (; this.word < word; this.word++) this.before += bitCount(bits[this.word] as number);
-    return this.before + bitCount(value & ((1 << bit) - 1));
-  }
+/** A dense list's index of `id` (its count's place), or -1 when it does not hold it: one popcount. */
+function denseIndexOf(list: Postings, bits: Uint32Array, id: number): number {
+  const word = (id >>> 5) - list.bitsFrom;
+  if (word < 0 || word >= bits.length) return -1;
+  const value = bits[word] as number;
+  const bit = id & 31;
+  if (((value >>> bit) & 1) === 0) return -1;
+  const before = ((list.ranks as Uint32Array)[word >>> RANK_BLOCK_SHIFT] as number) + ((list.offsets as Uint8Array)[word] as number);
+  return before + bitCount(value & ((1 << bit) - 1));
 }
 
 /** The row at `index` (tests: a dense list is walked to it). */
@@ -238,18 +223,22 @@ export class PostingsBuilder {
     const bitsFrom = length > 0 ? (rows[0] as number) >>> 5 : 0;
     const words = length > 0 ? ((rows[length - 1] as number) >>> 5) - bitsFrom + 1 : 0;
     const blocks = Math.ceil(words / RANK_BLOCK_WORDS);
-    if (length > 0 && 4 * (words + blocks) < 2 * length + 8 * segmentTotal) {
+    if (length > 0 && 5 * words + 4 * blocks < 2 * length + 8 * segmentTotal) {
       const bits = new Uint32Array(words);
       for (let index = 0; index < length; index++) {
         const row = rows[index] as number;
         bits[(row >>> 5) - bitsFrom] = (bits[(row >>> 5) - bitsFrom] as number) | (1 << (row & 31));
       }
       const ranks = new Uint32Array(blocks);
+      const offsets = new Uint8Array(words);
       for (let block = 0, before = 0; block < blocks; block++) {
         ranks[block] = before;
-        for (let word = block * RANK_BLOCK_WORDS, end = Math.min(words, word + RANK_BLOCK_WORDS); word < end; word++) before += bitCount(bits[word] as number);
+        for (let word = block * RANK_BLOCK_WORDS, end = Math.min(words, word + RANK_BLOCK_WORDS); word < end; word++) {
+          offsets[word] = before - (ranks[block] as number);
+          before += bitCount(bits[word] as number);
+        }
       }
-      return { length, lows: EMPTY_LOWS, segments: Int32Array.of(-1, length), bits, bitsFrom, ranks, freqs: counts, countBits };
+      return { length, lows: EMPTY_LOWS, segments: Int32Array.of(-1, length), bits, bitsFrom, ranks, offsets, freqs: counts, countBits };
     }
     const lows = new Uint16Array(length);
     const segments = new Int32Array(2 * segmentTotal + 2);
@@ -263,7 +252,7 @@ export class PostingsBuilder {
     }
     segments[2 * segmentTotal] = -1;
     segments[2 * segmentTotal + 1] = length;
-    return { length, lows, segments, bits: null, bitsFrom: 0, ranks: null, freqs: counts, countBits };
+    return { length, lows, segments, bits: null, bitsFrom: 0, ranks: null, offsets: null, freqs: counts, countBits };
   }
 }
 
@@ -357,7 +346,6 @@ export function rankAll(phrases: readonly Phrase[], norms: Float64Array, top: To
     const { segments, lows, bits, idf, freqs } = phrase;
     const nibbles = phrase.countBits === 4;
     const count = segmentCount(phrase);
-    const dense = bits === null ? null : new DenseCursor(phrase, bits, phrase.ranks as Uint32Array);
     // Candidates ascend: the segment and the index only move forward.
     let segment = 0;
     let at = 0;
@@ -365,8 +353,8 @@ export function rankAll(phrases: readonly Phrase[], norms: Float64Array, top: To
       if (alive[index] === 0) continue;
       const doc = candidates[index] as number;
       if (phrase === rarest) at = index;
-      else if (dense !== null) {
-        at = dense.indexOf(doc);
+      else if (bits !== null) {
+        at = denseIndexOf(phrase, bits, doc);
         if (at < 0) {
           alive[index] = 0;
           continue;
