@@ -55,7 +55,7 @@ function indexOf(history: { batches: Array<Array<{ kind: "put" | "delete"; id: n
 
 const plain = (list: Postings): Array<[number, number]> => {
   const rows: Array<[number, number]> = [];
-  forEachRow(list, (row, index) => rows.push([row, list.freqs[index] as number]));
+  forEachRow(list, (row, count) => rows.push([row, count]));
   return rows;
 };
 

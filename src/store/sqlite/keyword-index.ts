@@ -239,15 +239,20 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
   /** A main list without its dead rows, with the changed rows' entries merged in (ids ascending). */
   function merged(old: Postings, added: Postings | undefined): Postings {
     const addedRows: number[] = [];
-    if (added !== undefined) forEachRow(added, (row) => addedRows.push(row));
+    const addedCounts: number[] = [];
+    if (added !== undefined)
+      forEachRow(added, (row, count) => {
+        addedRows.push(row);
+        addedCounts.push(count);
+      });
     let at = 0;
     const addChanged = (upTo: number) => {
-      while (added !== undefined && at < addedRows.length && (addedRows[at] as number) < upTo) builder.add(addedRows[at] as number, added.freqs[at++] as number);
+      while (at < addedRows.length && (addedRows[at] as number) < upTo) builder.add(addedRows[at] as number, addedCounts[at++] as number);
     };
-    forEachRow(old, (doc, index) => {
+    forEachRow(old, (doc, count) => {
       if (dead[doc] === 1) return;
       addChanged(doc);
-      builder.add(doc, old.freqs[index] as number);
+      builder.add(doc, count);
     });
     addChanged(Number.POSITIVE_INFINITY);
     return builder.take();
@@ -302,10 +307,10 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
       const phraseFreq = score;
       let rows = 0;
       for (const { list: part, checkDead } of lists) {
-        forEachRow(part, (doc, index) => {
+        forEachRow(part, (doc, count) => {
           if (checkDead && dead[doc] === 1) return;
           if (phraseFreq[doc] === 0) touched[rows++] = doc;
-          phraseFreq[doc] = (phraseFreq[doc] as number) + (part.freqs[index] as number);
+          phraseFreq[doc] = (phraseFreq[doc] as number) + count;
         });
       }
       for (const doc of touched.slice(0, rows).sort()) {

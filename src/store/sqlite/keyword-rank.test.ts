@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { forEachRow, K1, PostingsBuilder, rankAll, rankAny, rowAt, TopRows, type Phrase } from "./keyword-rank.js";
 
 /**
- * Packed lists (a row's high bits per segment, its low 16 bits per row; counts as bytes where they
- * fit) must give back every row and count as added, and rank as the plain formula does, for chunk
- * ids far past 16 bits (a store whose ids grew over years of re-processing).
+ * Packed lists (a row's high bits per segment and its low 16 bits per row, or a bit per chunk id
+ * where a word is common; counts in 4 bits or a byte where they fit) must give back every row and
+ * count as added, and rank as the plain formula does, for chunk ids far past 16 bits (a store
+ * whose ids grew over years of re-processing).
  */
 const MAX_ROW = 1 << 21;
 const norms = Float64Array.from({ length: MAX_ROW }, (_, row) => 0.4 + (row % 97) / 50);
@@ -19,9 +20,19 @@ const sharedLows = fc.tuple(fc.constantFrom(0, 1, 3, 30), fc.constantFrom(0, 1, 
 const rowSets = fc
   .array(fc.oneof(fc.integer({ min: 0, max: MAX_ROW - 1 }), fc.integer({ min: 65_500, max: 65_600 }), sharedLows), { maxLength: 300 })
   .map((rows) => [...new Set(rows)].sort((a, b) => a - b));
-/** Whole counts (most fit a byte; some do not) or, now and then, a fraction. */
-const counts = fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 400 }), fc.double({ min: 0.5, max: 9, noNaN: true }));
-const lists = rowSets.chain((rows) => fc.array(counts, { minLength: rows.length, maxLength: rows.length }).map((freqs) => ({ rows, freqs })));
+/** Common words: most ids of a range, which may cross a 16-bit boundary or start anywhere. */
+const denseRowSets = fc
+  .tuple(fc.oneof(fc.integer({ min: 0, max: MAX_ROW - 3_000 }), fc.integer({ min: 64_000, max: 65_535 })), fc.array(fc.boolean(), { maxLength: 3_000 }), fc.integer({ min: 1, max: 4 }))
+  .map(([start, holds, every]) => holds.flatMap((held, offset) => (held || offset % every === 0 ? [start + offset] : [])));
+/** Per list: counts up to 15 (the usual case), up to 255, or whole counts beyond a byte and, now and then, a fraction. */
+const counts = fc.oneof(
+  fc.constant(fc.integer({ min: 0, max: 15 })),
+  fc.constant(fc.integer({ min: 1, max: 255 })),
+  fc.constant(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 400 }), fc.double({ min: 0.5, max: 9, noNaN: true }))),
+);
+const lists = fc
+  .tuple(fc.oneof(rowSets, denseRowSets), counts)
+  .chain(([rows, count]) => fc.array(count, { minLength: rows.length, maxLength: rows.length }).map((freqs) => ({ rows, freqs })));
 
 function pack({ rows, freqs }: { rows: number[]; freqs: number[] }, idf: number): Phrase {
   const builder = new PostingsBuilder();
@@ -56,10 +67,10 @@ describe("packed keyword lists", () => {
       fc.property(lists, (list) => {
         const packed = pack(list, 1);
         const rows: number[] = [];
-        forEachRow(packed, (row, index) => {
+        forEachRow(packed, (row, count, index) => {
           rows.push(row);
-          expect(rowAt(packed, index)).toBe(row);
-          expect(packed.freqs[index]).toBeCloseTo(list.freqs[index] as number, 5);
+          if (index % 97 === 0 || index === list.rows.length - 1) expect(rowAt(packed, index)).toBe(row);
+          expect(count).toBeCloseTo(list.freqs[index] as number, 5);
         });
         expect(rows).toEqual(list.rows);
         expect(packed.length).toBe(list.rows.length);
@@ -67,10 +78,33 @@ describe("packed keyword lists", () => {
     );
   });
 
-  it("keep counts that fit in a byte as bytes, and the rest as they are", () => {
+  it("keep counts in 4 bits or a byte where they fit, and the rest as they are", () => {
+    const small = pack({ rows: [1, 70_000, 1_500_000], freqs: [1, 2, 15] }, 1);
+    expect(small.freqs.byteLength).toBe(2);
     expect(pack({ rows: [1, 70_000, 1_500_000], freqs: [1, 2, 255] }, 1).freqs).toBeInstanceOf(Uint8Array);
+    expect(pack({ rows: [1, 70_000, 1_500_000], freqs: [1, 16, 255] }, 1).freqs.byteLength).toBe(3);
     expect(pack({ rows: [1, 2], freqs: [1, 256] }, 1).freqs).toBeInstanceOf(Float32Array);
     expect(pack({ rows: [1, 2], freqs: [1, 1.5] }, 1).freqs).toBeInstanceOf(Float32Array);
+  });
+
+  it("hold a word that a chunk in four holds in well under a byte a row, and a rare one in 2 bytes a row", () => {
+    const rowsBytes = (list: Phrase) => list.lows.byteLength + list.segments.byteLength + (list.bits?.byteLength ?? 0) + (list.ranks?.byteLength ?? 0) + (list.offsets?.byteLength ?? 0);
+    const common = Array.from({ length: 100_000 }, (_, index) => 1_000_000 + 4 * index);
+    expect(rowsBytes(pack({ rows: common, freqs: common.map(() => 1) }, 1))).toBeLessThan(0.75 * common.length);
+    const rare = Array.from({ length: 1_000 }, (_, index) => 1_000_000 + 400 * index);
+    expect(rowsBytes(pack({ rows: rare, freqs: rare.map(() => 1) }, 1))).toBeLessThan(2.1 * rare.length);
+  });
+
+  it("find a row in a common word's list by its bit, in blocks of any fill", () => {
+    const dense = Array.from({ length: 5_000 }, (_, index) => 65_000 + index).filter((row) => row % 3 !== 0 || row % 7 === 0);
+    const packed = pack({ rows: dense, freqs: dense.map((row) => 1 + (row % 13)) }, 1);
+    expect(packed.bits).not.toBeNull();
+    for (const rare of [[65_000, 65_001, 65_535, 65_536, 66_000, 69_999], [64_999, 70_000, 65_001 + 3 * 7]]) {
+      const top = new TopRows(10);
+      rankAll([pack({ rows: rare, freqs: rare.map(() => 1) }, 1), packed], norms, top, () => true);
+      const want = expected([{ rows: rare, freqs: rare.map(() => 1), idf: 1 }, { rows: dense, freqs: dense.map((row) => 1 + (row % 13)), idf: 1 }], "all", 10);
+      expect(top.sorted()).toEqual(want);
+    }
   });
 
   it("tell apart rows that share their low 16 bits", () => {

@@ -21,21 +21,37 @@ export function idfOf(rows: number, rowCount: number): number {
 }
 
 /**
- * A word's rows (ascending) and weighted counts (title hits count `weights.title`), packed: a
- * row id is its high bits (`row >>> 16`, one per segment) and its low 16 bits (`lows`), so a
- * row takes 2 bytes, and a count 1 where every count is a whole number up to 255 (the common
- * case: title hits count 2, others 1), else 4. Eight bytes a row before (Int32 + Float32): at 1M
- * chunks the lists were 560 MB of serve's 985 (issue 22). Decision 070.
+ * A word's rows (ascending) and weighted counts (title hits count `weights.title`), packed
+ * (decisions 070 and 085). Two forms of rows:
+ * - sparse: a row id is its high bits (`row >>> 16`, one per segment) and its low 16 bits
+ *   (`lows`), 2 bytes a row;
+ * - dense (`bits` set): a bit per chunk id from `bitsFrom · 32`, with the rows counted per
+ *   block of RANK_BLOCK_WORDS words (`ranks`) and inside it before each word (`offsets`) to find
+ *   a row's index with one popcount; about 0.17 bytes a chunk id, so it is taken where that is
+ *   less than 2 bytes a row (a word more than about 1 chunk in 12 holds).
+ * Counts: 4 bits where every count is a whole number up to 15 (`countBits` 4, two a byte, the
+ * even index in the low half), a byte where up to 255, else a Float32.
+ * Eight bytes a row before decision 070 (Int32 + Float32): at 1M chunks the lists were 560 MB of
+ * serve's 985 (issue 22).
  */
 export interface Postings {
   length: number;
+  /** Sparse form: each row's low 16 bits (empty when dense). */
   lows: Uint16Array;
   /**
-   * Segments in order, two numbers each: the rows' high bits and the segment's first index; then
-   * a last pair [-1, length], so segment `s` ends where `s + 1` begins.
+   * Sparse form: segments in order, two numbers each: the rows' high bits and the segment's first
+   * index; then a last pair [-1, length], so segment `s` ends where `s + 1` begins. Dense: [-1, length].
    */
   segments: Int32Array;
+  /** Dense form: bit `id & 31` of word `(id >>> 5) - bitsFrom` is set when the list holds `id`; null when sparse. */
+  bits: Uint32Array | null;
+  bitsFrom: number;
+  /** Dense form: the rows before each block of RANK_BLOCK_WORDS words of `bits`. */
+  ranks: Uint32Array | null;
+  /** Dense form: the rows before each word inside its block (at most 7 · 32, so a byte). */
+  offsets: Uint8Array | null;
   freqs: Uint8Array | Float32Array;
+  countBits: 4 | 8 | 32;
 }
 
 /** A phrase of a query: its rows and weighted counts (a prefix's words added up), and idf. */
@@ -43,11 +59,45 @@ export interface Phrase extends Postings {
   idf: number;
 }
 
-/** How many segments a list has. */
+/** Words of a dense list's bitmap per entry of its rank directory (4 bytes per 256 chunk ids). */
+const RANK_BLOCK_SHIFT = 3;
+export const RANK_BLOCK_WORDS = 1 << RANK_BLOCK_SHIFT;
+
+/** How many segments a sparse list has. */
 export const segmentCount = (list: Postings): number => (list.segments.length >> 1) - 1;
 
-/** The row at `index`. */
+/** The count at `index`. */
+export function countAt(list: Postings, index: number): number {
+  return list.countBits === 4 ? ((list.freqs[index >>> 1] as number) >>> ((index & 1) << 2)) & 15 : (list.freqs[index] as number);
+}
+
+/** Set bits of a 32-bit word. */
+function bitCount(word: number): number {
+  let value = word - ((word >>> 1) & 0x55555555);
+  value = (value & 0x33333333) + ((value >>> 2) & 0x33333333);
+  return (Math.imul((value + (value >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
+}
+
+/** A dense list's index of `id` (its count's place), or -1 when it does not hold it: one popcount. */
+function denseIndexOf(list: Postings, bits: Uint32Array, id: number): number {
+  const word = (id >>> 5) - list.bitsFrom;
+  if (word < 0 || word >= bits.length) return -1;
+  const value = bits[word] as number;
+  const bit = id & 31;
+  if (((value >>> bit) & 1) === 0) return -1;
+  const before = ((list.ranks as Uint32Array)[word >>> RANK_BLOCK_SHIFT] as number) + ((list.offsets as Uint8Array)[word] as number);
+  return before + bitCount(value & ((1 << bit) - 1));
+}
+
+/** The row at `index` (tests: a dense list is walked to it). */
 export function rowAt(list: Postings, index: number): number {
+  if (list.bits !== null) {
+    let found = -1;
+    forEachRow(list, (row, _count, at) => {
+      if (at === index) found = row;
+    });
+    return found;
+  }
   const { segments } = list;
   let low = 0;
   let high = segmentCount(list) - 1;
@@ -148,43 +198,87 @@ export class PostingsBuilder {
       return;
     }
     if (this.length === this.rows.length) {
-      const rows = new Int32Array(this.length * 2);
-      rows.set(this.rows);
-      this.rows = rows;
-      const freqs = new Float64Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
+      this.rows = doubled(this.rows, new Int32Array(this.length * 2));
+      this.freqs = doubled(this.freqs, new Float64Array(this.length * 2));
     }
     this.rows[this.length] = row;
     this.freqs[this.length++] = freq;
   }
 
   take(): Postings {
-    const { rows, length } = this;
-    const lows = new Uint16Array(length);
-    const segments: number[] = [];
+    const { rows, freqs, length } = this;
     let bytes = true;
+    let nibbles = true;
+    let segmentTotal = 0;
     for (let index = 0; index < length; index++) {
-      const row = rows[index] as number;
-      const high = row >>> 16;
-      if (segments.length === 0 || segments[segments.length - 2] !== high) segments.push(high, index);
-      lows[index] = row & 0xffff;
-      const freq = this.freqs[index] as number;
+      const freq = freqs[index] as number;
       if (bytes && !(Number.isInteger(freq) && freq >= 0 && freq <= 255)) bytes = false;
+      if (nibbles && !(bytes && freq <= 15)) nibbles = false;
+      if (index === 0 || (rows[index] as number) >>> 16 !== (rows[index - 1] as number) >>> 16) segmentTotal += 1;
     }
-    segments.push(-1, length);
-    const freqs = bytes ? Uint8Array.from(this.freqs.subarray(0, length)) : Float32Array.from(this.freqs.subarray(0, length));
+    const counts = nibbles ? new Uint8Array((length + 1) >> 1) : bytes ? Uint8Array.from(freqs.subarray(0, length)) : Float32Array.from(freqs.subarray(0, length));
+    if (nibbles) for (let index = 0; index < length; index++) counts[index >> 1] = (counts[index >> 1] as number) | ((freqs[index] as number) << ((index & 1) << 2));
+    const countBits = nibbles ? 4 : bytes ? 8 : 32;
     this.length = 0;
-    return { length, lows, segments: Int32Array.from(segments), freqs };
+    const bitsFrom = length > 0 ? (rows[0] as number) >>> 5 : 0;
+    const words = length > 0 ? ((rows[length - 1] as number) >>> 5) - bitsFrom + 1 : 0;
+    const blocks = Math.ceil(words / RANK_BLOCK_WORDS);
+    if (length > 0 && 5 * words + 4 * blocks < 2 * length + 8 * segmentTotal) {
+      const bits = new Uint32Array(words);
+      for (let index = 0; index < length; index++) {
+        const row = rows[index] as number;
+        bits[(row >>> 5) - bitsFrom] = (bits[(row >>> 5) - bitsFrom] as number) | (1 << (row & 31));
+      }
+      const ranks = new Uint32Array(blocks);
+      const offsets = new Uint8Array(words);
+      for (let block = 0, before = 0; block < blocks; block++) {
+        ranks[block] = before;
+        for (let word = block * RANK_BLOCK_WORDS, end = Math.min(words, word + RANK_BLOCK_WORDS); word < end; word++) {
+          offsets[word] = before - (ranks[block] as number);
+          before += bitCount(bits[word] as number);
+        }
+      }
+      return { length, lows: EMPTY_LOWS, segments: Int32Array.of(-1, length), bits, bitsFrom, ranks, offsets, freqs: counts, countBits };
+    }
+    const lows = new Uint16Array(length);
+    const segments = new Int32Array(2 * segmentTotal + 2);
+    for (let index = 0, at = 0; index < length; index++) {
+      const row = rows[index] as number;
+      if (index === 0 || row >>> 16 !== (rows[index - 1] as number) >>> 16) {
+        segments[at++] = row >>> 16;
+        segments[at++] = index;
+      }
+      lows[index] = row & 0xffff;
+    }
+    segments[2 * segmentTotal] = -1;
+    segments[2 * segmentTotal + 1] = length;
+    return { length, lows, segments, bits: null, bitsFrom: 0, ranks: null, offsets: null, freqs: counts, countBits };
   }
 }
 
-/** Calls `each(row, index)` for every row of the list, in order. */
-export function forEachRow(list: Postings, each: (row: number, index: number) => void): void {
-  const { segments, lows } = list;
+const EMPTY_LOWS = new Uint16Array(0);
+
+/** `into` (twice as long) with `array` copied to its start. */
+export function doubled<T extends Int32Array | Float32Array | Float64Array>(array: T, into: T): T {
+  into.set(array);
+  return into;
+}
+
+/** Calls `each(row, count, index)` for every row of the list, in order. */
+export function forEachRow(list: Postings, each: (row: number, count: number, index: number) => void): void {
+  const { segments, lows, bits, bitsFrom } = list;
+  if (bits !== null) {
+    for (let word = 0, index = 0; word < bits.length; word++) {
+      for (let value = bits[word] as number; value !== 0; value &= value - 1) {
+        each((bitsFrom + word) * 32 + (31 - Math.clz32(value & -value)), countAt(list, index), index);
+        index++;
+      }
+    }
+    return;
+  }
   for (let segment = 0, count = segmentCount(list); segment < count; segment++) {
     const base = (segments[2 * segment] as number) << 16;
-    for (let index = segments[2 * segment + 1] as number, end = segments[2 * segment + 3] as number; index < end; index++) each((base | (lows[index] as number)) >>> 0, index);
+    for (let index = segments[2 * segment + 1] as number, end = segments[2 * segment + 3] as number; index < end; index++) each((base | (lows[index] as number)) >>> 0, countAt(list, index), index);
   }
 }
 
@@ -193,13 +287,30 @@ export function rankAny(phrases: readonly Phrase[], norms: Float64Array, scratch
   const { scores, seen, rows } = scratch;
   let count = 0;
   for (const phrase of phrases) {
-    const { segments, lows, freqs, idf } = phrase;
-    // forEachRow's loop, written out: this is the hottest loop of an any-word search.
+    const { segments, lows, bits, bitsFrom, idf, freqs } = phrase;
+    const nibbles = phrase.countBits === 4;
+    // forEachRow's loops, written out: these are the hottest loops of an any-word search.
+    if (bits !== null) {
+      for (let word = 0, index = 0; word < bits.length; word++) {
+        const base = (bitsFrom + word) * 32;
+        for (let value = bits[word] as number; value !== 0; value &= value - 1) {
+          const doc = base + (31 - Math.clz32(value & -value));
+          const freq = nibbles ? ((freqs[index >>> 1] as number) >>> ((index & 1) << 2)) & 15 : (freqs[index] as number);
+          index++;
+          if (seen[doc] === 0) {
+            seen[doc] = 1;
+            rows[count++] = doc;
+          }
+          scores[doc] = (scores[doc] as number) + idf * ((freq * (K1 + 1.0)) / (freq + (norms[doc] as number)));
+        }
+      }
+      continue;
+    }
     for (let segment = 0, segmentTotal = segmentCount(phrase); segment < segmentTotal; segment++) {
       const base = (segments[2 * segment] as number) << 16;
       for (let index = segments[2 * segment + 1] as number, end = segments[2 * segment + 3] as number; index < end; index++) {
         const doc = base | (lows[index] as number);
-        const freq = freqs[index] as number;
+        const freq = nibbles ? ((freqs[index >>> 1] as number) >>> ((index & 1) << 2)) & 15 : (freqs[index] as number);
         if (seen[doc] === 0) {
           seen[doc] = 1;
           rows[count++] = doc;
@@ -219,19 +330,21 @@ export function rankAny(phrases: readonly Phrase[], norms: Float64Array, scratch
 
 /**
  * Every phrase: the rows of the rarest, looked up in the others' lists (a galloping search
- * through rows in order), each phrase's part kept apart and added up in the query's order.
+ * through rows in order, or a dense list's bit and rank), each phrase's part kept apart and added
+ * up in the query's order.
  */
 export function rankAll(phrases: readonly Phrase[], norms: Float64Array, top: TopRows, keep: (id: number) => boolean): void {
   const order = phrases.map((_, index) => index).sort((a, b) => (phrases[a] as Phrase).length - (phrases[b] as Phrase).length);
   const rarest = phrases[order[0] as number] as Phrase;
   const candidates = new Int32Array(rarest.length);
-  forEachRow(rarest, (row, index) => (candidates[index] = row));
+  forEachRow(rarest, (row, _count, index) => (candidates[index] = row));
   const width = phrases.length;
   const parts = new Float64Array(candidates.length * width);
   const alive = new Uint8Array(candidates.length).fill(1);
   for (const which of order) {
     const phrase = phrases[which] as Phrase;
-    const { segments, lows, freqs, idf } = phrase;
+    const { segments, lows, bits, idf, freqs } = phrase;
+    const nibbles = phrase.countBits === 4;
     const count = segmentCount(phrase);
     // Candidates ascend: the segment and the index only move forward.
     let segment = 0;
@@ -239,7 +352,14 @@ export function rankAll(phrases: readonly Phrase[], norms: Float64Array, top: To
     for (let index = 0; index < candidates.length; index++) {
       if (alive[index] === 0) continue;
       const doc = candidates[index] as number;
-      if (phrase !== rarest) {
+      if (phrase === rarest) at = index;
+      else if (bits !== null) {
+        at = denseIndexOf(phrase, bits, doc);
+        if (at < 0) {
+          alive[index] = 0;
+          continue;
+        }
+      } else {
         const high = doc >>> 16;
         while (segment < count && (segments[2 * segment] as number) < high) segment++;
         if (segment === count || segments[2 * segment] !== high) {
@@ -252,8 +372,8 @@ export function rankAll(phrases: readonly Phrase[], norms: Float64Array, top: To
           alive[index] = 0;
           continue;
         }
-      } else at = index;
-      const freq = freqs[at] as number;
+      }
+      const freq = nibbles ? ((freqs[at >>> 1] as number) >>> ((at & 1) << 2)) & 15 : (freqs[at] as number);
       parts[index * width + which] = idf * ((freq * (K1 + 1.0)) / (freq + (norms[doc] as number)));
     }
   }
