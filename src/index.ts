@@ -25,11 +25,14 @@ export type { FolderSummary, StoreBackend, StoreLocation } from "./store/index.j
 export type { SearchReadiness } from "./app/search/search-service.js";
 export type { MigrateCounts, MigrateProgress, MigrateReport } from "./app/migrate/migrate-store.js";
 export type { AddedFolder, FolderOwner, Machine } from "./app/folder-owner.js";
-export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod, type SearchOptions, type SearchReport, type SearchResult } from "./app/search/search.js";
+export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod } from "./app/search/search-modes.js";
+export type { SearchOptions, SearchReport, SearchResult } from "./app/search/search.js";
 export type { ReviewOptions, ReviewReport, ReviewTarget, ReviewTargetKind } from "./app/review/review.js";
 export type { ChunkState, ChunkEmbedState } from "./app/review/review-states.js";
-export { EVALUATION_MODES, EVALUATION_METRICS, parseEvaluationModes, type EvaluationMode, type EvaluateOptions, type EvaluationReport, type ModeEvaluation } from "./app/search/evaluate.js";
-export { DEFAULT_WRONGFUL_RATE, type CalibrateGuardrailOptions, type GuardrailCalibration } from "./app/answer/calibrate-guardrail.js";
+export { EVALUATION_MODES, EVALUATION_METRICS, parseEvaluationModes, type EvaluationMode } from "./app/search/evaluation-modes.js";
+export type { EvaluateOptions, EvaluationReport, ModeEvaluation } from "./app/search/evaluate.js";
+export { DEFAULT_WRONGFUL_RATE } from "./app/answer/wrongful-rate.js";
+export type { CalibrateGuardrailOptions, GuardrailCalibration } from "./app/answer/calibrate-guardrail.js";
 export type { AskOptions, AskEvent, AnswerResult, AnswerSettings } from "./app/answer/ask.js";
 export type { ChatSession, ChatSessionOptions } from "./app/answer/ask-session.js";
 export type { ConversationView, MessageView, StoredCitation } from "./app/answer/conversations.js";
@@ -47,4 +50,5 @@ export type { SyncOptions, SyncReport, SyncFolderReport } from "./app/sync/sync.
 export type { WatchEvent, WatchOptions } from "./app/watch/watch.js";
 export type { ExportReport } from "./app/archive/export.js";
 export type { ImportOptions, ImportReport, ImportedFolder } from "./app/archive/import.js";
-export { MAX_NEIGHBOURS, type SourceFile, type ChunkView, type ChunkWithNeighbours, type DocumentRequest, type DocumentText } from "./app/read/read.js";
+export { MAX_NEIGHBOURS } from "./app/read/neighbours.js";
+export type { SourceFile, ChunkView, ChunkWithNeighbours, DocumentRequest, DocumentText } from "./app/read/read.js";

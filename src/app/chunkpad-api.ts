@@ -147,7 +147,7 @@ export interface Chunkpad {
   /** Where the embedding model runs for this process: in a running server (and what it has loaded), or here. */
   modelHost(): Promise<ModelHost>;
   /** The embedding model's state from files alone (never downloads or loads). */
-  modelStatus: EmbedService["modelStatus"];
+  modelStatus(request?: Parameters<EmbedService["modelStatus"]>[0]): Promise<ReturnType<EmbedService["modelStatus"]>>;
   /** Which store backend this Chunkpad uses and where (a file, or a PostgreSQL URL without its password). */
   storeLocation(): Promise<StoreLocation>;
   /** This machine, and each folder's owner (null: none recorded); a folder belongs to the machine that added it. */

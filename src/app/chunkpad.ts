@@ -5,40 +5,32 @@ import { SESSION_TOKEN_HEADER } from "../core/network.js";
 import type { ChunkingOptions, IndexedFolder } from "../core/types.js";
 import { createParseRunner, type ParseRunner } from "../ingest/parse-runner.js";
 import { backendOf, openChats, openStore, storeLocation, type MainStore, type OpenStoresOptions } from "../store/index.js";
-import { migrateStore } from "./migrate/migrate-store.js";
 import { readConfigFile, setConfigValue, unsetConfigValue } from "./settings/config.js";
 import { shownSetting, shownSettings } from "./settings/shown.js";
 import { resolvePaths } from "./settings/paths.js";
 import { createLiveSettings } from "./settings/live-settings.js";
-import { executeReset, planReset } from "./settings/reset.js";
 import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
-import { chunkTree } from "./review/chunk-tree.js";
-import { conflictDiff } from "./review/conflict-diff.js";
-import { listFolderChoices, saveDocument } from "./files/folder-files.js";
-import { createSearchService, type SearchReadiness } from "./search/search-service.js";
-import { calibrateGuardrail } from "./answer/calibrate-guardrail.js";
-import { questionTermWeights } from "./answer/term-weights.js";
-import { setReviewState } from "./review/review.js";
-import { listChunkStates } from "./review/review-states.js";
-import { createAnswerService } from "./answer/ask-service.js";
-import { createEmbedService } from "./embed/embed-service.js";
+import type { SearchReadiness, SearchService } from "./search/search-service.js";
+import type { AnswerService } from "./answer/ask-service.js";
+import type { EmbedService } from "./embed/embed-service.js";
 import type { EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
 import { checkOwner, claimFolder, folderOwner, folderOwnership, foldersWithOwners, otherOwner, thisMachine, type Machine } from "./folder-owner.js";
-import { syncFolders } from "./sync/sync.js";
-import { watchFolders } from "./watch/watch.js";
-import { embedderConfigFor, modelIdentity, type ModelIdentity } from "./embed/embedder-setup.js";
-import { createWarmEmbedders, embedderViaServer, findLiveServer } from "./daemon/daemon.js";
-import { editChunkText } from "./review/edit-chunk.js";
+import type { ModelIdentity } from "./embed/embedder-setup.js";
+import type { WarmEmbedders } from "./daemon/daemon.js";
+import { findLiveServer } from "./daemon/server-registry.js";
 import { parseChunkRef } from "../core/chunk-ref.js";
-import { readChunk, readDocument, sourceFile } from "./read/read.js";
 import type { FolderLockOptions } from "./folder-lock.js";
 import type { AddFolderOptions, Chunkpad, OpenChunkpadOptions } from "./chunkpad-api.js";
 
 export type { AddFolderOptions, Chunkpad, ModelHost, OpenChunkpadOptions } from "./chunkpad-api.js";
 
-/** Opens Chunkpad's state (config, database) for one process; close it when done. */
+/**
+ * Opens Chunkpad's state (config, database) for one process; close it when done. Search, answers,
+ * embedding and the other verbs' code load at their first use (`import()`), so a process that only
+ * adds a folder never loads them (decision 083: ≈ 50 modules, ≈ 65 ms of CPU in every `chunkpad add`).
+ */
 export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const env = options.env ?? process.env;
   const paths = resolvePaths({ env });
@@ -58,25 +50,35 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     command: options.command ?? "chunkpad",
   });
   const getStore = () => (store ??= openStore({ ...storeOptions(), machine: machine() }));
-  const warm = createWarmEmbedders();
-  const viaServer = options.useServer && env.CHUNKPAD_SERVER !== "off" ? embedderViaServer(paths.dataDir) : undefined;
-  const searchService = createSearchService({
-    ...(viaServer ? { createEmbedder: viaServer } : {}),
-    getStore: () => getStore(),
-    getConfig: config,
-    paths,
-    env,
-    ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
-    ...(options.queryModelInThread ? { queryModelInThread: true } : {}),
-  });
-  const answers = createAnswerService({
-    getConfig: config,
-    getStore: () => getStore(),
-    search: (query, searchOptions) => searchService.search(query, searchOptions),
-    paths,
-    env,
-    openChats: () => openChats(storeOptions()),
-  });
+  // The embedding models this process keeps loaded for clients (a server); made at the first request.
+  let warm: WarmEmbedders | undefined;
+  let warmLoading: Promise<WarmEmbedders> | undefined;
+  const warmEmbedders = () => (warmLoading ??= import("./daemon/daemon.js").then((daemon) => (warm = daemon.createWarmEmbedders())));
+  const useServer = options.useServer === true && env.CHUNKPAD_SERVER !== "off";
+  const viaServer = async () => (useServer ? { createEmbedder: (await import("./daemon/daemon.js")).embedderViaServer(paths.dataDir) } : {});
+  let searchLoading: Promise<SearchService> | undefined;
+  const searchService = () =>
+    (searchLoading ??= (async () =>
+      (await import("./search/search-service.js")).createSearchService({
+        ...(await viaServer()),
+        getStore: () => getStore(),
+        getConfig: config,
+        paths,
+        env,
+        ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
+        ...(options.queryModelInThread ? { queryModelInThread: true } : {}),
+      }))());
+  let answersLoading: Promise<AnswerService> | undefined;
+  const answers = () =>
+    (answersLoading ??= (async () =>
+      (await import("./answer/ask-service.js")).createAnswerService({
+        getConfig: config,
+        getStore: () => getStore(),
+        search: async (query, searchOptions) => (await searchService()).search(query, searchOptions),
+        paths,
+        env,
+        openChats: () => openChats(storeOptions()),
+      }))());
   const getRunner = () =>
     (runner ??= createParseRunner({ workers: config().ingest.workers, timeoutMs: config().ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config().ingest.workerHeapMb }));
 
@@ -134,19 +136,22 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     return report;
   };
 
-  const embedService = createEmbedService({
-    getStore: () => getStore(),
-    getConfig: config,
-    paths,
-    env,
-    // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
-    // embed holds every folder's lock already (see embed below).
-    syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
-    chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
-    setConfig: (key, value) => void facade.setConfig(key, value),
-    otherOwner: async (folderId) => otherOwner(getStore(), folderId, machine()),
-    ...(viaServer ? { createEmbedder: viaServer } : {}),
-  });
+  let embedLoading: Promise<EmbedService> | undefined;
+  const embedService = () =>
+    (embedLoading ??= (async () =>
+      (await import("./embed/embed-service.js")).createEmbedService({
+        getStore: () => getStore(),
+        getConfig: config,
+        paths,
+        env,
+        // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
+        // embed holds every folder's lock already (see embed below).
+        syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
+        chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
+        setConfig: (key, value) => void facade.setConfig(key, value),
+        otherOwner: async (folderId) => otherOwner(getStore(), folderId, machine()),
+        ...(await viaServer()),
+      }))());
 
   const facade: Chunkpad = {
     paths,
@@ -183,31 +188,34 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
       const limits = { maxDecompressedBytes: config().ingest.maxDecompressedMb * 1024 * 1024, maxArchiveEntries: config().ingest.maxArchiveEntries, ocr: config().ingest.ocr };
+      const { conflictDiff } = await import("./review/conflict-diff.js");
       return conflictDiff({ store: getStore(), runner: getRunner(), chunking: await folderChunking(folder, undefined), limits }, folder, relativePath, diffOptions);
     },
     listFolders: async () => await foldersWithOwners(getStore(), machine()),
     async saveDocument(folderId, name, bytes) {
       const folder = await getStore().getFolder(folderId);
       if (!folder) throw new ChunkpadError("NOT_FOUND", `No added folder has the id ${folderId}; add the folder first.`);
-      return saveDocument(folder, name, bytes);
+      return (await import("./files/folder-files.js")).saveDocument(folder, name, bytes);
     },
-    listFolderChoices: (folderPath) => listFolderChoices(folderPath),
+    listFolderChoices: async (folderPath) => (await import("./files/folder-files.js")).listFolderChoices(folderPath),
     async listDocuments(folderId) {
       return (await getStore().listDocuments(folderId)).sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
     },
-    readChunk: (ref, readOptions = {}) => readChunk(getStore(), ref, readOptions.neighbours),
-    readDocument: (request) => readDocument(getStore(), request),
+    readChunk: async (ref, readOptions = {}) => (await import("./read/read.js")).readChunk(getStore(), ref, readOptions.neighbours),
+    readDocument: async (request) => (await import("./read/read.js")).readDocument(getStore(), request),
     async editChunk(ref, text, baseHash, editOptions = {}) {
+      const { readChunk } = await import("./read/read.js");
       const folder = parseChunkRef(ref) === null ? null : await getStore().getFolder(parseChunkRef(ref)?.folderId ?? "");
       if (!folder) return readChunk(getStore(), ref, 0);
       await checkOwner(getStore(), folder, machine(), "edit the chunks of");
+      const { editChunkText } = await import("./review/edit-chunk.js");
       await withFolderLocks([folder.rootPath], { ...pickLockOptions(editOptions), purpose: "editing a chunk" }, async () => {
         await editChunkText(getStore(), ref, text, baseHash);
         await runProcessFolder(folder.rootPath);
       });
       return readChunk(getStore(), ref, 0);
     },
-    sourceFile: (document) => sourceFile(getStore(), document),
+    sourceFile: async (document) => (await import("./read/read.js")).sourceFile(getStore(), document),
     async removeFolder(folderPath, removeOptions = {}) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
@@ -224,7 +232,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     async chunkTree(folderPath) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
-      return chunkTree(getStore(), folder);
+      return (await import("./review/chunk-tree.js")).chunkTree(getStore(), folder);
     },
     // Shown with credentials in URLs redacted (config list, the settings API); the clients read config().
     settings: () => shownSettings(settings()),
@@ -238,26 +246,21 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       const row = settings().settings.find((candidate) => candidate.key === key);
       return row === undefined ? null : shownSetting(row);
     },
-    search(query, searchOptions) {
-      return searchService.search(query, searchOptions);
-    },
-    warmSearch: () => searchService.warmUp(),
-    searchReadiness: () => searchService.readiness(),
-    setIncluded(targets, included, reviewOptions) {
-      return setReviewState(getStore(), targets, included, reviewOptions);
-    },
+    search: async (query, searchOptions) => (await searchService()).search(query, searchOptions),
+    warmSearch: async () => (await searchService()).warmUp(),
+    searchReadiness: async () => (await searchService()).readiness(),
+    setIncluded: async (targets, included, reviewOptions) => (await import("./review/review.js")).setReviewState(getStore(), targets, included, reviewOptions),
     async chunkStates(folderPath, relativePath) {
       const folder = await findAddedFolder(getStore(), folderPath, { byId: false });
       if (!folder) throw folderNotAdded(folderPath);
-      return listChunkStates(getStore(), folder.id, relativePath);
+      return (await import("./review/review-states.js")).listChunkStates(getStore(), folder.id, relativePath);
     },
-    evaluate(evaluateOptions) {
-      return searchService.evaluate(evaluateOptions);
-    },
-    calibrateGuardrail(calibrateOptions) {
+    evaluate: async (evaluateOptions) => (await searchService()).evaluate(evaluateOptions),
+    async calibrateGuardrail(calibrateOptions) {
+      const [{ calibrateGuardrail }, { questionTermWeights }, search] = await Promise.all([import("./answer/calibrate-guardrail.js"), import("./answer/term-weights.js"), searchService()]);
       return calibrateGuardrail(
         {
-          search: (question, searchOptions) => searchService.search(question, searchOptions),
+          search: (question, searchOptions) => search.search(question, searchOptions),
           termWeights: (question) => questionTermWeights(getStore(), question),
           currentFloor: config().generation.minSimilarity,
         },
@@ -272,10 +275,10 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
           .listFolders())
           .map((folder) => folder.rootPath),
         { ...pickLockOptions(embedOptions), purpose: "embedding" },
-        () => embedService.embed(embedOptions),
+        async () => (await embedService()).embed(embedOptions),
       ),
-    sync: (folder, syncOptions) =>
-      syncFolders({ store: getStore(), processFolder: (folderPath, processOptions) => facade.processFolder(folderPath, processOptions), embed: (embedOptions) => facade.embed(embedOptions) }, folder, syncOptions),
+    sync: async (folder, syncOptions) =>
+      (await import("./sync/sync.js")).syncFolders({ store: getStore(), processFolder: (folderPath, processOptions) => facade.processFolder(folderPath, processOptions), embed: (embedOptions) => facade.embed(embedOptions) }, folder, syncOptions),
     async exportArchive(file, exportOptions = {}) {
       const folderIds: string[] = [];
       for (const spec of exportOptions.folders ?? []) {
@@ -304,6 +307,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         return changes;
       };
       let configuredIdentity: ModelIdentity | null = null;
+      const { embedderConfigFor, modelIdentity } = await import("./embed/embedder-setup.js");
       try {
         configuredIdentity = modelIdentity(embedderConfigFor(config(), paths, env));
       } catch {
@@ -328,12 +332,16 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       }
       return { report, embedded };
     },
-    watch: (folders, watchOptions) =>
-      watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions), privateDirectories: [paths.dataDir, paths.configDir, paths.cacheDir], otherOwner: async (id) => otherOwner(getStore(), id, machine()) }, folders, watchOptions),
-    warmModels: () => warm.describe(),
-    embedForClient: (request) => warm.embed(request, (overrides) => embedderConfigFor(config(), paths, env, overrides)),
+    watch: async (folders, watchOptions) =>
+      (await import("./watch/watch.js")).watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions), privateDirectories: [paths.dataDir, paths.configDir, paths.cacheDir], otherOwner: async (id) => otherOwner(getStore(), id, machine()) }, folders, watchOptions),
+    // No model is loaded before the first request that makes the warm embedders.
+    warmModels: () => warm?.describe() ?? { models: [], requests: 0 },
+    async embedForClient(request) {
+      const [embedders, { embedderConfigFor }] = await Promise.all([warmEmbedders(), import("./embed/embedder-setup.js")]);
+      return embedders.embed(request, (overrides) => embedderConfigFor(config(), paths, env, overrides));
+    },
     async modelHost() {
-      const server = options.useServer && env.CHUNKPAD_SERVER !== "off" ? await findLiveServer(paths.dataDir) : null;
+      const server = useServer ? await findLiveServer(paths.dataDir) : null;
       if (!server) return { runsIn: "process", server: null };
       try {
         const response = await fetch(`${server.url}/api/status`, { headers: { [SESSION_TOKEN_HEADER]: server.token }, signal: AbortSignal.timeout(10_000) }); // alive (findLiveServer); busy, it may take seconds
@@ -343,26 +351,31 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
         return { runsIn: "process", server: null };
       }
     },
-    modelStatus: (request) => embedService.modelStatus(request),
+    modelStatus: async (request) => (await embedService()).modelStatus(request),
     storeLocation: () => storeLocation(storeOptions()),
     folderOwners: async () => await folderOwnership(getStore(), machine()),
-    downloadModel: (request) => embedService.downloadModel(request),
-    ask: (question, askOptions) => answers.ask(question, askOptions),
-    regenerate: (input) => answers.regenerate(input),
-    startChat: (chatOptions) => answers.startChat(chatOptions),
-    listConversations: () => answers.listConversations(),
-    getConversation: (id) => answers.getConversation(id),
-    deleteConversation: (id) => answers.deleteConversation(id),
-    setApiKey: (provider, key) => answers.setApiKey(provider, key),
-    listApiKeys: () => answers.listApiKeys(),
-    deleteApiKey: (provider) => answers.deleteApiKey(provider),
-    providers: () => answers.describeProviders(),
-    downloadLocalModel: (downloadOptions) => answers.downloadLocalModel(downloadOptions),
+    downloadModel: async (request) => (await embedService()).downloadModel(request),
+    async *ask(question, askOptions) {
+      yield* (await answers()).ask(question, askOptions);
+    },
+    async *regenerate(input) {
+      yield* (await answers()).regenerate(input);
+    },
+    startChat: async (chatOptions) => (await answers()).startChat(chatOptions),
+    listConversations: async () => (await answers()).listConversations(),
+    getConversation: async (id) => (await answers()).getConversation(id),
+    deleteConversation: async (id) => (await answers()).deleteConversation(id),
+    setApiKey: async (provider, key) => (await answers()).setApiKey(provider, key),
+    listApiKeys: async () => (await answers()).listApiKeys(),
+    deleteApiKey: async (provider) => (await answers()).deleteApiKey(provider),
+    providers: async () => (await answers()).describeProviders(),
+    downloadLocalModel: async (downloadOptions) => (await answers()).downloadLocalModel(downloadOptions),
     async clearAllData(resetOptions = {}) {
       const folders = (await getStore().listFolders().catch(() => [])).map((folder) => folder.rootPath);
       return await withFolderLocks(folders, { wait: false, purpose: "deleting all data" }, async () => {
         await facade.close();
         const dependencies = { paths, env };
+        const { executeReset, planReset } = await import("./settings/reset.js");
         const report = await executeReset(dependencies, await planReset(dependencies, resetOptions));
         live.forget();
         return report;
@@ -379,6 +392,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       try {
         const folders = (await getStore().listFolders()).map((folder) => folder.rootPath);
         // No writer changes the source while it is copied.
+        const { migrateStore } = await import("./migrate/migrate-store.js");
         return await withFolderLocks(folders, { wait: false, purpose: "migrating the store" }, () =>
           migrateStore({ source: getStore(), sourceChats, target, targetChats, machine: machine(), ...(migrateOptions.onProgress ? { onProgress: migrateOptions.onProgress } : {}) }),
         );
@@ -387,9 +401,12 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       }
     },
     async close() {
-      await answers.close();
-      await searchService.close();
-      await warm.close();
+      // Only what was made: nothing else loads its code at close.
+      // A service whose code failed to load was never made: nothing of it to close.
+      const made = async <T>(loading: Promise<T> | undefined) => loading?.catch(() => undefined);
+      await (await made(answersLoading))?.close();
+      await (await made(searchLoading))?.close();
+      await (await made(warmLoading))?.close();
       await runner?.close();
       runner = undefined;
       await store?.close();

@@ -183,7 +183,7 @@ export function createMcpServer(chunkpad: Chunkpad, options: McpServerOptions): 
     async () =>
       run(async () => {
         const folders = await chunkpad.listFolders();
-        const model = chunkpad.modelStatus();
+        const model = await chunkpad.modelStatus();
         return {
           folders: folders.length,
           documents: folders.reduce((sum, folder) => sum + folder.documentCount, 0),

@@ -87,7 +87,7 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
 
   app.get("/api/status", async (c) => {
     const folders = await chunkpad.listFolders();
-    const model = chunkpad.modelStatus();
+    const model = await chunkpad.modelStatus();
     const status: StatusJson = {
       version: options.version,
       folders: folders.length,

@@ -14,7 +14,7 @@ export interface StatusJson {
   documents: number;
   chunks: number;
   embeddedChunks: number;
-  embeddingModel: { provider: string; model: string; dtype: string | null; state: ReturnType<Chunkpad["modelStatus"]>["status"]["state"]; approximateBytes: number | null };
+  embeddingModel: { provider: string; model: string; dtype: string | null; state: Awaited<ReturnType<Chunkpad["modelStatus"]>>["status"]["state"]; approximateBytes: number | null };
   runningJobs: Array<{ id: string; kind: JobKind; subject: string | null; events: string }>;
   warm: ReturnType<Chunkpad["warmModels"]>;
   search: Awaited<ReturnType<Chunkpad["searchReadiness"]>>;

@@ -78,6 +78,14 @@ export function runStoreSuite({ name, open, reopen, leases, vectors: storesVecto
         expect(summary).toMatchObject({ id: folder.id, documentCount: 2, storedChunkCount: 5, includedChunkCount: 5, embeddedChunkCount: 0 });
       });
 
+      it("lists every folder's place, by root path, without counts", async () => {
+        const { store, folder } = await seeded();
+        const other = await store.upsertFolder("/apple", "/apple/_chunks");
+        const places = await store.listFolderPlaces();
+        expect(places.map((place) => [place.id, place.rootPath, place.chunksRootPath])).toEqual([[other.id, "/apple", "/apple/_chunks"], [folder.id, "/zoo", "/zoo/_chunks"]]);
+        expect(places[1]).toEqual(await store.getFolder(folder.id));
+      });
+
       it("keeps per-folder settings and the review default for new text", async () => {
         const { store, folder } = await seeded();
         expect(await store.getFolderSettings(folder.id)).toBeNull();

@@ -257,6 +257,8 @@ export interface MainStore {
   getFolderByPath(rootPath: string): Promise<StoredFolder | null>;
   /** Every folder with live counts. */
   listFolders(): Promise<FolderSummary[]>;
+  /** Every folder, by root path, without counts: for callers that need only where folders are. */
+  listFolderPlaces(): Promise<StoredFolder[]>;
   updateFolderStats(id: string, stats: FolderStats): Promise<boolean>;
   /** Per-folder chunking overrides, or null when the folder uses the config file's. */
   getFolderSettings(id: string): Promise<FolderSettings | null>;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { ChunkpadError } from "../../core/errors.js";
 import { parseQrels, parseQueries } from "../../search/metrics.js";
 import { answerSimilarity } from "../../rag/question-similarity.js";
+import { DEFAULT_WRONGFUL_RATE } from "./wrongful-rate.js";
 import type { SearchOptions, SearchReport } from "../search/search.js";
 
 /**
@@ -45,7 +46,7 @@ export interface CalibrateGuardrailDependencies {
   currentFloor: number;
 }
 
-export const DEFAULT_WRONGFUL_RATE = 0.1;
+export { DEFAULT_WRONGFUL_RATE };
 /** Floors are written with two decimals, rounded down (a floor a hair lower never refuses more). */
 const FLOOR_STEPS_PER_UNIT = 100;
 

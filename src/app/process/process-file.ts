@@ -180,6 +180,7 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
     return;
   }
 
+  const renderedHash = hashText(rendered);
   let writtenStat = readStat;
   if (existingText !== rendered) {
     // The user may have saved the chunk file while the source was parsed: look again just before writing.
@@ -188,10 +189,10 @@ export async function processOne(context: ProcessContext, place: FolderPlace, fi
       report.conflicts.push(conflictOf(place, file.relativePath, shownChunk, "its chunk file was saved while Chunkpad re-chunked the source; nothing was overwritten"));
       return;
     }
-    writtenStat = chunkFileStatOf(await writeChunkFileSafely(chunksRoot, chunkFile, rendered, { sourcePath: file.absolutePath }), hashText(rendered));
+    writtenStat = chunkFileStatOf(await writeChunkFileSafely(chunksRoot, chunkFile, rendered, { sourcePath: file.absolutePath }), renderedHash);
   }
   await syncDocument(context, folderId, file, title, pageCount, drafts);
-  await store.upsertSource(processedSource(hashText(rendered), hashText(rendered), writtenStat));
+  await store.upsertSource(processedSource(renderedHash, renderedHash, writtenStat));
   if (resolution === "take-fresh") report.resolved.push({ path: file.relativePath, choice: "take-fresh" });
   report.processed.push({ path: file.relativePath, format, chunks: drafts.length, ...(pageCount ? { pages: pageCount } : {}), warnings, ...(ocrPages ? { ocrPages } : {}) });
   report.chunksWritten += drafts.length;

@@ -269,7 +269,7 @@ export async function forgetSource(context: ProcessContext, place: FolderPlace, 
 /** The other added folders' chunk folders inside this one: their chunk files are not documents of this folder. */
 async function nestedChunkRoots(store: MainStore, folderId: string, root: string): Promise<Map<string, string>> {
   const skip = new Map<string, string>();
-  for (const other of await store.listFolders()) {
+  for (const other of await store.listFolderPlaces()) {
     if (other.id !== folderId && other.chunksRootPath.startsWith(root + path.sep)) {
       skip.set(other.chunksRootPath, `chunk files of the added folder ${other.rootPath}`);
     }

@@ -5,6 +5,7 @@ import { parseChunkRef } from "../../core/chunk-ref.js";
 import type { ChunkRecord, DocumentRecord } from "../../core/types.js";
 import type { MainStore } from "../../store/index.js";
 import { locationOf } from "../search/search.js";
+import { MAX_NEIGHBOURS } from "./neighbours.js";
 
 /**
  * Reading what search found, for the faces that hand text to someone else (an agent over MCP,
@@ -54,8 +55,7 @@ export interface DocumentText {
   nextChunk: number | null;
 }
 
-/** Most neighbours a caller may ask for on each side. */
-export const MAX_NEIGHBOURS = 10;
+export { MAX_NEIGHBOURS };
 
 function view(chunk: ChunkRecord, folderPath: string | null): ChunkView {
   return {

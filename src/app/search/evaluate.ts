@@ -4,6 +4,7 @@ import { ChunkpadError } from "../../core/errors.js";
 import { evaluateRun, parseQrels, parseQueries } from "../../search/metrics.js";
 import type { FusionMethod, SearchMode, SearchOptions, SearchReport } from "./search.js";
 import type { VectorReadiness } from "./search-vector.js";
+import { EVALUATION_METRICS, EVALUATION_MODES, type EvaluationMode } from "./evaluation-modes.js";
 
 /**
  * `chunkpad eval`: runs BEIR-style queries through the search use case in each mode and scores
@@ -12,10 +13,8 @@ import type { VectorReadiness } from "./search-vector.js";
  * its best chunk's rank), so the metrics are document-level and recall@100 means 100 documents.
  */
 
-export type EvaluationMode = "keyword" | "vector" | "hybrid-weighted" | "hybrid-rrf";
-export const EVALUATION_MODES: readonly EvaluationMode[] = ["keyword", "vector", "hybrid-weighted", "hybrid-rrf"];
-/** The figures `chunkpad eval` prints, in order. */
-export const EVALUATION_METRICS = ["nDCG@10", "recall@10", "recall@100", "MRR@10"] as const;
+export { EVALUATION_METRICS, EVALUATION_MODES, parseEvaluationModes, type EvaluationMode } from "./evaluation-modes.js";
+
 /** Documents fetched per query, for recall@100. */
 const EVALUATION_LIMIT = 100;
 
@@ -107,17 +106,6 @@ export async function evaluateSearch(dependencies: EvaluateDependencies, options
     report.modes.push({ mode, skipped: null, judgedQueries: evaluation.judgedQueries, missingQueries: evaluation.missingQueries, metrics, durationMs: now() - started });
   }
   return report;
-}
-
-/** Parses "keyword,hybrid-rrf" into modes; INVALID_ARGUMENT names the valid ones. */
-export function parseEvaluationModes(text: string): EvaluationMode[] {
-  const modes = text.split(",").map((mode) => mode.trim()).filter(Boolean);
-  for (const mode of modes) {
-    if (!(EVALUATION_MODES as readonly string[]).includes(mode)) {
-      throw new ChunkpadError("INVALID_ARGUMENT", `"${mode}" is not an evaluation mode. Use a comma-separated list of: ${EVALUATION_MODES.join(", ")}.`);
-    }
-  }
-  return modes as EvaluationMode[];
 }
 
 function readInput(filePath: string, what: string): string {

@@ -16,6 +16,7 @@ import type { Reranker } from "../../embedding/reranker.js";
 import type { ModelConsentRequest } from "../../embedding/ensure-model.js";
 import type { ModelStatus } from "../../core/types.js";
 import { notice, type NextStep, type Notice } from "../../core/next-step.js";
+import type { FusionMethod, SearchMode } from "./search-modes.js";
 
 /**
  * The search use case: keyword (FTS5 bm25), vector (sqlite-vec KNN) or both fused, then
@@ -23,11 +24,7 @@ import { notice, type NextStep, type Notice } from "../../core/next-step.js";
  * asks: fuse → applyFilters → limitResults → mergePinned.
  */
 
-export type SearchMode = "keyword" | "vector" | "hybrid";
-export type FusionMethod = "weighted" | "rrf";
-
-export const SEARCH_MODES: readonly SearchMode[] = ["keyword", "vector", "hybrid"];
-export const FUSION_METHODS: readonly FusionMethod[] = ["weighted", "rrf"];
+export { SEARCH_MODES, FUSION_METHODS, type SearchMode, type FusionMethod } from "./search-modes.js";
 /** Each stage fetches this many times the limit (and at least MIN_CANDIDATES) before fusion. */
 const CANDIDATE_FACTOR = 5;
 const MIN_CANDIDATES = 50;

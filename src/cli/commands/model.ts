@@ -24,8 +24,8 @@ export function registerModelCommands(program: Command, context: CliContext): vo
     ...(flags.dtype === undefined ? {} : { dtype: flags.dtype }),
   });
 
-  common(model.command("status").description("Show whether the embedding model is downloaded (no network, nothing loaded)")).action((flags: ModelFlags) => {
-    const report = context.chunkpad().modelStatus(request(flags));
+  common(model.command("status").description("Show whether the embedding model is downloaded (no network, nothing loaded)")).action(async (flags: ModelFlags) => {
+    const report = await context.chunkpad().modelStatus(request(flags));
     if (flags.json) return printJson(context.io, report);
     context.io.stdout.write(formatModelReport(report));
   });

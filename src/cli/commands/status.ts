@@ -18,7 +18,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
       const chunkpad = context.chunkpad();
       const [folders, host, providers, store] = await Promise.all([chunkpad.listFolders(), chunkpad.modelHost(), chunkpad.providers(), chunkpad.storeLocation()]);
       const ownership = await ownershipOf(chunkpad, store.backend);
-      const model = chunkpad.modelStatus();
+      const model = await chunkpad.modelStatus();
       const provider = providers.find((candidate) => candidate.selected) ?? null;
       if (flags.json) {
         return printJson(io, { schema: "chunkpad.status/1", version: context.version, dataDir: chunkpad.paths.dataDir, store, ...(ownership === null ? {} : { machine: ownership.machine, folderOwners: ownership.owners }), folders: toPlainJson(folders), embeddingModel: model, modelHost: host, answerProvider: provider, search: host.server?.search ?? null });

@@ -28,7 +28,7 @@ const SUMMARY_SQL = `
 
 export type FolderMethods = Pick<
   MainStore,
-  | "upsertFolder" | "getFolder" | "getFolderByPath" | "listFolders" | "updateFolderStats" | "getFolderSettings" | "setFolderSettings" | "setNewChunksIncluded" | "removeFolder"
+  | "upsertFolder" | "getFolder" | "getFolderByPath" | "listFolders" | "listFolderPlaces" | "updateFolderStats" | "getFolderSettings" | "setFolderSettings" | "setNewChunksIncluded" | "removeFolder"
   | "listSources" | "getSource" | "upsertSource" | "deleteSource" | "getMeta" | "setMeta" | "deleteMeta"
 >;
 
@@ -77,6 +77,9 @@ export function createFolderMethods(pool: pg.Pool, options: { now: () => Date; c
         modifiedChunkCount: Number(row.modified_chunk_count),
         failedCount: Number(row.failed_count),
       }));
+    },
+    async listFolderPlaces() {
+      return (await pool.query<FolderRow>('SELECT * FROM folders ORDER BY root_path COLLATE "C"')).rows.map(toFolderWithSettings);
     },
     async updateFolderStats(id, stats: FolderStats) {
       const result = await pool.query(

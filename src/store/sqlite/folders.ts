@@ -35,6 +35,7 @@ export interface FolderStore {
   getFolder(id: string): StoredFolder | null;
   getFolderByPath(rootPath: string): StoredFolder | null;
   listFolders(): FolderSummary[];
+  listFolderPlaces(): StoredFolder[];
   updateFolderStats(id: string, stats: FolderStats): boolean;
   /** Per-folder chunking overrides, or null when the folder uses the config file's. */
   getFolderSettings(id: string): FolderSettings | null;
@@ -70,6 +71,7 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
   const deleteReviews = db.prepare<[string, string]>("DELETE FROM chunk_reviews WHERE substr(ref, 1, length(?) + 1) = ? || ':'");
   const deleteFolder = db.prepare("DELETE FROM indexed_folders WHERE id = ?");
   const summary = db.prepare<[], FolderSummaryRow>(SUMMARY_SQL);
+  const places = db.prepare<[], FolderRow>("SELECT * FROM indexed_folders ORDER BY root_path");
   const summaries = createVersionedCache<FolderSummary[]>(createWriteVersion(db), 1);
 
   function newFolderId(rootPath: string): string {
@@ -119,6 +121,10 @@ export function createFolderStore({ db, now, removeVectorRows }: FolderDependenc
         modifiedChunkCount: row.modified_chunk_count,
         failedCount: row.failed_count,
       }))));
+    },
+
+    listFolderPlaces() {
+      return places.all().map(toFolderWithSettings);
     },
 
     updateFolderStats(id, stats) {

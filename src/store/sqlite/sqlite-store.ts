@@ -117,6 +117,7 @@ export function toContract(engine: SqliteMainStore, locks?: FolderLocks): MainSt
     getFolder: call(engine.getFolder),
     getFolderByPath: call(engine.getFolderByPath),
     listFolders: call(engine.listFolders),
+    listFolderPlaces: call(engine.listFolderPlaces),
     updateFolderStats: call(engine.updateFolderStats),
     getFolderSettings: call(engine.getFolderSettings),
     setFolderSettings: call(engine.setFolderSettings),
