@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { failureNextSteps } from "../core/next-step.js";
 import { describe, expect, it } from "vitest";
 import { chunkpadRejection } from "../../test/helpers/rejection.js";
@@ -7,6 +10,7 @@ import { describePageRuns } from "../core/page-runs.js";
 import { DEFAULT_PARSE_LIMITS, type ParsedDocument, type ParseInput, type ParseLimits } from "../core/types.js";
 import { imageParser, tiffPageCount } from "./parsers/image.js";
 import { pdfParser } from "./parsers/pdf.js";
+import { createParseRunner } from "./parse-runner.js";
 
 /**
  * OCR of scanned PDFs and images, on real scans from pdf.js's test suite and on scans made
@@ -70,6 +74,28 @@ describe("OCR of generated scans with known words", () => {
     expect(document.blocks.find((block) => /granite quarry/i.test(block.text))?.page).toBe(3);
     expect(document.blocks[0]).toMatchObject({ page: 1, text: "Quarterly report of the harbour office." });
   });
+
+  it("reads scan after scan in one parse worker, which keeps its OCR engine between files", async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-ocr-"));
+    const second = path.join(folder, "second.pdf");
+    fs.writeFileSync(path.join(folder, "mixed.pdf"), mixedPdf);
+    fs.writeFileSync(second, makeScannedPdf([{ scan: ["The orchard lantern guides the harbour ships."] }]));
+    const runner = createParseRunner({ workers: 1, timeoutMs: 120_000, maxHeapMb: 1024 });
+    try {
+      const first = await runner.parse({ path: path.join(folder, "mixed.pdf"), limits: OCR_ON });
+      const next = await runner.parse({ path: second, limits: OCR_ON });
+      const again = await runner.parse({ path: path.join(folder, "mixed.pdf"), limits: OCR_ON });
+      expect(first.ocrPages).toEqual([2, 3]);
+      expect(textOf(next)).toMatch(/orchard lantern guides the harbour ships/i);
+      expect(next.ocrPages).toEqual([1]);
+      // The kept engine reads a file exactly as a fresh one did.
+      expect(textOf(again)).toBe(textOf(first));
+      expect(textOf(first)).toBe(textOf(await pdfParser.parse(input("mixed.pdf", mixedPdf))));
+    } finally {
+      await runner.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("leaves scanned pages unread with a warning naming the setting when OCR is off", async () => {
     const document = await pdfParser.parse(input("mixed.pdf", mixedPdf, OCR_OFF));

@@ -38,8 +38,54 @@ function languageDirectory(): string {
   return join(root, "4.0.0_best_int");
 }
 
-/** Starts a tesseract worker (about a second: wasm core plus language data). */
+/** A kept engine is closed after this long without a page to read (a server's parse worker waits between runs). */
+const KEPT_ENGINE_IDLE_MS = 30_000;
+
+let keepEngines = false;
+type StartedEngine = OcrEngine & { closed(): boolean };
+
+let keptEngine: StartedEngine | undefined;
+let keptEngineTimer: NodeJS.Timeout | undefined;
+
+/**
+ * Keeps one started engine in this thread between files instead of closing it after each (a
+ * parse worker calls this: starting one costs about a CPU-second, the wasm core plus the
+ * language data, which a folder with many scans paid per file; decision 086). Callers outside
+ * a parse worker get an engine per file, so nothing keeps their process alive afterwards.
+ */
+export function keepOcrEnginesBetweenFiles(): void {
+  keepEngines = true;
+}
+
+/**
+ * An engine for one file's pages; `close()` gives it back. With engines kept, a free started one
+ * is reused and put back afterwards; one stopped by the time limit (terminated mid-page) is not.
+ */
 export async function createOcrEngine(): Promise<OcrEngine> {
+  if (!keepEngines) return startOcrEngine();
+  clearTimeout(keptEngineTimer);
+  const engine = keptEngine ?? (await startOcrEngine());
+  keptEngine = undefined;
+  let returned = false;
+  return {
+    recognize: (image, signal) => engine.recognize(image, signal),
+    async close() {
+      if (returned) return;
+      returned = true;
+      if (engine.closed() || keptEngine !== undefined) return engine.close();
+      keptEngine = engine;
+      keptEngineTimer = setTimeout(() => {
+        if (keptEngine !== engine) return;
+        keptEngine = undefined;
+        void engine.close();
+      }, KEPT_ENGINE_IDLE_MS);
+      keptEngineTimer.unref();
+    },
+  };
+}
+
+/** Starts a tesseract worker (about a second: wasm core plus language data). */
+async function startOcrEngine(): Promise<StartedEngine> {
   const { createWorker, OEM } = await import("tesseract.js");
   let worker: TesseractWorker;
   try {
@@ -70,6 +116,7 @@ export async function createOcrEngine(): Promise<OcrEngine> {
       }
     },
     close,
+    closed: () => closed,
   };
 }
 

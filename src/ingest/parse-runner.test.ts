@@ -77,6 +77,18 @@ describe("parse runner", () => {
     await stuck;
   });
 
+  it("starts a second worker at once beside a file that may take seconds (a PDF), however long quick files wait", async () => {
+    runner = createParseRunner({ workers: 2, timeoutMs: 60_000, maxHeapMb: 128, worker: misbehaving, nextWorkerAfterMs: 60_000 });
+    const first = await runner.parse(job("first.md"));
+    const stuck = runner.parse({ ...job("hang.pdf"), mayTakeSeconds: true }).catch((error: unknown) => error);
+    // Without the hint this note would wait a minute for the worker busy with the PDF.
+    const note = await runner.parse(job("c.md"));
+    expect(note.warnings).not.toEqual(first.warnings);
+    await runner.close();
+    runner = undefined;
+    await stuck;
+  }, 20_000);
+
   it("reports a worker that exits as a failed file", async () => {
     runner = createParseRunner({ workers: 2, timeoutMs: 60_000, maxHeapMb: 128, worker: misbehaving });
     const [exited, fine] = await Promise.allSettled([runner.parse(job("exit.rtf")), runner.parse(job("fine.md"))]);

@@ -28,6 +28,8 @@ export interface ParseJob {
   timeoutMs?: number;
   /** Also chunk the document in the worker (its chunks come back as `drafts`, and its `blocks` empty: the text crosses threads once). */
   chunking?: ChunkingOptions;
+  /** The file may take seconds (a PDF, an image: `mayTakeSeconds`): a job waiting behind it takes a new worker at once. */
+  mayTakeSeconds?: boolean;
 }
 
 /** A parsed document, and its chunks when the job asked for them. */
@@ -62,6 +64,8 @@ interface Slot {
   /** The worker has answered a job (its code is loaded). */
   warm: boolean;
   startedAt: number;
+  /** Its job may take seconds: waiting for it is not worth it. */
+  slow: boolean;
 }
 
 /**
@@ -70,7 +74,7 @@ interface Slot {
  * time is terminated and replaced, so one bad file never hangs the run.
  */
 export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, ready: false, busy: false, warm: false, startedAt: 0 }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, ready: false, busy: false, warm: false, startedAt: 0, slow: false }));
   const startupTimeoutMs = options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS;
   const nextWorkerAfterMs = options.nextWorkerAfterMs ?? NEXT_WORKER_AFTER_MS;
   const waiting: Array<(slot: Slot) => void> = [];
@@ -84,8 +88,9 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       stderr: true,
     });
 
-  const claim = (slot: Slot): Slot => {
+  const claim = (slot: Slot, job: ParseJob): Slot => {
     slot.busy = true;
+    slot.slow = job.mayTakeSeconds === true;
     // Its worker starts now (runOn spawns it): the time counts from here, not from the spawn a tick later.
     if (slot.worker === undefined) {
       slot.warm = false;
@@ -96,13 +101,15 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
   /**
    * A free started worker, else (nothing running yet) a new one; else the job waits for the
    * first worker to come free, and after nextWorkerAfterMs (longer while the busy workers are still
-   * starting) takes a new worker if one may still be started.
+   * starting) takes a new worker if one may still be started; at once when a busy worker's file may
+   * take seconds (decision 086).
    */
-  const acquire = (): Promise<Slot> => {
+  const acquire = (job: ParseJob): Promise<Slot> => {
     const ready = slots.find((slot) => !slot.busy && slot.worker !== undefined) ?? (slots.every((slot) => !slot.busy) ? slots[0] : undefined);
-    if (ready) return Promise.resolve(claim(ready));
+    if (ready) return Promise.resolve(claim(ready, job));
     return new Promise((resolve) => {
       const mayStartAnother = slots.some((slot) => !slot.busy && slot.worker === undefined);
+      const behindSlowFile = slots.some((slot) => slot.busy && slot.slow);
       const starting = slots.filter((slot) => slot.busy && !slot.warm).map((slot) => slot.startedAt + WORKER_START_ALLOWANCE_MS - Date.now());
       const timer = mayStartAnother
         ? setTimeout(() => {
@@ -110,12 +117,12 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
             const index = waiting.indexOf(take);
             if (closed || !spare || index < 0) return;
             waiting.splice(index, 1);
-            resolve(claim(spare));
-          }, Math.max(nextWorkerAfterMs, ...starting))
+            resolve(claim(spare, job));
+          }, behindSlowFile ? 0 : Math.max(nextWorkerAfterMs, ...starting))
         : undefined;
       const take = (slot: Slot) => {
         clearTimeout(timer);
-        resolve(slot);
+        resolve(claim(slot, job));
       };
       waiting.push(take);
     });
@@ -123,7 +130,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
   const release = (slot: Slot) => {
     const next = waiting.shift();
     slot.busy = false;
-    if (next) next(claim(slot));
+    if (next) next(slot);
   };
 
   const startOn = (slot: Slot): Worker => {
@@ -212,7 +219,7 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
   return {
     async parse(job) {
       if (closed) throw new ChunkpadError("CANCELLED", "the parser pool is closed");
-      const slot = await acquire();
+      const slot = await acquire(job);
       try {
         return await runOn(slot, job);
       } finally {

@@ -6,6 +6,7 @@ import { timeoutError } from "./parse-timeout.js";
 import type { ChunkDraft, ChunkingOptions, ParsedDocument, ParseLimits } from "../core/types.js";
 import { chunkDocument } from "../chunking/chunker.js";
 import { parseFile } from "./parse-file.js";
+import { keepOcrEnginesBetweenFiles } from "./ocr.js";
 
 export interface ParseRequest {
   id: number;
@@ -23,6 +24,8 @@ export type ParseResponse =
 
 const port = parentPort;
 if (port) {
+  // This thread parses one file after another until it is terminated: one tesseract worker serves them all.
+  keepOcrEnginesBetweenFiles();
   port.on("message", (request: ParseRequest) => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), request.timeoutMs);

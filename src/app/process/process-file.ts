@@ -6,7 +6,7 @@ import { parseChunkFile, readChunkFileText, renderChunkFile } from "../../chunkf
 import { chunkFilePathIn } from "../../chunkfiles/paths.js";
 import { lstatChunkFileSafely, narrowChunkFileMode, readChunkFileSafely, writeChunkFileSafely } from "../../chunkfiles/safe-files.js";
 import { hashText } from "../../chunkfiles/hash.js";
-import { formatFor } from "../../ingest/registry.js";
+import { formatFor, mayTakeSeconds } from "../../ingest/registry.js";
 import type { WalkedFile } from "../../ingest/walk.js";
 import type { SourceRecord } from "../../store/index.js";
 import { hashFile, hashFileIfPresent, snapshotSource } from "./files.js";
@@ -214,6 +214,7 @@ async function parseSource(context: ProcessContext, file: WalkedFile, filePath: 
       password: options.password,
       limits: context.limits,
       chunking: context.chunking,
+      mayTakeSeconds: mayTakeSeconds(file.relativePath),
       ...(options.timeoutSeconds === undefined ? {} : { timeoutMs: options.timeoutSeconds * 1000 }),
     });
     // Chunked in the parse worker, where the text is; a runner that does not chunk leaves it to this thread.

@@ -125,6 +125,19 @@ describe("processFolder when the world changes during a run", () => {
   });
 });
 
+describe("processFolder's order", () => {
+  it("starts the files that may take seconds (PDFs) first, the largest first, and tells the runner so", async () => {
+    const { folder, context, fake } = setup({ "a-note.md": "short", "b-long-note.md": "words ".repeat(400), "c-small.pdf": "a page", "d-large.pdf": "pages ".repeat(200) });
+    const slow: string[] = [];
+    context.runner = { ...fake.runner, parse: (job) => (job.mayTakeSeconds && slow.push(path.basename(job.path)), fake.runner.parse(job)) };
+    const report = await processFolder(context, folder);
+    expect(fake.parsed).toEqual(["d-large.pdf", "c-small.pdf", "b-long-note.md", "a-note.md"]);
+    expect(slow).toEqual(["d-large.pdf", "c-small.pdf"]);
+    // Reported in path order all the same.
+    expect(report.processed.map((file) => file.path)).toEqual(["a-note.md", "b-long-note.md", "c-small.pdf", "d-large.pdf"]);
+  });
+});
+
 describe("processFolder caches only failures that recur", () => {
   it("retries a timed-out file next run, and does not re-parse the files that were fine", async () => {
     const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "slow.txt": "Slow." });
@@ -196,7 +209,8 @@ describe("processFolder caches only failures that recur", () => {
   });
 
   it("after a first run stopped midway (Ctrl-C), parses only what was not done", async () => {
-    const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Beta.", "c.txt": "Gamma." });
+    // Files of one size are started in path order (larger ones would go first).
+    const { folder, context, fake } = setup({ "a.txt": "Alpha.", "b.txt": "Bravo.", "c.txt": "Gamma." });
     const controller = new AbortController();
     fake.hooks.set("b.txt", () => controller.abort());
     await expect(processFolder(context, folder, { signal: controller.signal })).rejects.toMatchObject({ code: "CANCELLED" });

@@ -5,7 +5,7 @@ import type { ChunkingOptions, ParseLimits } from "../../core/types.js";
 import { chunkFilePathIn, chunksRootFor } from "../../chunkfiles/paths.js";
 import { readChunkFileSafely, removeChunkFileSafely } from "../../chunkfiles/safe-files.js";
 import { hashText } from "../../chunkfiles/hash.js";
-import { isTextFile, supportedExtensions } from "../../ingest/registry.js";
+import { isTextFile, mayTakeSeconds, supportedExtensions } from "../../ingest/registry.js";
 import type { ParseRunner } from "../../ingest/parse-runner.js";
 import { walkFolder, type WalkSkip } from "../../ingest/walk.js";
 import type { MainStore } from "../../store/index.js";
@@ -119,6 +119,16 @@ const CHUNKING_META_PREFIX = "chunking:";
  */
 const COMMIT_GROUP_MAX_DELAY_MS = 200;
 
+/**
+ * The order files are started in: those that may take seconds (PDFs, images) first, the largest
+ * first, then the rest, the largest first. The long files then run beside many short ones
+ * instead of one of them finishing alone at the end of the run with the other core idle.
+ */
+export function startOrder<File extends { relativePath: string; size: number }>(files: readonly File[]): File[] {
+  const slow = new Map(files.map((file) => [file, mayTakeSeconds(file.relativePath)]));
+  return [...files].sort((first, second) => Number(slow.get(second)) - Number(slow.get(first)) || second.size - first.size);
+}
+
 /** The meta entry that says which chunk settings a folder's chunks were made with (a change re-chunks it). */
 export function chunkingMeta(folderId: string, chunking: ChunkingOptions): { key: string; value: string } {
   return { key: CHUNKING_META_PREFIX + folderId, value: JSON.stringify([chunking.chunkSizeTokens, chunking.chunkOverlapTokens]) };
@@ -162,6 +172,7 @@ export async function processFolder(context: ProcessContext, folderPath: string,
     ]),
   });
   report.skipped = walk.skipped;
+  const walkSkips = walk.skipped.length;
 
   const { key: chunkingMetaKey, value: chunkingKey } = chunkingMeta(folder.id, context.chunking);
   const previous = new Map((await store.listSources(folder.id)).map((source) => [source.relativePath, source]));
@@ -179,7 +190,7 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   let finished = 0;
   let done = 0;
   const total = files.length;
-  const queue = [...files];
+  const queue = startOrder(files);
   // Many documents per commit where the store can group them; a file counts as done once committed,
   // so a run killed at any moment loses nothing it reported done.
   const group = store.startCommitGroup?.({
@@ -240,6 +251,8 @@ export async function processFolder(context: ProcessContext, folderPath: string,
   // Files finish in any order when parsed in parallel; report them in path order.
   const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   report.processed.sort(byPath);
+  // The walk's skips first, as found; then the files found empty when parsed, in path order (they are started largest first).
+  report.skipped = [...report.skipped.slice(0, walkSkips), ...report.skipped.slice(walkSkips).sort((a, b) => byPath({ path: a.relativePath }, { path: b.relativePath }))];
   report.failed.sort(byPath);
   report.conflicts.sort(byPath);
   report.editsSynced.sort(byPath);
