@@ -21,6 +21,21 @@ const NOT_ON_POSTGRES = [
   // SQLite's lock files between processes on one machine. PostgreSQL's leases are advisory locks,
   // which PGlite (one session) always grants: they are tested on Debian's server (postgres-server.test.ts).
   "test/cli-lock.test.ts",
+  // No store in their subject (decision 082): who can reach the server (its token, cookie and
+  // server.json), `serve --open`'s browser, API keys (keychain or file), the LLM providers, the
+  // clone's node_modules. Each runs once, in `integration`.
+  "test/server-credential.test.ts",
+  "test/server-open.test.ts",
+  "test/cli-keys.test.ts",
+  "test/cli-providers.test.ts",
+  "test/clone-footprint.test.ts",
+  // The web app's chat and settings in chromium (decision 082). What they ask of the store goes
+  // through the API that runs on PostgreSQL in server-http, server-jobs, server-search-ready and
+  // server-documents (search, ask, conversations, clearing all data), cli-chat and cli-archive
+  // (export and import); settings live in the config file and keys in the keychain. The browser's
+  // part is the same on either store; web-app-documents (the tree, chunk edits, uploads) stays.
+  "test/web-app-chat.test.ts",
+  "test/web-app-settings.test.ts",
   // 300 ClapNQ questions through the keyword retriever: a ranking measure (the store suite and
   // bench/cisi-eval.ts hold PostgreSQL's ranking to SQLite's). On PGlite its tests passed alone
   // (86 s) but ran past their minute beside the other files at load 10-14 (decision 067).

@@ -1,7 +1,7 @@
 /**
  * Where `npm test` spends its time: runs its steps one by one (by default the two that `npm test`
- * runs: `static`, the type checks, lint and the stale-build check side by side; then one vitest run
- * of the unit, corpus and integration projects), or the steps named, and prints for each its wall
+ * runs side by side: `static`, the type checks with lint; then `tests`, one vitest run of the unit,
+ * corpus and integration projects), or the steps named, and prints for each its wall
  * time and the CPU time of everything it started, then for a vitest run the slowest test files
  * (vitest's JSON report: a file's own duration) and how long a core had no file to run (the
  * drained tail). On a busy machine wall time means little; CPU time and the per-file list show
@@ -24,9 +24,13 @@ const option = (name: string): string | undefined => {
 };
 const steps = (option("--steps") ?? "static,tests").split(",");
 const VITEST_PROJECTS = new Set(["unit", "corpus", "integration", "integration-postgres", "package"]);
-// `npm test` is "<static checks side by side> && vitest run --project …": its two steps, as written there.
-const npmTest = (JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { scripts: { test: string } }).scripts.test.split(" && ").map((part) => part.split(" "));
-const [staticCommand = [], testsCommand = []] = npmTest;
+// `npm test` is "node scripts/side-by-side.mjs <checks> --live test:vitest" and `test:vitest` is
+// "<build if stale> && vitest run --project …" (decision 082): here the checks side by side, then
+// the vitest run, each measured alone, as written there.
+const scripts = (JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+const npmTest = (scripts.test ?? "").split(" ");
+const staticCommand = npmTest.slice(0, npmTest.includes("--live") ? npmTest.indexOf("--live") : npmTest.length);
+const testsCommand = (scripts["test:vitest"] ?? "").split(" && ").at(-1)?.split(" ") ?? [];
 const top = Number(option("--top") ?? 10);
 
 /** CPU seconds used so far by this process's finished children (user + system, /proc/self/stat). */
