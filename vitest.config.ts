@@ -29,6 +29,13 @@ const NOT_ON_POSTGRES = [
   "test/cli-keys.test.ts",
   "test/cli-providers.test.ts",
   "test/clone-footprint.test.ts",
+  // What the parsers read (OCR'd scans, legacy Office, mail and sheets) and what reaches stdout
+  // under --json, and the API's checks before it touches the disk: each reaches the store only
+  // as chunks and search, which cli-process, cli-search and cli-headings run on PostgreSQL.
+  "test/cli-ocr.test.ts",
+  "test/cli-legacy-formats.test.ts",
+  "test/cli-json-stdout.test.ts",
+  "test/server-guards.test.ts",
   // The web app's chat and settings in chromium (decision 082). What they ask of the store goes
   // through the API that runs on PostgreSQL in server-http, server-jobs, server-search-ready and
   // server-documents (search, ask, conversations, clearing all data), cli-chat and cli-archive
