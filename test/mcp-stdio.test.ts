@@ -35,6 +35,10 @@ async function connect(env: NodeJS.ProcessEnv = {}): Promise<{ client: Client; s
   return { client, stderr: () => stderr, stdoutLines: [] };
 }
 
+/** The server most tests talk to: one `chunkpad mcp` for the file, as an agent keeps one for its session. */
+let shared: Promise<{ client: Client; stderr: () => string }> | undefined;
+const sharedServer = () => (shared ??= connect());
+
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<TextResult> {
   return (await client.callTool({ name, arguments: args })) as TextResult;
 }
@@ -58,7 +62,7 @@ afterAll(async () => {
 
 describe("chunkpad mcp (stdio)", () => {
   it("lists its tools with descriptions and input schemas, without ask when no LLM is set up", async () => {
-    const { client, stderr } = await connect();
+    const { client, stderr } = await sharedServer();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(["get_chunk", "get_document", "list_folders", "search", "status"]);
     const search = tools.find((tool) => tool.name === "search");
@@ -68,7 +72,7 @@ describe("chunkpad mcp (stdio)", () => {
   });
 
   it("searches by keyword and returns the chunk text, source, location and ref", async () => {
-    const { client } = await connect();
+    const { client } = await sharedServer();
     const result = await call(client, "search", { query: "heron", mode: "keyword" });
     expect(result.isError).toBeFalsy();
     const results = result.structuredContent?.results as Array<{ ref: string; text: string; source: string; relativePath: string }>;
@@ -80,7 +84,7 @@ describe("chunkpad mcp (stdio)", () => {
   });
 
   it("fetches a chunk by ref with its neighbours, and a document by page range", async () => {
-    const { client } = await connect();
+    const { client } = await sharedServer();
     const found = await call(client, "search", { query: "trace monitoring", mode: "keyword", documents: ["tracemonkey.pdf"], limit: 1 });
     const ref = (found.structuredContent?.results as Array<{ ref: string }>)[0]?.ref ?? "";
     expect(ref).toMatch(/tracemonkey\.pdf#\d+$/);
@@ -103,7 +107,7 @@ describe("chunkpad mcp (stdio)", () => {
   });
 
   it("lists folders and reports status without loading or downloading a model", async () => {
-    const { client } = await connect();
+    const { client } = await sharedServer();
     const folders = (await call(client, "list_folders")).structuredContent?.folders as Array<{ path: string; documents: number; embedded: number }>;
     expect(folders).toEqual([expect.objectContaining({ path: folder, documents: 3, embedded: 0 })]);
     const status = (await call(client, "status")).structuredContent as { documents: number; embeddingModel: { state: string }; ask: string };
@@ -113,7 +117,7 @@ describe("chunkpad mcp (stdio)", () => {
   });
 
   it("answers bad input with a tool error that names the problem and the next step", async () => {
-    const { client } = await connect();
+    const { client } = await sharedServer();
     const wrongRef = await call(client, "get_chunk", { ref: "not-a-ref" });
     expect(wrongRef.isError).toBe(true);
     expect(wrongRef.content[0]?.text).toMatch(/^INVALID_ARGUMENT: "not-a-ref" is not a chunk reference\. References look like/);
@@ -151,7 +155,7 @@ describe("chunkpad mcp (stdio)", () => {
   });
 
   it("lists documents as resources and reads one", async () => {
-    const { client } = await connect();
+    const { client } = await sharedServer();
     const { resources } = await client.listResources();
     expect(resources.map((resource) => resource.name).sort()).toEqual(["garden/tomatoes.md", "river.md", "tracemonkey.pdf"]);
     const river = resources.find((resource) => resource.name === "river.md");

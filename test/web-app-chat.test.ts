@@ -266,7 +266,7 @@ describe("the web app: search and chat", () => {
         for (const view of ["Documents", "Search", "Chat", "Settings"] as const) {
           await show(view);
           problems.push(...(await layoutProblems(page)).map((problem) => `${view} ${width}px ${theme}: ${problem}`));
-          if (width === 1440) problems.push(...(await axeProblems()).map((problem) => `${view} ${theme}: axe ${problem.id} ${JSON.stringify(problem.html)}`));
+          if (width === 1440) problems.push(...(await axeProblems({ colorsOnly: theme !== "light" })).map((problem) => `${view} ${theme}: axe ${problem.id} ${JSON.stringify(problem.html)}`));
           if (theme !== "contrast") await shoot(`${view.toLowerCase()}-${width}-${theme}`);
         }
       }
