@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 /**
@@ -7,7 +8,29 @@ import path from "node:path";
  * fail on its own with a missing file; this says once what is missing and what to do.
  * CHUNKPAD_SHARED_DIR points elsewhere (used to test this very message).
  */
-export default function checkSharedTestData(): void {
+export default function setup(): () => void {
+  checkSharedTestData();
+  return runTempFolder();
+}
+
+/**
+ * Every folder and file the tests make in the temporary folder (homes, documents, servers'
+ * files), theirs and the CLI processes' they start, goes into one folder of the run's, removed
+ * when the run ends: each run used to leave a few hundred folders in /tmp. TMPDIR is what
+ * os.tmpdir() reads, in vitest's workers and the processes they start. The first project's setup
+ * makes it; the others of the same run use it.
+ */
+function runTempFolder(): () => void {
+  if (process.env.CHUNKPAD_TEST_RUN_TMPDIR !== undefined) return () => {};
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-test-run-"));
+  // Others may pass through (not list it): Debian's PostgreSQL runs as the postgres user on a cluster in here.
+  fs.chmodSync(folder, 0o711);
+  process.env.CHUNKPAD_TEST_RUN_TMPDIR = folder;
+  process.env.TMPDIR = folder;
+  return () => fs.rmSync(folder, { recursive: true, force: true });
+}
+
+function checkSharedTestData(): void {
   const shared = path.resolve(process.env.CHUNKPAD_SHARED_DIR ?? path.join(import.meta.dirname, "..", "..", "shared"));
   const missing = ["corpus", "ir", "models"].filter((name) => !fs.existsSync(path.join(shared, name)));
   if (missing.length === 0) return;
