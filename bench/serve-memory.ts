@@ -2,8 +2,9 @@
  * `chunkpad serve`'s memory on a home the user already has (issue 22: peak ≤ 700 MB at 1M chunks):
  * starts the server, waits for its log to say search is ready, sends keyword, vector and hybrid
  * requests over HTTP, and prints the peak RSS (/proc's VmHWM) beside the target, with the peaks of
- * anonymous and file-backed pages sampled every 100 ms and what the HNSW file's mapping holds at
- * the end. The server's own CPU time comes from /proc too.
+ * anonymous and file-backed pages sampled every 100 ms (and the anonymous peak of each phase: the
+ * reading, then each kind of request) and what the HNSW file's mapping holds at the end. The
+ * server's own CPU time comes from /proc too.
  *
  * `npx tsx bench/serve-memory.ts <home> [--bin path/to/chunkpad.js]` (default: this checkout's
  * bin/chunkpad.js, so `npm run build` first). Give an old build's bin to compare, run after run.
