@@ -2,8 +2,9 @@
  * `chunkpad serve`'s memory on a home the user already has (issue 22: peak ≤ 700 MB at 1M chunks):
  * starts the server, waits for its log to say search is ready, sends keyword, vector and hybrid
  * requests over HTTP, and prints the peak RSS (/proc's VmHWM) beside the target, with the peaks of
- * anonymous and file-backed pages sampled every 100 ms and what the HNSW file's mapping holds at
- * the end. The server's own CPU time comes from /proc too.
+ * anonymous and file-backed pages sampled every 100 ms (and the anonymous peak of each phase: the
+ * reading, then each kind of request) and what the HNSW file's mapping holds at the end. The
+ * server's own CPU time comes from /proc too.
  *
  * `npx tsx bench/serve-memory.ts <home> [--bin path/to/chunkpad.js]` (default: this checkout's
  * bin/chunkpad.js, so `npm run build` first). Give an old build's bin to compare, run after run.
@@ -54,10 +55,13 @@ function mappedRss(name: string): number {
 
 let peakAnon = 0;
 let peakFile = 0;
+/** The anonymous peak since the last phase began (the reading, then each kind of request). */
+let phaseAnon = 0;
 const sampler = setInterval(() => {
   try {
     const now = status();
     peakAnon = Math.max(peakAnon, now.anon);
+    phaseAnon = Math.max(phaseAnon, now.anon);
     peakFile = Math.max(peakFile, now.file);
   } catch {
     // The process has not started or has ended.
@@ -70,11 +74,12 @@ try {
     check();
   });
   const ready = status();
-  console.log(`${log.split("\n").find((line) => line.startsWith("Search ready"))} (${((performance.now() - started) / 1000).toFixed(1)} s wall, ${cpuSeconds().toFixed(1)} CPU-s): RSS peak ${ready.hwm.toFixed(0)} MB, now anon ${ready.anon.toFixed(0)} + file ${ready.file.toFixed(0)} MB`);
+  console.log(`${log.split("\n").find((line) => line.startsWith("Search ready"))} (${((performance.now() - started) / 1000).toFixed(1)} s wall, ${cpuSeconds().toFixed(1)} CPU-s): RSS peak ${ready.hwm.toFixed(0)} MB, now anon ${ready.anon.toFixed(0)} + file ${ready.file.toFixed(0)} MB, anon peak ${phaseAnon.toFixed(0)} MB`);
   const info = JSON.parse(fs.readFileSync(path.join(home, "data", "server.json"), "utf8")) as { url: string; token: string };
   for (const [mode, count] of Object.entries(REQUESTS)) {
     const times: number[] = [];
     const cpuBefore = cpuSeconds();
+    phaseAnon = 0;
     for (let index = 0; index < count; index++) {
       const begun = performance.now();
       const response = await fetch(`${info.url}/api/search?q=${encodeURIComponent(QUERIES[index % QUERIES.length] as string)}&mode=${mode}`, { headers: { "x-chunkpad-token": info.token } });
@@ -82,7 +87,7 @@ try {
       times.push(performance.now() - begun);
     }
     times.sort((a, b) => a - b);
-    console.log(`${mode}: ${count} requests, p50 ${(times[count >> 1] as number).toFixed(1)} ms, server CPU ${(((cpuSeconds() - cpuBefore) * 1000) / count).toFixed(1)} ms per request`);
+    console.log(`${mode}: ${count} requests, p50 ${(times[count >> 1] as number).toFixed(1)} ms, server CPU ${(((cpuSeconds() - cpuBefore) * 1000) / count).toFixed(1)} ms per request; anon peak ${phaseAnon.toFixed(0)} MB`);
   }
   const end = status();
   console.log(`HNSW file resident: ${mappedRss(".usearch-").toFixed(0)} MB`);

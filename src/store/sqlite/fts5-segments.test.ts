@@ -108,6 +108,24 @@ describe("words' lists read from FTS5's pages", () => {
     }
   });
 
+  it("keeps the buffers grown for a long list between reads, and gives them back once every word is read", () => {
+    const db = indexOf({ pageSize: 4050, automerge: 0, secureDelete: false, batches: [Array.from({ length: 5000 }, (_, index) => ({ kind: "put" as const, id: index + 1, title: "", content: index % 2 ? "library catalog" : "library" }))] });
+    try {
+      const reader = createFtsSegmentReader(db, TABLE, WEIGHTS);
+      if (reader === null) throw new Error("the page reader refused a table it should read");
+      const small = reader.heldBytes();
+      // A slice that stops after the long list: the next slice reuses what it grew.
+      for (const [term] of reader.listsAfter("catalog")) if (term === "librari") break;
+      expect(reader.heldBytes()).toBeGreaterThanOrEqual(5000 * 12);
+      // The last slice reads to the end of the vocabulary.
+      expect([...reader.listsAfter("catalog")].map(([term, list]) => [term, list.length])).toEqual([["librari", 5000]]);
+      expect(reader.heldBytes()).toBe(small);
+      expect(small).toBeLessThan(16_384);
+    } finally {
+      db.close();
+    }
+  });
+
   it("leaves a table of another shape to fts5vocab", () => {
     const db = openSqlite(":memory:");
     try {

@@ -70,6 +70,8 @@ class TermRows {
 export interface FtsSegmentReader {
   /** Every word after `word` (all words when null), in SQLite's order, with its list; stop early by breaking. */
   listsAfter(word: string | null): Iterable<[string, Postings]>;
+  /** Bytes kept between calls for building lists: little once the last word has been read. */
+  heldBytes(): number;
 }
 
 /** A cursor over one leaf page: SQLite varints (big-endian 7-bit groups, the ninth byte whole). */
@@ -288,6 +290,7 @@ export function createFtsSegmentReader(db: SqliteDatabase, table: string, weight
 
   const builder = new PostingsBuilder();
   return {
+    heldBytes: () => builder.heldBytes,
     *listsAfter(word) {
       const segments = segmentsOf(block.get(STRUCTURE_ROWID));
       if (segments === null) throw new Fts5FormatError("structure record changed to an unknown format");
@@ -298,7 +301,11 @@ export function createFtsSegmentReader(db: SqliteDatabase, table: string, weight
       for (;;) {
         let smallest: Buffer | null = null;
         for (const head of heads) if (!head.done && (smallest === null || Buffer.compare(head.value.key, smallest) < 0)) smallest = head.value.key;
-        if (smallest === null) return;
+        if (smallest === null) {
+          // Every word read: the reading is done, and the buffers grown for the longest list go.
+          builder.release();
+          return;
+        }
         const parts: TermRows[] = [];
         const taken: number[] = [];
         heads.forEach((head, index) => {

@@ -186,10 +186,29 @@ export class TopRows {
 }
 
 /** One growable list of (row, count) pairs, packed when taken. */
+/** Rows a list builder holds before it first grows. */
+const BUILDER_ROWS = 1024;
+
 export class PostingsBuilder {
-  private rows = new Int32Array(1024);
-  private freqs = new Float64Array(1024);
+  private rows = new Int32Array(BUILDER_ROWS);
+  private freqs = new Float64Array(BUILDER_ROWS);
   private length = 0;
+
+  /** Bytes of the buffers kept for the next list (12 a row, grown to the longest list yet). */
+  get heldBytes(): number {
+    return this.rows.byteLength + this.freqs.byteLength;
+  }
+
+  /**
+   * Lets go of buffers grown for long lists (at 1M chunks, 12 MB for the commonest word), once no
+   * more lists are coming soon: kept between lists, they spare each list regrowing them.
+   */
+  release(): void {
+    if (this.rows.length === BUILDER_ROWS) return;
+    this.rows = new Int32Array(BUILDER_ROWS);
+    this.freqs = new Float64Array(BUILDER_ROWS);
+    this.length = 0;
+  }
 
   /** Rows come in ascending order; the same row again adds to its count. */
   add(row: number, freq: number): void {
