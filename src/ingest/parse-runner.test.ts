@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { chunkpadRejection } from "../../test/helpers/rejection.js";
@@ -75,6 +77,28 @@ describe("parse runner", () => {
     await runner.close();
     runner = undefined;
     await stuck;
+  });
+
+  it("gives a waiting file to the worker that answered while this thread was held up, rather than starting another", async () => {
+    runner = createParseRunner({ workers: 2, timeoutMs: 60_000, maxHeapMb: 128, worker: misbehaving, nextWorkerAfterMs: 20 });
+    const first = await runner.parse(job("first.md"));
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-parse-runner-"));
+    const answered = path.join(folder, "a.signal");
+    try {
+      const a = runner.parse({ ...job("a.md"), path: answered });
+      const b = runner.parse(job("b.md"));
+      // Let the first job reach its worker, then hold this thread (a long commit, a busy machine)
+      // until that worker has answered and the second job's wait for a worker is over.
+      await new Promise((resolve) => setImmediate(resolve));
+      const heldSince = Date.now();
+      while (!fs.existsSync(answered) || Date.now() - heldSince < 100) {
+        // Busy on purpose: the event loop must not run.
+      }
+      const outcomes = await Promise.all([a, b]);
+      expect(outcomes.map((outcome) => outcome.warnings)).toEqual([first.warnings, first.warnings]);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("starts a second worker at once beside a file that may take seconds (a PDF), however long quick files wait", async () => {

@@ -111,14 +111,18 @@ export function createParseRunner(options: ParseRunnerOptions): ParseRunner {
       const mayStartAnother = slots.some((slot) => !slot.busy && slot.worker === undefined);
       const behindSlowFile = slots.some((slot) => slot.busy && slot.slow);
       const starting = slots.filter((slot) => slot.busy && !slot.warm).map((slot) => slot.startedAt + WORKER_START_ALLOWANCE_MS - Date.now());
+      const startAnother = () => {
+        const spare = slots.find((slot) => !slot.busy && slot.worker === undefined);
+        const index = waiting.indexOf(take);
+        if (closed || !spare || index < 0) return;
+        waiting.splice(index, 1);
+        resolve(claim(spare, job));
+      };
+      // Timers run before the event loop reads the workers' messages: when this thread itself was
+      // held up (a long commit, a busy machine) the busy worker may have answered meanwhile, so
+      // its answer is read first (setImmediate runs after that) and frees it for this job.
       const timer = mayStartAnother
-        ? setTimeout(() => {
-            const spare = slots.find((slot) => !slot.busy && slot.worker === undefined);
-            const index = waiting.indexOf(take);
-            if (closed || !spare || index < 0) return;
-            waiting.splice(index, 1);
-            resolve(claim(spare, job));
-          }, behindSlowFile ? 0 : Math.max(nextWorkerAfterMs, ...starting))
+        ? setTimeout(() => (behindSlowFile ? startAnother() : setImmediate(startAnother)), behindSlowFile ? 0 : Math.max(nextWorkerAfterMs, ...starting))
         : undefined;
       const take = (slot: Slot) => {
         clearTimeout(timer);

@@ -74,9 +74,13 @@ export function createServerApp(chunkpad: Chunkpad, options: ServerAppOptions, j
   const tooLarge = (limit: number) => (c: Context) => c.json({ code: "INVALID_ARGUMENT", message: `The request body is larger than ${Math.round(limit / 1024 / 1024)} MB.`, retryable: false }, 413);
   const uploadLimit = () => chunkpad.config.ingest.maxFileSizeMb * 1024 * 1024;
   // Uploads carry a document (up to the ingest size limit); every other body stays small.
+  const smallBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) });
   app.use("*", async (c, next) => {
+    // A GET or HEAD request has no body here (@hono/node-server gives it none), and asking for one
+    // made a whole web Request and AbortController per search (decision 090).
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     if (UPLOAD_PATH.test(c.req.path)) return bodyLimit({ maxSize: uploadLimit(), onError: tooLarge(uploadLimit()) })(c, next);
-    return bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge(MAX_BODY_BYTES) })(c, next);
+    return smallBodyLimit(c, next);
   });
 
   app.onError((error, c) => {

@@ -81,9 +81,10 @@ export function requireCredential(options: { token: string; origins: ReadonlySet
       if (!/^[0-9a-f]{32,128}$/.test(nonce)) return c.json({ code: "INVALID_ARGUMENT", message: "nonce: send 32 to 128 hex digits.", retryable: false }, 400);
       return c.json({ server: "chunkpad", pid: process.pid, proof: serverProof(options.token, nonce) }, 200, { "cache-control": "no-store" });
     }
-    const url = new URL(c.req.url);
-    const offered = url.searchParams.get("token");
-    if (reads && offered !== null && isPage(c.req.path)) {
+    // Only a page's launch URL carries the token in its query: API requests are not parsed again.
+    const url = reads && isPage(c.req.path) ? new URL(c.req.url) : undefined;
+    const offered = url?.searchParams.get("token") ?? null;
+    if (url !== undefined && offered !== null) {
       if (!sameSecret(offered, options.token)) {
         return c.body(signInPage("This link is not (or no longer) this server's: the server may have been restarted since it was printed."), 401, PAGE_HEADERS);
       }
