@@ -52,33 +52,28 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   const getStore = () => (store ??= openStore({ ...storeOptions(), machine: machine() }));
   // The embedding models this process keeps loaded for clients (a server); made at the first request.
   let warm: WarmEmbedders | undefined;
-  let warmLoading: Promise<WarmEmbedders> | undefined;
-  const warmEmbedders = () => (warmLoading ??= import("./daemon/daemon.js").then((daemon) => (warm = daemon.createWarmEmbedders())));
+  const warmEmbedders = onFirstUse(async () => (warm = (await import("./daemon/daemon.js")).createWarmEmbedders()));
   const useServer = options.useServer === true && env.CHUNKPAD_SERVER !== "off";
   const viaServer = async () => (useServer ? { createEmbedder: (await import("./daemon/daemon.js")).embedderViaServer(paths.dataDir) } : {});
-  let searchLoading: Promise<SearchService> | undefined;
-  const searchService = () =>
-    (searchLoading ??= (async () =>
-      (await import("./search/search-service.js")).createSearchService({
-        ...(await viaServer()),
-        getStore: () => getStore(),
-        getConfig: config,
-        paths,
-        env,
-        ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
-        ...(options.queryModelInThread ? { queryModelInThread: true } : {}),
-      }))());
-  let answersLoading: Promise<AnswerService> | undefined;
-  const answers = () =>
-    (answersLoading ??= (async () =>
-      (await import("./answer/ask-service.js")).createAnswerService({
-        getConfig: config,
-        getStore: () => getStore(),
-        search: async (query, searchOptions) => (await searchService()).search(query, searchOptions),
-        paths,
-        env,
-        openChats: () => openChats(storeOptions()),
-      }))());
+  const searchService = onFirstUse(async (): Promise<SearchService> =>
+    (await import("./search/search-service.js")).createSearchService({
+      ...(await viaServer()),
+      getStore: () => getStore(),
+      getConfig: config,
+      paths,
+      env,
+      ...(options.loadQueryEmbedder ? { loadQueryEmbedder: options.loadQueryEmbedder } : {}),
+      ...(options.queryModelInThread ? { queryModelInThread: true } : {}),
+    }));
+  const answers = onFirstUse(async (): Promise<AnswerService> =>
+    (await import("./answer/ask-service.js")).createAnswerService({
+      getConfig: config,
+      getStore: () => getStore(),
+      search: async (query, searchOptions) => (await searchService()).search(query, searchOptions),
+      paths,
+      env,
+      openChats: () => openChats(storeOptions()),
+    }));
   const getRunner = () =>
     (runner ??= createParseRunner({ workers: config().ingest.workers, timeoutMs: config().ingest.perFileTimeoutSeconds * 1000, maxHeapMb: config().ingest.workerHeapMb }));
 
@@ -136,22 +131,20 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     return report;
   };
 
-  let embedLoading: Promise<EmbedService> | undefined;
-  const embedService = () =>
-    (embedLoading ??= (async () =>
-      (await import("./embed/embed-service.js")).createEmbedService({
-        getStore: () => getStore(),
-        getConfig: config,
-        paths,
-        env,
-        // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
-        // embed holds every folder's lock already (see embed below).
-        syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
-        chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
-        setConfig: (key, value) => void facade.setConfig(key, value),
-        otherOwner: async (folderId) => otherOwner(getStore(), folderId, machine()),
-        ...(await viaServer()),
-      }))());
+  const embedService = onFirstUse(async (): Promise<EmbedService> =>
+    (await import("./embed/embed-service.js")).createEmbedService({
+      getStore: () => getStore(),
+      getConfig: config,
+      paths,
+      env,
+      // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
+      // embed holds every folder's lock already (see embed below).
+      syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
+      chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
+      setConfig: (key, value) => void facade.setConfig(key, value),
+      otherOwner: async (folderId) => otherOwner(getStore(), folderId, machine()),
+      ...(await viaServer()),
+    }));
 
   const facade: Chunkpad = {
     paths,
@@ -402,11 +395,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     },
     async close() {
       // Only what was made: nothing else loads its code at close.
-      // A service whose code failed to load was never made: nothing of it to close.
-      const made = async <T>(loading: Promise<T> | undefined) => loading?.catch(() => undefined);
-      await (await made(answersLoading))?.close();
-      await (await made(searchLoading))?.close();
-      await (await made(warmLoading))?.close();
+      for (const service of [answers, searchService, warmEmbedders]) await (await service.ifMade())?.close();
       await runner?.close();
       runner = undefined;
       await store?.close();
@@ -416,3 +405,12 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
   return facade;
 }
 
+/**
+ * A service whose code loads at its first use (`import()`), made once however many ask at once.
+ * `ifMade` gives it without making it: undefined if nobody asked, or if its code failed to load.
+ */
+function onFirstUse<T>(make: () => Promise<T>): { (): Promise<T>; ifMade: () => Promise<T | undefined> } {
+  let loading: Promise<T> | undefined;
+  const get = () => (loading ??= make());
+  return Object.assign(get, { ifMade: async () => loading?.catch(() => undefined) });
+}
