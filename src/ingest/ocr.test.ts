@@ -43,7 +43,16 @@ describe("OCR of scanned PDFs from the corpus", () => {
   it("reports a photo with no text (issue5475.pdf) as a scan OCR could not read, without crashing", async () => {
     const error = await chunkpadRejection(pdfParser.parse(input("issue5475.pdf", corpusBytes("pdf.js/pdfs/issue5475.pdf"))));
     expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
-    expect(error.message).toContain("OCR found no legible text on page 1");
+    expect(error.message).toContain("OCR passed over page 1: a first look at 72 dpi saw marks but no legible English");
+  });
+
+  it("passes over a form in a script the English model cannot read (issue7229.pdf), and says why", async () => {
+    // Read in full at 200 dpi, its two pages gave text at confidence 27–29, which was dropped.
+    const error = await chunkpadRejection(pdfParser.parse(input("issue7229.pdf", corpusBytes("pdf.js/pdfs/issue7229.pdf"))));
+    expect(error.code).toBe("PARSE_NO_TEXT_LAYER");
+    expect(error.message).toBe(
+      "scanned PDF with no text layer: OCR passed over pages 1–2: a first look at 72 dpi saw marks but no legible English (a photo, a texture, or another script)",
+    );
   });
 
   it("names the setting that turns OCR on when it is off", async () => {
@@ -100,6 +109,14 @@ describe("OCR of generated scans with known words", () => {
       fs.rmSync(folder, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("reads small print in full, which a first look at 72 dpi does not pass over", async () => {
+    // 12-pixel letters on a 129-dpi scan: about 7 pt on the page, 5 pixels high at 72 dpi.
+    const lines = ["The harbour board met on the ninth of March to approve", "the new lighthouse lens and the granite quay repairs."];
+    const document = await pdfParser.parse(input("small-print.pdf", makeScannedPdf([{ scan: lines, fontPixels: 12 }])));
+    expect(document.ocrPages).toEqual([1]);
+    expect(textOf(document)).toMatch(/ninth of March to approve the new lighthouse lens/);
+  });
 
   it("leaves scanned pages unread with a warning naming the setting when OCR is off", async () => {
     const document = await pdfParser.parse(input("mixed.pdf", mixedPdf, OCR_OFF));

@@ -21,6 +21,8 @@ export interface OcrPage {
   paragraphs: string[];
   /** Tesseract's mean word confidence, 0..100. */
   confidence: number;
+  /** Letters and digits in what tesseract read, kept or not: how much it took for text. */
+  alphanumericCharacters: number;
 }
 
 /** The setting users change to turn OCR on or off; named in every message about OCR. */
@@ -122,13 +124,13 @@ async function startOcrEngine(): Promise<StartedEngine> {
 
 /** Tesseract separates paragraphs with a blank line and ends each line with a newline. */
 export function toPage(text: string, confidence: number): OcrPage {
-  const alphanumeric = text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
-  if (confidence < MIN_CONFIDENCE || alphanumeric < MIN_ALPHANUMERIC_CHARACTERS) return { paragraphs: [], confidence };
+  const alphanumericCharacters = text.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  if (confidence < MIN_CONFIDENCE || alphanumericCharacters < MIN_ALPHANUMERIC_CHARACTERS) return { paragraphs: [], confidence, alphanumericCharacters };
   const paragraphs = text
     .split(/\n\s*\n/)
     .map((paragraph) => paragraph.replace(/-\n(?=\p{Ll})/gu, "").replace(/\s*\n\s*/g, " ").trim())
     .filter((paragraph) => /[\p{L}\p{N}]/u.test(paragraph));
-  return { paragraphs, confidence };
+  return { paragraphs, confidence, alphanumericCharacters };
 }
 
 export function ocrBlocks(page: OcrPage, pageNumber: number | undefined): ParsedBlock[] {

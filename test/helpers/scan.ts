@@ -17,14 +17,14 @@ interface GrayImage {
   pixels: Uint8Array;
 }
 
-function drawPage(lines: readonly string[]) {
+function drawPage(lines: readonly string[], fontPixels = FONT_PIXELS) {
   const canvas = createCanvas(PAGE_WIDTH_PIXELS, PAGE_HEIGHT_PIXELS);
   const context = canvas.getContext("2d");
   context.fillStyle = "#ffffff";
   context.fillRect(0, 0, canvas.width, canvas.height);
   context.fillStyle = "#000000";
-  context.font = `${FONT_PIXELS}px "DejaVu Sans"`;
-  lines.forEach((line, index) => context.fillText(line, 80, 140 + index * FONT_PIXELS * 1.6));
+  context.font = `${fontPixels}px "DejaVu Sans"`;
+  lines.forEach((line, index) => context.fillText(line, 80, 140 + index * fontPixels * 1.6));
   return canvas;
 }
 
@@ -33,16 +33,19 @@ export function textImagePng(lines: readonly string[]): Buffer {
   return drawPage(lines).toBuffer("image/png");
 }
 
-function textImageGray(lines: readonly string[]): GrayImage {
-  const canvas = drawPage(lines);
+function textImageGray(lines: readonly string[], fontPixels?: number): GrayImage {
+  const canvas = drawPage(lines, fontPixels);
   const rgba = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
   const pixels = new Uint8Array(canvas.width * canvas.height);
   for (let index = 0; index < pixels.length; index++) pixels[index] = rgba[index * 4] ?? 255;
   return { width: canvas.width, height: canvas.height, pixels };
 }
 
-/** A page of a generated PDF: real text (a text layer) or a scan (an image, no text layer). */
-export type PdfPageSpec = { text: readonly string[] } | { scan: readonly string[] };
+/**
+ * A page of a generated PDF: real text (a text layer) or a scan (an image, no text layer). A
+ * scan's text is 36 pixels high (20 pt on the page) unless `fontPixels` says otherwise.
+ */
+export type PdfPageSpec = { text: readonly string[] } | { scan: readonly string[]; fontPixels?: number };
 
 /** A valid PDF, Letter size, whose scan pages hold only a grayscale image of their text. */
 export function makeScannedPdf(pages: readonly PdfPageSpec[]): Buffer {
@@ -77,7 +80,7 @@ export function makeScannedPdf(pages: readonly PdfPageSpec[]): Buffer {
       content = `BT /F1 12 Tf 72 720 Td 16 TL ${escaped.map((line) => `(${line}) Tj T*`).join(" ")} ET`;
       object(imageId, "null");
     } else {
-      const image = textImageGray(page.scan);
+      const image = textImageGray(page.scan, page.fontPixels);
       const compressed = deflateSync(image.pixels);
       object(
         imageId,
@@ -100,7 +103,7 @@ export function makeScannedPdf(pages: readonly PdfPageSpec[]): Buffer {
 
 /** An uncompressed grayscale TIFF with one page per entry, as a document scanner writes. */
 export function textImageTiff(pages: ReadonlyArray<readonly string[]>): Buffer {
-  const images = pages.map(textImageGray);
+  const images = pages.map((lines) => textImageGray(lines));
   const ENTRIES = 8;
   const ifdBytes = 2 + ENTRIES * 12 + 4;
   const total = 8 + images.reduce((sum, image) => sum + ifdBytes + image.pixels.length, 0);

@@ -2,7 +2,7 @@ import type { PDFPageProxy } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { isChunkpadError } from "../../core/errors.js";
 import type { ParsedBlock, ParseInput } from "../../core/types.js";
 import { describePageRuns } from "../../core/page-runs.js";
-import { createOcrEngine, ocrBlocks, type OcrEngine } from "../ocr.js";
+import { createOcrEngine, ocrBlocks, type OcrEngine, type OcrPage } from "../ocr.js";
 
 /**
  * OCR for the pages of a PDF that have no text layer: each is rendered with pdf.js onto an
@@ -20,6 +20,15 @@ export interface PdfOcrResult {
 
 /** 200 dpi: tesseract reads body text as well as at 300 dpi here, in half the pixels. */
 const RENDER_DPI = 200;
+/**
+ * The glance before the full read: a ninth of the pixels. issue7229.pdf (a Russian form) took
+ * 16 CPU-s at 200 dpi for text read at confidence 27–29 and dropped; its glance costs 3 (decision 087).
+ */
+const GLANCE_DPI = 72;
+/** A glance below this mean confidence… (the corpus's readable scans glance at 61–78, its unreadable ones at 21–31). */
+const GLANCE_MIN_CONFIDENCE = 40;
+/** …that took at least this many letters and digits for text passes the page over. */
+const GLANCE_MIN_ALPHANUMERIC_CHARACTERS = 20;
 /** Pages drawn larger than this (posters, maps) are scaled down to keep memory bounded. */
 const MAX_RENDER_PIXELS = 3_500 * 3_500;
 /** Assumed time for the first page, before any page has been timed. */
@@ -36,6 +45,7 @@ export interface PdfOcrPages {
 export async function ocrPdfPages(source: PdfOcrPages, pageNumbers: readonly number[], input: ParseInput): Promise<PdfOcrResult> {
   const result: PdfOcrResult = { blocks: [], ocrPages: [], warnings: [], attempted: false };
   const illegible: number[] = [];
+  const passedOver: number[] = [];
   const notReached: number[] = [];
   let slowestPageMs: number | undefined;
   let engine: OcrEngine | undefined;
@@ -48,19 +58,19 @@ export async function ocrPdfPages(source: PdfOcrPages, pageNumbers: readonly num
       }
       if (!(await source.hasImages(pageNumber))) continue;
       const started = Date.now();
-      const image = await renderPage(await source.getPage(pageNumber));
       engine ??= await createOcrEngine();
       result.attempted = true;
       let page;
       try {
-        page = await engine.recognize(image, input.signal);
+        page = await readPage(engine, await source.getPage(pageNumber), input.signal);
       } catch (error) {
         if (!isChunkpadError(error) || error.code !== "PARSE_TIMEOUT") throw error;
         notReached.push(...pageNumbers.slice(index));
         break;
       }
       slowestPageMs = Math.max(slowestPageMs ?? 0, Date.now() - started);
-      if (page.paragraphs.length === 0) illegible.push(pageNumber);
+      if (page === undefined) passedOver.push(pageNumber);
+      else if (page.paragraphs.length === 0) illegible.push(pageNumber);
       else {
         result.ocrPages.push(pageNumber);
         result.blocks.push(...ocrBlocks(page, pageNumber));
@@ -70,6 +80,9 @@ export async function ocrPdfPages(source: PdfOcrPages, pageNumbers: readonly num
     await engine?.close();
   }
   if (illegible.length > 0) result.warnings.push(`OCR found no legible text on ${describePageRuns(illegible)} (a photo, a drawing or a blank scan)`);
+  if (passedOver.length > 0) {
+    result.warnings.push(`OCR passed over ${describePageRuns(passedOver)}: a first look at ${GLANCE_DPI} dpi saw marks but no legible English (a photo, a texture, or another script)`);
+  }
   if (notReached.length > 0) {
     result.warnings.push(
       `OCR stopped at the per-file time limit: ${describePageRuns(notReached)} not read; give it more time with --timeout <seconds> or ingest.perFileTimeoutSeconds to OCR more pages`,
@@ -78,22 +91,35 @@ export async function ocrPdfPages(source: PdfOcrPages, pageNumbers: readonly num
   return result;
 }
 
-async function renderPage(page: PDFPageProxy): Promise<Uint8Array> {
-  const { createCanvas } = await import("@napi-rs/canvas");
+/**
+ * One page: a glance at low resolution first, then the full read, unless the glance found plenty
+ * of marks and read them at a confidence the full read does not keep (texture, a photo, a script
+ * the English model cannot read). Undefined when the page was passed over. A glance that finds
+ * little (a blank page, small print it cannot separate) decides nothing: the full read runs.
+ */
+async function readPage(engine: OcrEngine, page: PDFPageProxy, signal: AbortSignal | undefined): Promise<OcrPage | undefined> {
   try {
-    const natural = page.getViewport({ scale: RENDER_DPI / 72 });
-    const shrink = Math.min(1, Math.sqrt(MAX_RENDER_PIXELS / (natural.width * natural.height)));
-    const viewport = shrink < 1 ? page.getViewport({ scale: (RENDER_DPI / 72) * shrink }) : natural;
-    const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
-    const context = canvas.getContext("2d");
-    // Scans often rely on a white page under a masked or transparent image.
-    context.fillStyle = "#ffffff";
-    context.fillRect(0, 0, canvas.width, canvas.height);
-    await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
-    return toPpm(context.getImageData(0, 0, canvas.width, canvas.height));
+    const glance = await engine.recognize(await renderPage(page, GLANCE_DPI), signal);
+    if (glance.confidence < GLANCE_MIN_CONFIDENCE && glance.alphanumericCharacters >= GLANCE_MIN_ALPHANUMERIC_CHARACTERS) return undefined;
+    return await engine.recognize(await renderPage(page, RENDER_DPI), signal);
   } finally {
     page.cleanup();
   }
+}
+
+/** The page drawn at this resolution, as PPM; the caller releases the page (both renders share its operator list). */
+async function renderPage(page: PDFPageProxy, dpi: number): Promise<Uint8Array> {
+  const { createCanvas } = await import("@napi-rs/canvas");
+  const natural = page.getViewport({ scale: dpi / 72 });
+  const shrink = Math.min(1, Math.sqrt(MAX_RENDER_PIXELS / (natural.width * natural.height)));
+  const viewport = shrink < 1 ? page.getViewport({ scale: (dpi / 72) * shrink }) : natural;
+  const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
+  const context = canvas.getContext("2d");
+  // Scans often rely on a white page under a masked or transparent image.
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
+  return toPpm(context.getImageData(0, 0, canvas.width, canvas.height));
 }
 
 /**
