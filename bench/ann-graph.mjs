@@ -32,9 +32,15 @@ for (const [conn, ea, es, cand, quantization="f16"] of JSON.parse(process.argv[3
   if (BATCH > 0) for (let i=0;i<N;i+=BATCH) idx.add(keys.subarray(i,Math.min(N,i+BATCH)),data.subarray(i*D,Math.min(N,i+BATCH)*D),2);
   else idx.add(keys,data,2);
   const build=performance.now()-t; const used=process.cpuUsage(cpu); const cpuPerVector=(used.user+used.system)/1000/N;
-  const lat=[]; let hit=0;
-  for(let q=0;q<Q;q++){ const v=queries.subarray(q*D,(q+1)*D); t=performance.now(); const m=idx.search(v,cand,1); lat.push(performance.now()-t); const got=Array.from(m.keys).slice(0,10); for(const k of got) if(truths[q].has(k)) hit++; }
+  const lat=[]; let hit=0, rescoredHit=0;
+  for(let q=0;q<Q;q++){
+    const v=queries.subarray(q*D,(q+1)*D); t=performance.now(); const m=idx.search(v,cand,1); lat.push(performance.now()-t);
+    const got=Array.from(m.keys).slice(0,10); for(const k of got) if(truths[q].has(k)) hit++;
+    // The candidates re-scored exactly (float32 dot products of the stored vectors), as the store does.
+    const exact=Array.from(m.keys,(k)=>{ const o=(Number(k)-1)*D; let s=0; for(let j=0;j<D;j++) s+=data[o+j]*v[j]; return [k,s]; }).sort((a,b)=>b[1]-a[1]).slice(0,10);
+    for(const [k] of exact) if(truths[q].has(k)) rescoredHit++;
+  }
   lat.sort((a,b)=>a-b);
   const file=path.join(os.tmpdir(),`ann-graph-${process.pid}.usearch`); idx.save(file); const bytes=fs.statSync(file).size; fs.rmSync(file);
-  console.log(`${N}×${D}${BATCH>0?` in batches of ${BATCH}`:""} ${quantization} M=${conn} efa=${ea} ef=${es} cand=${cand}: file ${(bytes/1e6).toFixed(1)} MB, build ${(build/1000).toFixed(1)}s, ${cpuPerVector.toFixed(3)} ms CPU a vector, recall ${(hit/(Q*10)).toFixed(3)} p50 ${lat[Q/2].toFixed(2)}ms p95 ${lat[Math.floor(Q*0.95)].toFixed(2)}ms`);
+  console.log(`${N}×${D}${BATCH>0?` in batches of ${BATCH}`:""} ${quantization} M=${conn} efa=${ea} ef=${es} cand=${cand}: file ${(bytes/1e6).toFixed(1)} MB, build ${(build/1000).toFixed(1)}s wall, ${cpuPerVector.toFixed(3)} ms CPU a vector (target ≤ 0.3), recall@10 graph ${(hit/(Q*10)).toFixed(3)}, re-scored ${(rescoredHit/(Q*10)).toFixed(3)} (target ≥ 0.99), search p50 ${lat[Q/2].toFixed(2)} ms p95 ${lat[Math.floor(Q*0.95)].toFixed(2)} ms, load ${os.loadavg()[0].toFixed(1)}`);
 }
