@@ -1,6 +1,6 @@
 /**
  * Vector search at scale (issues 12, 22): the store's vectorSearch through the approximate index
- * (usearch HNSW, int8, candidates re-scored from float16 copies; decision 089) next to exact search (sqlite-vec brute
+ * (usearch HNSW, float16; decision 089 measured an int8 graph with re-scored candidates) next to exact search (sqlite-vec brute
  * force, the same store opened with the index off), on clustered synthetic vectors: a mixture
  * of 2,000 Gaussian centres on the unit sphere, each vector a centre plus noise (random unit
  * vectors would be the worst case of any graph index and say nothing about real text).

@@ -4,7 +4,6 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import { cosineDistanceToHalf, toHalfBlob } from "./half-float.js";
 
 /**
  * The approximate nearest-neighbour index beside the database: an HNSW graph (usearch) over
@@ -16,11 +15,9 @@ import { cosineDistanceToHalf, toHalfBlob } from "./half-float.js";
  * `ann_log` in the same transaction; an index knows the last log row it has applied and replays
  * the rest (add = remove then add, so a replay twice is harmless) before it answers. A crash
  * anywhere leaves an index that is at worst behind, never wrong; a missing, damaged or foreign
- * file is rebuilt from the rows. The graph holds int8 vectors and few links (cheap to build: a
- * quarter of float16 with M = 24 / 128); its 128 nearest candidates are re-scored from a float16
- * copy of each vector kept in SQLite beside vec_chunks (`ann_vectors`, written in the same
- * transactions; a sqlite-vec point lookup costs hundreds of µs, a row of this table a few), so
- * distances agree with exact search to about 1e-3 (decision 089).
+ * file is rebuilt from the rows. Vectors are stored as float16 in the graph (half the memory of
+ * float32; distances within about 1e-3 of exact); re-scoring candidates from SQLite instead cost
+ * more than the whole graph search (sqlite-vec point lookups, bench/ann.ts).
  */
 
 interface UsearchIndex {
@@ -38,26 +35,21 @@ interface UsearchModule {
   Index: new (config: { metric: string; dimensions: number; quantization: string; connectivity: number; expansion_add: number; expansion_search: number; multi: boolean }) => UsearchIndex;
 }
 
+/** Graph settings measured in bench/ann.ts and docs/decisions/026 (recall@10 ≥ 0.99 on clustered vectors). */
+const CONNECTIVITY = 24;
+const EXPANSION_ADD = 128;
 /**
- * Graph settings measured with bench/ann-graph.mjs (decision 089): int8, M = 16, expansion 32
- * when adding and 512 when searching, 128 candidates re-scored exactly: recall@10 after
- * re-scoring ≥ 0.99 on clustered vectors at a quarter of the build's CPU of float16 M = 24 / 128.
+ * How wide a search looks, chosen when an index is made or loaded (usearch fixes it then): 512
+ * keeps recall@10 at 0.998 with a million vectors but costs 8.6 ms at 100k × 768, where 128
+ * finds the same (0.999) in 2.6 ms.
  */
-const QUANTIZATION = "i8";
-const CONNECTIVITY = 16;
-const EXPANSION_ADD = 32;
-/** How wide a search looks (usearch fixes it when an index is made or loaded). */
-const EXPANSION_SEARCH = 512;
-/** Candidates taken from the graph and re-scored from the float16 copies, however few are asked for. */
-const RESCORED_CANDIDATES = 128;
-/** Files of earlier formats (float16, M = 24, no re-scoring) are rebuilt, not loaded. */
-const INDEX_FORMAT = 2;
+const EXPANSION_SEARCH_LARGE = 512;
+const EXPANSION_SEARCH_SMALL = 128;
+const LARGE_INDEX_VECTORS = 200_000;
 /** Log rows applied but not yet saved that make a process save the index when it closes. */
 const SAVE_AFTER_CHANGES = 1;
 
 interface Sidecar {
-  /** INDEX_FORMAT; absent in files saved before decision 089. */
-  format?: number;
   file: string;
   appliedSeq: number;
   dimensions: number;
@@ -125,8 +117,6 @@ export interface AnnIndex {
 }
 
 const ACTIVE_KEY = "ann.active";
-/** Set once `ann_vectors` holds a copy of every vector (rows from before migration 10 are copied by a build). */
-const COPY_KEY = "ann.copyComplete";
 const PRUNED_KEY = "ann.prunedThrough";
 
 /**
@@ -169,21 +159,11 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     for (const id of chunkIds) insert.run(id, op);
   };
 
-  const newIndex = (dimensions: number): UsearchIndex =>
+  const newIndex = (dimensions: number, vectors: number): UsearchIndex =>
     new (module as UsearchModule).Index({
-      metric: "cos", dimensions, quantization: QUANTIZATION, connectivity: CONNECTIVITY, expansion_add: EXPANSION_ADD, expansion_search: EXPANSION_SEARCH, multi: false,
+      metric: "cos", dimensions, quantization: "f16", connectivity: CONNECTIVITY, expansion_add: EXPANSION_ADD,
+      expansion_search: vectors >= LARGE_INDEX_VECTORS ? EXPANSION_SEARCH_LARGE : EXPANSION_SEARCH_SMALL, multi: false,
     });
-  const copies = db.prepare<[string], { id: number; embedding: Uint8Array }>(
-    "SELECT c.id AS id, a.embedding AS embedding FROM chunks c JOIN ann_vectors a ON a.chunk_ref = c.ref WHERE c.id IN (SELECT value FROM json_each(?))",
-  );
-  /** The graph's candidates by their exact (float16) distance, nearest first. */
-  const rescore = (embedding: Float32Array, found: { keys: BigUint64Array; distances: Float32Array }) => {
-    const candidates = Array.from(found.keys, (key, position) => ({ id: Number(key), distance: found.distances[position] as number }));
-    const exact = new Map(copies.all(JSON.stringify(candidates.map((candidate) => candidate.id))).map((row) => [row.id, cosineDistanceToHalf(embedding, row.embedding)]));
-    // Every vector has its copy (same transactions); the graph's own distance stands in only if one were missing.
-    for (const candidate of candidates) candidate.distance = exact.get(candidate.id) ?? candidate.distance;
-    return candidates.sort((a, b) => a.distance - b.distance || a.id - b.id);
-  };
 
   const readSidecar = (): Sidecar | null => {
     if (sidecarPath === null) return null;
@@ -204,19 +184,11 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       // Every change logged so far is in the rows read here, pruned ones too: the highest
       // number ever given to a log row (the log may be empty after a save pruned it).
       const seq = db.prepare<[], number | null>("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'ann_log'), 0), COALESCE((SELECT MAX(seq) FROM ann_log), 0))").pluck().get() ?? 0;
-      const rows = db.prepare<[], { id: number; ref: string; embedding: Uint8Array }>("SELECT c.id AS id, c.ref AS ref, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
-      if (meta(COPY_KEY) !== "1") {
-        // A database from before migration 10: its vectors get their float16 copies once.
-        db.exec("DELETE FROM ann_vectors");
-        const insert = db.prepare("INSERT INTO ann_vectors (chunk_ref, embedding) VALUES (?, ?)");
-        const vector = new Float32Array(dimensions);
-        for (const row of rows) if (copyVector(vector, 0, row.embedding, dimensions)) insert.run(row.ref, toHalfBlob(vector));
-        setMeta(COPY_KEY, "1");
-      }
+      const rows = db.prepare<[], { id: number; embedding: Uint8Array }>("SELECT c.id AS id, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
       return { seq, rows };
     });
     builds += 1;
-    const fresh = newIndex(dimensions);
+    const fresh = newIndex(dimensions, snapshot.rows.length);
     const keys: bigint[] = [];
     const vectors = new Float32Array(snapshot.rows.length * dimensions);
     for (const row of snapshot.rows) if (copyVector(vectors, keys.length, row.embedding, dimensions)) keys.push(BigInt(row.id));
@@ -230,7 +202,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
 
   const loadFromFile = (dimensions: number): boolean => {
     const sidecar = readSidecar();
-    if (sidecar === null || sidecarPath === null || sidecar.format !== INDEX_FORMAT || sidecar.dimensions !== dimensions || !active() || meta(COPY_KEY) !== "1") return false;
+    if (sidecar === null || sidecarPath === null || sidecar.dimensions !== dimensions || !active()) return false;
     if (sidecar.appliedSeq < Number(meta(PRUNED_KEY) ?? 0)) return false;
     try {
       const file = path.join(path.dirname(sidecarPath), sidecar.file);
@@ -238,7 +210,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       if (found.bytes !== sidecar.bytes || found.sample !== sidecar.sample) return false;
       // Memory-mapped, not read: a one-off search touches only the graph nodes it visits (a
       // 175 MB file at 100k × 768 took 187 ms to read). Changes to apply first need a loaded copy.
-      const loaded = newIndex(dimensions);
+      const loaded = newIndex(dimensions, sidecar.vectors ?? vectorRows());
       const pending = logAfter(sidecar.appliedSeq);
       if (pending) loaded.load(file);
       else loaded.view(file);
@@ -265,7 +237,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     if (rows.length === 0) return true;
     // Another process changed vectors since the file was mapped: a changeable copy from the same file.
     if (viewed !== null) {
-      const copy = newIndex(indexDimensions);
+      const copy = newIndex(indexDimensions, (index as UsearchIndex).size());
       try {
         copy.load(viewed);
       } catch {
@@ -276,7 +248,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       viewed = null;
     }
     const lastReset = rows.findLastIndex((row) => row.op === "reset");
-    if (lastReset >= 0) index = newIndex(indexDimensions);
+    if (lastReset >= 0) index = newIndex(indexDimensions, 0);
     const chunkIds = [...new Set(rows.slice(lastReset + 1).map((row) => row.chunk_id))];
     if (chunkIds.length > 0) {
       const current = index as UsearchIndex;
@@ -308,7 +280,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     const previous = readSidecar();
     const file = `${path.basename(options.databasePath as string)}.usearch-${randomBytes(6).toString("hex")}`;
     index.save(path.join(directory, file));
-    const sidecar: Sidecar = { format: INDEX_FORMAT, file, appliedSeq, dimensions: indexDimensions, vectors: index.size(), ...fingerprintFile(path.join(directory, file)) };
+    const sidecar: Sidecar = { file, appliedSeq, dimensions: indexDimensions, vectors: index.size(), ...fingerprintFile(path.join(directory, file)) };
     const temporary = `${sidecarPath}.${process.pid}.tmp`;
     fs.writeFileSync(temporary, JSON.stringify(sidecar), { mode: 0o600 });
     fs.renameSync(temporary, sidecarPath);
@@ -337,7 +309,8 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       const current = index as UsearchIndex;
       const size = current.size();
       if (size < options.threshold) return null;
-      return rescore(embedding, current.search(embedding, Math.min(Math.max(count, RESCORED_CANDIDATES), size), 1)).slice(0, count);
+      const found = current.search(embedding, Math.min(count, size), 1);
+      return Array.from(found.keys, (key, position) => ({ id: Number(key), distance: found.distances[position] as number }));
     },
     logAdd: (chunkIds) => log(chunkIds, "add"),
     logRemove: (chunkIds) => log(chunkIds, "remove"),
