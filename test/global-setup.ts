@@ -2,12 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/**
- * The tests read real documents, retrieval collections and fixture models from the shared test
- * data beside the clone (`../shared`: corpus/, ir/, models/). Without it every such test would
- * fail on its own with a missing file; this says once what is missing and what to do.
- * CHUNKPAD_SHARED_DIR points elsewhere (used to test this very message).
- */
+/** Every run: the shared test data checked, then one temporary folder for the run (removed at its end). */
 export default function setup(): () => void {
   checkSharedTestData();
   return runTempFolder();
@@ -30,6 +25,12 @@ function runTempFolder(): () => void {
   return () => fs.rmSync(folder, { recursive: true, force: true });
 }
 
+/**
+ * The tests read real documents, retrieval collections and fixture models from the shared test
+ * data beside the clone (`../shared`: corpus/, ir/, models/). Without it every such test would
+ * fail on its own with a missing file; this says once what is missing and what to do.
+ * CHUNKPAD_SHARED_DIR points elsewhere (used to test this very message).
+ */
 function checkSharedTestData(): void {
   const shared = path.resolve(process.env.CHUNKPAD_SHARED_DIR ?? path.join(import.meta.dirname, "..", "..", "shared"));
   const missing = ["corpus", "ir", "models"].filter((name) => !fs.existsSync(path.join(shared, name)));

@@ -1,5 +1,6 @@
 import { openSqlite, type SqliteDatabase } from "./driver.js";
-import { PostingsBuilder, type Postings } from "./keyword-rank.js";
+import type { Postings } from "./keyword-rank.js";
+import { PostingsBuilder } from "./postings-builder.js";
 import { createFtsSegmentReader, Fts5FormatError } from "./fts5-segments.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from "./driver.js";
-import { doubled, PostingsBuilder, type Postings } from "./keyword-rank.js";
+import type { Postings } from "./keyword-rank.js";
+import { doubled, PostingsBuilder } from "./postings-builder.js";
 
 /**
  * Every word's list read straight from FTS5's segments (`{table}_data` leaf pages), word after

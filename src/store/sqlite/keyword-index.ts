@@ -2,7 +2,8 @@ import type { SqliteDatabase } from "./database.js";
 import type { KeywordTerm } from "../../core/keyword-query.js";
 import { compareTerms, createFtsTokenizer, createFtsVocabulary, readVarints } from "./fts5-reading.js";
 import { createBackgroundReader } from "./background-reader.js";
-import { B, forEachRow, idfOf, K1, PostingsBuilder, rankAll, rankAny, TopRows, type Phrase, type Postings } from "./keyword-rank.js";
+import { B, forEachRow, idfOf, K1, rankAll, rankAny, TopRows, type Phrase, type Postings } from "./keyword-rank.js";
+import { PostingsBuilder } from "./postings-builder.js";
 
 /**
  * The keyword index held in memory, for processes that search many times (the server, the MCP

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { forEachRow, K1, PostingsBuilder, rankAll, rankAny, rowAt, TopRows, type Phrase } from "./keyword-rank.js";
+import { forEachRow, K1, rankAll, rankAny, rowAt, TopRows, type Phrase } from "./keyword-rank.js";
+import { PostingsBuilder } from "./postings-builder.js";
 
 /**
  * Packed lists (a row's high bits per segment and its low 16 bits per row, or a bit per chunk id
