@@ -1,5 +1,6 @@
 import { withNextSteps } from "../nextStep.js";
 import { useCallback, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import { post, remove } from "../api/client.js";
 import type { Job, JobHandle } from "../api/types.js";
 import { followJob, type JobEvent } from "./useJobEvents.js";
@@ -38,6 +39,13 @@ export function progressOf(event: JobEvent): JobProgress | null {
   return null;
 }
 
+/** Which stage of its job an event reports: a new one is drawn even among events that arrive together. */
+function stageOf(event: JobEvent): string {
+  if (event.type === "archive-progress") return `${event.type}:${event.stage}`;
+  if (event.type === "embed-progress") return `${event.type}:${event.phase}`;
+  return event.type;
+}
+
 /** One long job at a time (process, embed, sync): start or re-attach, progress, outcome, cancel. */
 export function useJob(onDone: (result?: unknown) => void) {
   const [job, setJob] = useState<JobHandle | null>(null);
@@ -49,9 +57,16 @@ export function useJob(onDone: (result?: unknown) => void) {
     setJob(started);
     setOutcome(null);
     setProgress({ label: "Starting…", value: null });
+    let stageShown: string | undefined;
     followJob(started, (event) => {
       const next = progressOf(event);
-      if (next) setProgress(next);
+      // Each stage of the job is drawn at least once, even when a fast job's events arrive
+      // together and React would render only the last of them; counts within a stage coalesce.
+      const stage = stageOf(event);
+      if (next && stage !== stageShown) {
+        stageShown = stage;
+        flushSync(() => setProgress(next));
+      } else if (next) setProgress(next);
       if (event.type === "job-done" || event.type === "job-failed" || event.type === "job-cancelled") {
         setJob(null);
         setProgress(null);
