@@ -108,7 +108,7 @@ describe("OCR of generated scans with known words", () => {
       await runner.close();
       fs.rmSync(folder, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 
   it("reads small print in full, which a first look at 72 dpi does not pass over", async () => {
     // 12-pixel letters on a 129-dpi scan: about 7 pt on the page, 5 pixels high at 72 dpi.
