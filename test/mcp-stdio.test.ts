@@ -184,10 +184,11 @@ describe("chunkpad mcp get_document on a long document", () => {
   it("returns a bounded page with a continuation, and the continuations cover the whole document", async () => {
     const bigHome = makeTempDir("mcp-long");
     try {
-      const lines = Array.from({ length: 24_000 }, (_, index) => `Ledger entry ${index}: the quartermaster counted ${index % 97} barrels of salted herring and ${index % 13} coils of rope.`);
+      // Twice what one reply may carry (400 kB, asserted below), so no single reply can hold it.
+      const lines = Array.from({ length: 9_000 }, (_, index) => `Ledger entry ${index}: the quartermaster counted ${index % 97} barrels of salted herring and ${index % 13} coils of rope.`);
       writeFile(bigHome, "docs/ledger.txt", `${lines.join("\n")}\nThe final entry closes the ledger.\n`);
       const size = fs.statSync(path.join(bigHome, "docs", "ledger.txt")).size;
-      expect(size).toBeGreaterThan(2_000_000);
+      expect(size).toBeGreaterThan(800_000);
       expect((await runCliInProcess(["add", path.join(bigHome, "docs")], { home: bigHome })).code).toBe(0);
       const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env: cliEnv(bigHome) as Record<string, string>, stderr: "pipe" });
       const client = new Client({ name: "chunkpad-test", version: "1.0.0" });
