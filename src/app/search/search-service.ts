@@ -133,28 +133,23 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   let vectors: SearchReadiness["vectors"] = "cold";
   let warming: Promise<void> | undefined;
-  const warmVectors = async () => {
+  /** Loads what vector search needs; whether it can run. `vectors` says "ready" only once warmUp has run searches. */
+  const warmVectors = async (): Promise<boolean> => {
     vectors = "loading";
     try {
       const readiness = await vectorReadiness();
       if (!readiness.ready) {
         vectors = "keyword-only";
-        return;
+        return false;
       }
       // One whole search loads the approximate index, runs the model once (and the cross-encoder,
-      // when search.rerank is on) and counts the coverage (kept until a write), before a user's
-      // first query pays for them. A few more, on different words, compile the code a vector
-      // search runs and read the index's pages: after the one alone, the first user's vector
-      // search took 1.9–2.3× a later one's (decision 092).
+      // when search.rerank is on) and counts the coverage (kept until a write).
       await search("warm up", { mode: "hybrid" });
-      for (const query of WARM_UP_QUERIES) {
-        await search(query, { mode: "vector", rerank: false });
-        await search(query, { mode: "hybrid", rerank: false });
-      }
-      vectors = "ready";
+      return true;
     } catch {
       // A model mismatch or a failed load: the user's search reports it with what to do.
       vectors = "keyword-only";
+      return false;
     }
   };
   const readiness = async (): Promise<SearchReadiness> => {
@@ -163,7 +158,17 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
   };
   const warmUp = async () => {
     const store = options.getStore();
-    warming ??= Promise.all([store.searchIndexStatus({ waitUntilReady: true }), warmVectors()]).then(() => undefined);
+    warming ??= (async () => {
+      const [, withVectors] = await Promise.all([store.searchIndexStatus({ waitUntilReady: true }), warmVectors()]);
+      // Then, with both indexes in place, a few searches of each mode on different words: the
+      // in-memory keyword index's ranking has never run (searches before it was ready went to
+      // SQLite), nor has most of a vector search's code. With one hybrid search alone the first
+      // user's keyword and vector searches took 2–3× a later one's (decision 092).
+      for (const query of WARM_UP_QUERIES) {
+        for (const mode of withVectors ? (["keyword", "vector", "hybrid"] as const) : (["keyword"] as const)) await search(query, { mode, rerank: false }).catch(() => undefined);
+      }
+      if (withVectors) vectors = "ready";
+    })();
     await warming;
     return readiness();
   };
