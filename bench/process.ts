@@ -43,16 +43,20 @@ async function run(label: string, folder: string): Promise<void> {
     spans[Math.min(2, inFlight.size)]! += now - last;
     last = now;
   };
-  const seen = new Set<string>();
+  // When each file started and ended in the run (ms from the start): the files that hold the wall.
+  const spansByFile = new Map<string, { start: number; end?: number }>();
   const cpuStarted = cpuSeconds();
   const started = performance.now();
   const report = await chunkpad.processFolder(folder, {
     onProgress: (event) => {
       if (event.phase !== "process" || event.file === undefined) return;
       mark();
-      if (seen.has(event.file)) inFlight.delete(event.file);
-      else {
-        seen.add(event.file);
+      const span = spansByFile.get(event.file);
+      if (span) {
+        inFlight.delete(event.file);
+        span.end = performance.now() - started;
+      } else {
+        spansByFile.set(event.file, { start: performance.now() - started });
         inFlight.add(event.file);
       }
     },
@@ -69,6 +73,10 @@ async function run(label: string, folder: string): Promise<void> {
   // Both cores busy (files in flight below): on an idle machine the wall follows the CPU.
   console.log(`  against issue 22's target (≤ ${TARGET_IDLE_WALL_S} s wall on ${CORES} idle cores): ${seconds.toFixed(1)} s wall at this load; CPU / ${CORES} = ${(cpu / CORES).toFixed(1)} s — ${cpu / CORES <= TARGET_IDLE_WALL_S ? "met" : "not met"} if idle`);
   console.log(`  files in flight: two ${share(2)} of the wall, one ${share(1)}, none ${share(0)} (walk, clean-up, final writes)`);
+  const timeline = [...spansByFile].map(([file, span]) => ({ file, start: span.start / 1000, seconds: ((span.end ?? seconds * 1000) - span.start) / 1000 }));
+  const lastStart = Math.max(0, ...timeline.map((entry) => entry.start));
+  console.log(`  longest in flight (s, started at s): ${timeline.sort((first, second) => second.seconds - first.seconds).slice(0, 6).map((entry) => `${entry.file} ${entry.seconds.toFixed(1)} (@${entry.start.toFixed(1)})`).join(", ")}`);
+  console.log(`  the last file started at ${lastStart.toFixed(1)} s of ${seconds.toFixed(1)}: the tail, with at most one file in flight, is what a longer file started earlier would save`);
   console.log(`  peak RSS so far: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   const failures = new Map<string, number>();
   for (const failure of report.failed) failures.set(failure.code, (failures.get(failure.code) ?? 0) + 1);

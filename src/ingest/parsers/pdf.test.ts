@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { failureNextSteps } from "../../core/next-step.js";
 import { chunkpadRejection } from "../../../test/helpers/rejection.js";
@@ -30,6 +31,16 @@ describe("pdfParser", () => {
     // Lines of a paragraph are joined into one block, not one block per line.
     expect(document.blocks[abstract]?.text).toContain("that identifies frequently executed loop traces at run-time and then generates machine code");
     expect(document.warnings).toEqual([]);
+  });
+
+  it("leaves the thread's built-ins to the other parsers: pdf.js's bundled core-js does not replace push or JSON", async () => {
+    // Its Array.prototype.push, run in JavaScript, made every parser in a parse worker slower once a PDF had been read.
+    await pdfParser.parse(input("tracemonkey.pdf"));
+    // Another realm's toString tells a built-in from a polyfill (core-js also replaces this realm's).
+    const sourceOf = runInNewContext("Function.prototype.toString") as (this: unknown) => string;
+    for (const builtIn of [Array.prototype.push, JSON.parse, JSON.stringify, Function.prototype.toString]) {
+      expect(sourceOf.call(builtIn)).toMatch(/^function \w+\(\) \{ \[native code\] \}$/);
+    }
   });
 
   it("extracts CJK text through the bundled CMaps", async () => {
