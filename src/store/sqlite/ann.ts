@@ -67,7 +67,7 @@ const LARGE_INDEX_VECTORS = 200_000;
  */
 export function graphKindFor(dimensions: number, vectors: number): GraphKind {
   return dimensions <= INT8_MAX_DIMENSIONS
-    ? { quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 512, rescored: 128 }
+    ? { quantization: "i8", connectivity: 24, expansionAdd: 128, expansionSearch: 512, rescored: 128 }
     : { quantization: "f16", connectivity: 24, expansionAdd: 128, expansionSearch: vectors >= LARGE_INDEX_VECTORS ? 512 : 128, rescored: 0 };
 }
 
