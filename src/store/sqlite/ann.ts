@@ -4,7 +4,6 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
-import { cosineDistanceToHalf, toHalfBlob } from "./half-float.js";
 
 /**
  * The approximate nearest-neighbour index beside the database: an HNSW graph (usearch) over
@@ -16,14 +15,9 @@ import { cosineDistanceToHalf, toHalfBlob } from "./half-float.js";
  * `ann_log` in the same transaction; an index knows the last log row it has applied and replays
  * the rest (add = remove then add, so a replay twice is harmless) before it answers. A crash
  * anywhere leaves an index that is at worst behind, never wrong; a missing, damaged or foreign
- * file is rebuilt from the rows. What the graph holds depends on the vectors' size (decision 095):
- * up to INT8_MAX_DIMENSIONS, int8 vectors and few links, whose 128 nearest candidates are
- * re-scored from a float16 copy of each vector kept in SQLite beside vec_chunks (`ann_vectors`,
- * written in the same transactions; a sqlite-vec point lookup costs hundreds of µs, a row of this
- * table a few): a file of about 60 % of float16's, which `serve` keeps resident. Above it, int8
- * distances are too coarse for the graph's links (recall 0.964 at 100k × 768, decision 089), so
- * the graph holds float16 vectors and answers with its own distances. Either way distances agree
- * with exact search to about 1e-3.
+ * file is rebuilt from the rows. Vectors are stored as float16 in the graph (half the memory of
+ * float32; distances within about 1e-3 of exact); re-scoring candidates from SQLite instead cost
+ * more than the whole graph search (sqlite-vec point lookups, bench/ann.ts).
  */
 
 interface UsearchIndex {
@@ -41,47 +35,21 @@ interface UsearchModule {
   Index: new (config: { metric: string; dimensions: number; quantization: string; connectivity: number; expansion_add: number; expansion_search: number; multi: boolean }) => UsearchIndex;
 }
 
-/** What the graph holds and how it is searched; usearch fixes these when an index is made or loaded. */
-interface GraphKind {
-  quantization: "i8" | "f16";
-  connectivity: number;
-  expansionAdd: number;
-  expansionSearch: number;
-  /** Candidates taken from the graph and re-scored from the float16 copies, however few are asked for; 0: none. */
-  rescored: number;
-}
-
+/** Graph settings measured in bench/ann.ts and docs/decisions/026 (recall@10 ≥ 0.99 on clustered vectors). */
+const CONNECTIVITY = 24;
+const EXPANSION_ADD = 128;
 /**
- * The largest vectors the int8 graph is used for: at 100k clustered vectors its recall@10 after
- * re-scoring is 0.998 at 64 dimensions, 0.986 at 384 and 0.964 at 768 (bench/ann-graph.mjs,
- * decisions 089 and 095; issue 22 asks ≥ 0.99).
+ * How wide a search looks, chosen when an index is made or loaded (usearch fixes it then): 512
+ * keeps recall@10 at 0.998 with a million vectors but costs 8.6 ms at 100k × 768, where 128
+ * finds the same (0.999) in 2.6 ms.
  */
-const INT8_MAX_DIMENSIONS = 64;
-/** Above this many vectors the float16 graph searches wider (usearch fixes it at make or load). */
+const EXPANSION_SEARCH_LARGE = 512;
+const EXPANSION_SEARCH_SMALL = 128;
 const LARGE_INDEX_VECTORS = 200_000;
-
-/**
- * Settings measured with bench/ann-graph.mjs (decisions 026, 089): int8, M = 16, expansion 32 /
- * 512 and 128 candidates re-scored; float16, M = 24, expansion 128 / 128, or 512 from 200,000
- * vectors (recall@10 0.998 at 1M, where 128 loses some; 128 finds as much at 100k × 768 in a third of the time).
- */
-export function graphKindFor(dimensions: number, vectors: number): GraphKind {
-  return dimensions <= INT8_MAX_DIMENSIONS
-    ? { quantization: "i8", connectivity: 24, expansionAdd: 128, expansionSearch: 512, rescored: 128 }
-    : { quantization: "f16", connectivity: 24, expansionAdd: 128, expansionSearch: vectors >= LARGE_INDEX_VECTORS ? 512 : 128, rescored: 0 };
-}
-
-/** Whether vectors of this size get a float16 copy in `ann_vectors` to re-score from. */
-export function keepsCopies(dimensions: number): boolean {
-  return graphKindFor(dimensions, 0).rescored > 0;
-}
-
 /** Log rows applied but not yet saved that make a process save the index when it closes. */
 const SAVE_AFTER_CHANGES = 1;
 
 interface Sidecar {
-  /** The graph's vectors; absent (float16) in files saved before decision 095. */
-  quantization?: "i8" | "f16";
   file: string;
   appliedSeq: number;
   dimensions: number;
@@ -149,11 +117,6 @@ export interface AnnIndex {
 }
 
 const ACTIVE_KEY = "ann.active";
-/**
- * Set while `ann_vectors` holds a copy of every vector (vectors.ts removes it when it writes
- * vectors without copies; a build of a kind that re-scores makes the copies and sets it).
- */
-export const COPY_KEY = "ann.copyComplete";
 const PRUNED_KEY = "ann.prunedThrough";
 
 /**
@@ -196,23 +159,11 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     for (const id of chunkIds) insert.run(id, op);
   };
 
-  const newIndex = (dimensions: number, vectors: number): UsearchIndex => {
-    const kind = graphKindFor(dimensions, vectors);
-    return new (module as UsearchModule).Index({
-      metric: "cos", dimensions, quantization: kind.quantization, connectivity: kind.connectivity, expansion_add: kind.expansionAdd, expansion_search: kind.expansionSearch, multi: false,
+  const newIndex = (dimensions: number, vectors: number): UsearchIndex =>
+    new (module as UsearchModule).Index({
+      metric: "cos", dimensions, quantization: "f16", connectivity: CONNECTIVITY, expansion_add: EXPANSION_ADD,
+      expansion_search: vectors >= LARGE_INDEX_VECTORS ? EXPANSION_SEARCH_LARGE : EXPANSION_SEARCH_SMALL, multi: false,
     });
-  };
-  const copies = db.prepare<[string], { id: number; embedding: Uint8Array }>(
-    "SELECT c.id AS id, a.embedding AS embedding FROM chunks c JOIN ann_vectors a ON a.chunk_ref = c.ref WHERE c.id IN (SELECT value FROM json_each(?))",
-  );
-  /** The graph's candidates by their exact (float16) distance, nearest first. */
-  const rescore = (embedding: Float32Array, found: { keys: BigUint64Array; distances: Float32Array }) => {
-    const candidates = Array.from(found.keys, (key, position) => ({ id: Number(key), distance: found.distances[position] as number }));
-    const exact = new Map(copies.all(JSON.stringify(candidates.map((candidate) => candidate.id))).map((row) => [row.id, cosineDistanceToHalf(embedding, row.embedding)]));
-    // Every vector has its copy (same transactions); the graph's own distance stands in only if one were missing.
-    for (const candidate of candidates) candidate.distance = exact.get(candidate.id) ?? candidate.distance;
-    return candidates.sort((a, b) => a.distance - b.distance || a.id - b.id);
-  };
 
   const readSidecar = (): Sidecar | null => {
     if (sidecarPath === null) return null;
@@ -233,15 +184,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       // Every change logged so far is in the rows read here, pruned ones too: the highest
       // number ever given to a log row (the log may be empty after a save pruned it).
       const seq = db.prepare<[], number | null>("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'ann_log'), 0), COALESCE((SELECT MAX(seq) FROM ann_log), 0))").pluck().get() ?? 0;
-      const rows = db.prepare<[], { id: number; ref: string; embedding: Uint8Array }>("SELECT c.id AS id, c.ref AS ref, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
-      if (keepsCopies(dimensions) && meta(COPY_KEY) !== "1") {
-        // A database from before migration 10 (or whose vectors were written without copies): its vectors get their float16 copies once.
-        db.exec("DELETE FROM ann_vectors");
-        const insert = db.prepare("INSERT INTO ann_vectors (chunk_ref, embedding) VALUES (?, ?)");
-        const vector = new Float32Array(dimensions);
-        for (const row of rows) if (copyVector(vector, 0, row.embedding, dimensions)) insert.run(row.ref, toHalfBlob(vector));
-        setMeta(COPY_KEY, "1");
-      }
+      const rows = db.prepare<[], { id: number; embedding: Uint8Array }>("SELECT c.id AS id, v.embedding AS embedding FROM vec_chunks v JOIN chunks c ON c.ref = v.chunk_ref").all();
       return { seq, rows };
     });
     builds += 1;
@@ -260,9 +203,6 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
   const loadFromFile = (dimensions: number): boolean => {
     const sidecar = readSidecar();
     if (sidecar === null || sidecarPath === null || sidecar.dimensions !== dimensions || !active()) return false;
-    // A file of another kind than this size now gets (a float16 graph of 64-dim vectors from before decision 095) is rebuilt.
-    if ((sidecar.quantization ?? "f16") !== graphKindFor(dimensions, 0).quantization) return false;
-    if (keepsCopies(dimensions) && meta(COPY_KEY) !== "1") return false;
     if (sidecar.appliedSeq < Number(meta(PRUNED_KEY) ?? 0)) return false;
     try {
       const file = path.join(path.dirname(sidecarPath), sidecar.file);
@@ -340,7 +280,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     const previous = readSidecar();
     const file = `${path.basename(options.databasePath as string)}.usearch-${randomBytes(6).toString("hex")}`;
     index.save(path.join(directory, file));
-    const sidecar: Sidecar = { quantization: graphKindFor(indexDimensions, 0).quantization, file, appliedSeq, dimensions: indexDimensions, vectors: index.size(), ...fingerprintFile(path.join(directory, file)) };
+    const sidecar: Sidecar = { file, appliedSeq, dimensions: indexDimensions, vectors: index.size(), ...fingerprintFile(path.join(directory, file)) };
     const temporary = `${sidecarPath}.${process.pid}.tmp`;
     fs.writeFileSync(temporary, JSON.stringify(sidecar), { mode: 0o600 });
     fs.renameSync(temporary, sidecarPath);
@@ -369,12 +309,8 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       const current = index as UsearchIndex;
       const size = current.size();
       if (size < options.threshold) return null;
-      const { rescored } = graphKindFor(dimensions, size);
-      if (rescored === 0) {
-        const found = current.search(embedding, Math.min(count, size), 1);
-        return Array.from(found.keys, (key, position) => ({ id: Number(key), distance: found.distances[position] as number }));
-      }
-      return rescore(embedding, current.search(embedding, Math.min(Math.max(count, rescored), size), 1)).slice(0, count);
+      const found = current.search(embedding, Math.min(count, size), 1);
+      return Array.from(found.keys, (key, position) => ({ id: Number(key), distance: found.distances[position] as number }));
     },
     logAdd: (chunkIds) => log(chunkIds, "add"),
     logRemove: (chunkIds) => log(chunkIds, "remove"),

@@ -157,7 +157,7 @@ describe("opening the real databases", () => {
     `, oldSearchText);
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
-    expect(store.migration.applied).toEqual([6, 7, 8, 9, 10]);
+    expect(store.migration.applied).toEqual([6, 7, 8, 9]);
     expect(store.keywordSearch('"il 6"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
     expect(store.keywordSearch('"tnf alpha"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:bio.md#1"]);
     expect(store.integrityCheck()).toEqual({ ok: true, problems: [] });
@@ -172,7 +172,7 @@ describe("opening the real databases", () => {
     `, oldSearchText);
 
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false, keywordIndexInMemory: true });
-    expect(store.migration.applied).toEqual([7, 8, 9, 10]);
+    expect(store.migration.applied).toEqual([7, 8, 9]);
     expect(store.keywordSearch('"회의"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
     expect(store.keywordSearchInMemory([{ word: "회의", prefix: false }], "all", [], { limit: 5 })?.map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
     expect(store.keywordSearch('"parse query"', { limit: 5 }).map((hit) => hit.chunk.ref)).toEqual(["f:ko.md#1"]);
@@ -229,7 +229,7 @@ describe("migration 9: the embed records' narrow index", () => {
   it("counts a database's embed records from the narrow index, not the whole records (old databases too)", () => {
     const file = databaseAtVersion(8, "");
     const store = openSqliteMainStore({ path: file, loadVectorExtension: false });
-    expect(store.migration.applied).toEqual([9, 10]);
+    expect(store.migration.applied).toEqual([9]);
     store.close();
     const raw = openSqlite(file, { readOnly: true });
     const plan = (raw.prepare("EXPLAIN QUERY PLAN SELECT COUNT(*) FROM embedded_chunk_refs").all() as { detail: string }[]).map((row) => row.detail).join(" ");

@@ -306,20 +306,6 @@ export const MAIN_MIGRATIONS: readonly Migration[] = [
       db.exec("CREATE INDEX embedded_chunk_refs_narrow ON embedded_chunk_refs (chunk_ref);");
     },
   },
-  {
-    version: 10,
-    description: "a float16 copy of each small vector, read by rowid-speed lookups to re-score the approximate index's int8 candidates (decisions 089, 095)",
-    up(db) {
-      // Written with vec_chunks in the same transactions (vectors.ts), for the vector sizes whose
-      // graph is int8 (ann.ts). Vectors from before this migration are copied by the approximate
-      // index's next build, which an index file of those sizes saved before it needs anyway.
-      db.exec(`
-        CREATE TABLE ann_vectors (chunk_ref TEXT PRIMARY KEY, embedding BLOB NOT NULL);
-        -- Without vectors yet, every copy will be written with its vector: none to make later.
-        INSERT INTO meta (key, value) SELECT 'ann.copyComplete', '1' WHERE NOT EXISTS (SELECT 1 FROM embedded_chunk_refs);
-      `);
-    },
-  },
 ];
 
 /** The chat database (chunkpad_chat.db). */

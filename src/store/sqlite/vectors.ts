@@ -8,9 +8,7 @@ import { createAnnSearch } from "./ann-search.js";
 import type { VectorSupport } from "./vector-extension.js";
 import { vectorUnavailableError } from "./vector-extension.js";
 import type { AnnIndex } from "./ann.js";
-import { COPY_KEY, keepsCopies } from "./ann.js";
 import { createVersionedCache, createWriteVersion } from "./write-version.js";
-import { toHalfBlob } from "./half-float.js";
 import type { ChunkRecord, EmbedCoverage, EmbedStateRow, SearchScope, StoredVector, UpsertVectorsResult, VectorInput } from "../contract.js";
 
 /** FTS5 expressions a vector hit must satisfy (compiled from the query's phrases and -words). */
@@ -91,15 +89,6 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     ON CONFLICT (chunk_ref) DO UPDATE SET content_hash = excluded.content_hash, fingerprint = excluded.fingerprint, embedded_at = excluded.embedded_at`);
   const forgetEmbed = db.prepare("DELETE FROM embedded_chunk_refs WHERE chunk_ref = ?");
   const anyVector = db.prepare<[], number>("SELECT EXISTS (SELECT 1 FROM embedded_chunk_refs)").pluck();
-  // The float16 copy the approximate index re-scores its candidates from (migration 10), written
-  // with vec_chunks in the same transaction, so it never disagrees with it; only for vectors
-  // whose graph re-scores (ann.ts `keepsCopies`: small vectors only). Vectors written without
-  // copies clear the index's "every vector has its copy" mark, so a later kind that needs them
-  // makes them at its build.
-  const removeCopy = db.prepare("DELETE FROM ann_vectors WHERE chunk_ref = ?");
-  const insertCopy = db.prepare("INSERT OR REPLACE INTO ann_vectors (chunk_ref, embedding) VALUES (?, ?)");
-  const renameCopy = db.prepare("UPDATE OR REPLACE ann_vectors SET chunk_ref = ? WHERE chunk_ref = ?");
-  const markCopiesIncomplete = db.prepare("DELETE FROM meta WHERE key = ?");
 
   function requireVectors(): void {
     if (!support.available) throw vectorUnavailableError(support);
@@ -134,12 +123,10 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         );
         // No vectors exist, so no chunk counts as embedded (the table may have been dropped by hand).
         db.exec("DELETE FROM embedded_chunk_refs");
-        db.exec("DELETE FROM ann_vectors");
         ann?.logReset();
       } else {
         // Vectors of chunks deleted while sqlite-vec was unavailable.
         db.exec("DELETE FROM vec_chunks WHERE chunk_ref NOT IN (SELECT chunk_ref FROM embedded_chunk_refs)");
-        db.exec("DELETE FROM ann_vectors WHERE chunk_ref NOT IN (SELECT chunk_ref FROM embedded_chunk_refs)");
       }
     });
   }
@@ -149,7 +136,6 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     const remove = db.prepare("DELETE FROM vec_chunks WHERE chunk_ref = ?");
     const removed: number[] = [];
     for (const ref of refs) {
-      removeCopy.run(ref);
       if (remove.run(ref).changes === 0) continue;
       const id = chunkId.get(ref);
       if (id !== undefined) removed.push(id);
@@ -172,7 +158,6 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       if (!row) continue;
       remove.run(rename.from);
       insert.run(rename.to, row.embedding, row.folder_id, documentId);
-      renameCopy.run(rename.to, rename.from);
     }
   }
 
@@ -273,8 +258,6 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
         const insert = db.prepare("INSERT INTO vec_chunks (chunk_ref, embedding, folder_id, document_id) VALUES (?, ?, ?, ?)");
         const timestamp = now().toISOString();
         const added: number[] = [];
-        const copies = keepsCopies(dimensions);
-        if (!copies) markCopiesIncomplete.run(COPY_KEY);
         for (const vector of vectors) {
           const place = chunkPlace.get(vector.ref);
           if (!place) {
@@ -283,7 +266,6 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
           }
           remove.run(vector.ref);
           insert.run(vector.ref, toBlob(vector.embedding), place.folder_id, place.document_id);
-          if (copies) insertCopy.run(vector.ref, toHalfBlob(vector.embedding));
           recordEmbed.run(vector.ref, vector.embedHash, fingerprint, timestamp);
           added.push(place.id);
           result.written += 1;
@@ -383,7 +365,6 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       writeTransaction(db, () => {
         db.exec("DROP TABLE IF EXISTS vec_chunks");
         db.exec("DELETE FROM embedded_chunk_refs");
-        db.exec("DELETE FROM ann_vectors");
       });
       // Vectors of a model no longer used leave no copy behind.
       ann?.discard();
