@@ -104,6 +104,19 @@ describe("createSliceCounter", () => {
     expect(differing).toEqual([]);
   });
 
+  it("counts slices across the windows a long document is read in, as countTokens counts them", () => {
+    const text = fs.readdirSync("docs/decisions").map((name) => fs.readFileSync(path.resolve("docs/decisions", name), "utf8")).join("\n\n");
+    expect(text.length).toBeGreaterThan(4 * 65_536);
+    const counter = createSliceCounter(text);
+    const differing: number[] = [];
+    for (let window = 65_536; window < text.length; window += 65_536) {
+      for (const [start, end] of [[window - 3_000, window + 3_000], [window - 40, window + 900], [window - 1_500, window + 7]]) {
+        if (counter.count(start as number, end as number) !== countTokens(text.slice(start, end))) differing.push(window);
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+
   it("counts slices cut at each line and paragraph of a document, where a cut could join a newline to the text before it", () => {
     const text = "A first line.\nA second one, with 12345 digits.\n\nA paragraph: it's here.\n\n  indented\tand\ttabbed;\r\nWindows line. 漢字かな交じり文 and more text here.\n".repeat(20);
     const counter = createSliceCounter(text);

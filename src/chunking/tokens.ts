@@ -107,6 +107,8 @@ export interface SliceCounter {
 
 /** How far from a slice's ends a clean cut is looked for; past this the slice is counted whole. */
 const CLEAN_CUT_WINDOW_CHARS = 64;
+/** The whole text is matched in windows of about this many characters. */
+const PRETOKEN_WINDOW_CHARS = 65_536;
 /** Shorter slices are counted whole: there is too little between their ends to save. */
 const MIN_SLICED_CHARS = 32;
 const WHITESPACE = /\s/u;
@@ -137,21 +139,26 @@ export function createSliceCounter(text: string): SliceCounter {
   const whole = { count: (start: number, end: number, prefix = "") => countTokens(prefix + text.slice(start, end)) };
   // Runs past LONG_RUN_CHARS are counted in slices by countTokens, not by their pre-tokens.
   if (text.length < MIN_SLICED_CHARS || mayHaveLongRun(text)) return whole;
-  // The whole text's pre-tokens: where each starts, and the tokens before it.
-  const pretokens = text.match(PRETOKEN) ?? [];
-  const starts = new Int32Array(pretokens.length + 1);
-  const before = new Int32Array(pretokens.length + 1);
+  // The whole text's pre-tokens: where each starts, and the tokens before it. Matched a window at
+  // a time, each ending at a clean cut (so its pre-tokens are the whole text's): a long document's
+  // pre-tokens are never all held as strings at once.
+  const starts: number[] = [];
+  const before: number[] = [];
   let at = 0;
   let total = 0;
-  for (let index = 0; index < pretokens.length; index++) {
-    const pretoken = pretokens[index] as string;
-    starts[index] = at;
-    before[index] = total;
-    at += pretoken.length;
-    total += countPretoken(pretoken);
+  while (at < text.length) {
+    let end = Math.min(text.length, at + PRETOKEN_WINDOW_CHARS);
+    while (end < text.length && !isCleanCut(text, end)) end++;
+    for (const pretoken of text.slice(at, end).match(PRETOKEN) ?? []) {
+      starts.push(at);
+      before.push(total);
+      at += pretoken.length;
+      total += countPretoken(pretoken);
+    }
+    if (at !== end) return whole;
   }
-  starts[pretokens.length] = at;
-  before[pretokens.length] = total;
+  starts.push(at);
+  before.push(total);
   // The pre-tokens cover the text end to end; were one character left out, positions would be wrong.
   if (at !== text.length) return whole;
   /** Tokens of the text before a pre-token boundary; undefined if `at` is none (it always is at a clean cut). */
