@@ -5,7 +5,7 @@ import type { AssembledText } from "./assemble.js";
 import { chunkMeta, sectionsBySpan } from "./meta.js";
 import { pickOverlap, separatorTokens } from "./overlap.js";
 import type { Overlap } from "./overlap.js";
-import { countTokens } from "./tokens.js";
+import { countTokens, createSliceCounter } from "./tokens.js";
 import { BREAK_LEVEL, splitIntoUnits, splitUnit } from "./units.js";
 import type { TextUnit } from "./units.js";
 
@@ -158,7 +158,8 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkingOptions): Ch
   const size = options.chunkSizeTokens;
   const assembled = assembleText(doc);
   const { text, spans } = assembled;
-  const units = splitIntoUnits(assembled, size);
+  const counter = createSliceCounter(text);
+  const units = splitIntoUnits(assembled, size, counter);
   const sections = sectionsBySpan(spans);
   const packing: Packing = { units, size, rests: sectionRests(units) };
 
@@ -180,7 +181,8 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkingOptions): Ch
     let range = trimmedRange(text, overlap?.start ?? firstUnit.start, units[end - 1]?.end ?? firstUnit.end);
     const content = (): string => (header ? `${header.text}\n` : "") + text.slice(range.start, range.end);
     let tooLong = false;
-    while (countTokens(content()) > size + CHUNK_TOKEN_TOLERANCE) {
+    // countTokens(content()), from the counts of the document's text (tokens.ts, createSliceCounter).
+    while (counter.count(range.start, range.end, header ? `${header.text}\n` : "") > size + CHUNK_TOKEN_TOLERANCE) {
       if (end - 1 > first) {
         end--;
         while (end - 1 > first && units[end - 1]?.heading) end--;

@@ -88,6 +88,109 @@ export function countTokens(text: string): number {
   return total + countExact(text.slice(last));
 }
 
+/**
+ * Counts of slices of one text, each exactly countTokens(prefix + text.slice(start, end)), from
+ * one pass over the whole text (decision 093): the chunker counts each sentence and then each
+ * packed chunk, overlap included, which was the text counted twice.
+ *
+ * Why it is exact: cl100k's pre-token expression has no look-behind, and it cannot carry a
+ * pre-token across a *clean cut* — a space or tab after a character that is not whitespace, or a
+ * character that is not whitespace after "\n" (no letter, digit or symbol run takes a following
+ * space or tab; only a newline is taken by a symbol run before it; a whitespace run ending in
+ * "\n" before such a character ends there as it would at the end of the text). So a text cut
+ * there is pre-tokenized as its two parts are, and a slice's count is its head up to its first
+ * clean cut, the whole text's pre-tokens between that cut and its last one, and its tail.
+ */
+export interface SliceCounter {
+  count(start: number, end: number, prefix?: string): number;
+}
+
+/** How far from a slice's ends a clean cut is looked for; past this the slice is counted whole. */
+const CLEAN_CUT_WINDOW_CHARS = 64;
+/** The whole text is matched in windows of about this many characters. */
+const PRETOKEN_WINDOW_CHARS = 65_536;
+/** Shorter slices are counted whole: there is too little between their ends to save. */
+const MIN_SLICED_CHARS = 32;
+const WHITESPACE = /\s/u;
+
+/**
+ * Whether text may hold a run LONG_RUN matches, in one pass (the expression itself tries every
+ * position). Only ASCII whitespace ends a run here, so other spaces can only make it say yes.
+ */
+function mayHaveLongRun(text: string): boolean {
+  let run = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 32 || (code >= 9 && code <= 13)) run = 0;
+    else if (++run > LONG_RUN_CHARS) return true;
+  }
+  return false;
+}
+
+function isCleanCut(text: string, at: number): boolean {
+  const before = text[at - 1];
+  const after = text[at];
+  if (before === undefined || after === undefined) return false;
+  if (after === " " || after === "\t") return !WHITESPACE.test(before);
+  return before === "\n" && !WHITESPACE.test(after);
+}
+
+export function createSliceCounter(text: string): SliceCounter {
+  const whole = { count: (start: number, end: number, prefix = "") => countTokens(prefix + text.slice(start, end)) };
+  // Runs past LONG_RUN_CHARS are counted in slices by countTokens, not by their pre-tokens.
+  if (text.length < MIN_SLICED_CHARS || mayHaveLongRun(text)) return whole;
+  // The whole text's pre-tokens: where each starts, and the tokens before it. Matched a window at
+  // a time, each ending at a clean cut (so its pre-tokens are the whole text's): a long document's
+  // pre-tokens are never all held as strings at once.
+  const starts: number[] = [];
+  const before: number[] = [];
+  let at = 0;
+  let total = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + PRETOKEN_WINDOW_CHARS);
+    while (end < text.length && !isCleanCut(text, end)) end++;
+    for (const pretoken of text.slice(at, end).match(PRETOKEN) ?? []) {
+      starts.push(at);
+      before.push(total);
+      at += pretoken.length;
+      total += countPretoken(pretoken);
+    }
+    if (at !== end) return whole;
+  }
+  starts.push(at);
+  before.push(total);
+  // The pre-tokens cover the text end to end; were one character left out, positions would be wrong.
+  if (at !== text.length) return whole;
+  /** Tokens of the text before a pre-token boundary; undefined if `at` is none (it always is at a clean cut). */
+  const tokensBefore = (at: number): number | undefined => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const start = starts[middle] as number;
+      if (start === at) return before[middle];
+      if (start < at) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  };
+  return {
+    count(start, end, prefix = "") {
+      if (end - start < MIN_SLICED_CHARS) return whole.count(start, end, prefix);
+      const headLimit = Math.min(start + CLEAN_CUT_WINDOW_CHARS, end);
+      let first = start + 1;
+      while (first < headLimit && !isCleanCut(text, first)) first++;
+      const tailLimit = Math.max(end - CLEAN_CUT_WINDOW_CHARS, first);
+      let last = end - 1;
+      while (last > tailLimit && !isCleanCut(text, last)) last--;
+      if (first >= last || !isCleanCut(text, first) || !isCleanCut(text, last)) return whole.count(start, end, prefix);
+      const between = (tokensBefore(last) ?? NaN) - (tokensBefore(first) ?? NaN);
+      if (Number.isNaN(between)) return whole.count(start, end, prefix);
+      return countTokens(prefix + text.slice(start, first)) + between + countTokens(text.slice(last, end));
+    },
+  };
+}
+
 export function encodeTokens(text: string): number[] {
   return tokenizer().encode(text, AS_PLAIN_TEXT);
 }

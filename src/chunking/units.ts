@@ -1,7 +1,7 @@
 import type { ParsedBlock } from "../core/types.js";
 import type { AssembledText } from "./assemble.js";
 import { segmentText } from "./segment.js";
-import { countTokens, splitAtTokenLimit } from "./tokens.js";
+import { countTokens, createSliceCounter, splitAtTokenLimit, type SliceCounter } from "./tokens.js";
 
 /**
  * How good a place to end a chunk the start of a unit is. Higher is better; HARD always
@@ -96,9 +96,10 @@ function firstLevel(spans: AssembledText["spans"], spanIndex: number): BreakLeve
 
 /**
  * Cuts the assembled text into units of at most maxTokens tokens each. Each unit's text is
- * tokenized once (and an over-long sentence's words once more), so the cost is linear.
+ * tokenized once (and an over-long sentence's words once more), so the cost is linear; `counter`
+ * counts slices of the assembled text (the chunker's, made once for the document).
  */
-export function splitIntoUnits(assembled: AssembledText, maxTokens: number): TextUnit[] {
+export function splitIntoUnits(assembled: AssembledText, maxTokens: number, counter: SliceCounter = createSliceCounter(assembled.text)): TextUnit[] {
   const { text, spans } = assembled;
   const units: TextUnit[] = [];
 
@@ -116,7 +117,7 @@ export function splitIntoUnits(assembled: AssembledText, maxTokens: number): Tex
       const range = { start: span.start + relativeStart, end: span.start + (sentenceStarts[index + 1] ?? blockText.length) };
       // Prose runs about 4 characters a token; a sentence this long cannot fit, so it goes
       // straight to words rather than being tokenized twice.
-      const tokens = range.end - range.start > maxTokens * SURELY_TOO_LONG_CHARS_PER_TOKEN ? Infinity : countTokens(text.slice(range.start, range.end));
+      const tokens = range.end - range.start > maxTokens * SURELY_TOO_LONG_CHARS_PER_TOKEN ? Infinity : counter.count(range.start, range.end);
       if (tokens <= maxTokens) {
         push(range, tokens, level);
         level = BREAK_LEVEL.SENTENCE;

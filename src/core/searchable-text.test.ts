@@ -34,6 +34,16 @@ describe("searchableText", () => {
     expect(words("URLs and IDs at NASA")).toEqual(["urls", "and", "ids", "at", "nasa"]);
   });
 
+  it("changes only the words that need it, exactly as before, in text where most words do not (decision 093)", () => {
+    // One camelCase word among plain ones, words beside other letters, digits with and without letters beside them.
+    expect(searchableText("The parseQuery call, a façadeBuilder, ÉtéParse and 42 items in 1960s.")).toBe(
+      "The parse Query parseQuery call, a façadeBuilder, ÉtéParse and 42 items in 1960 s.",
+    );
+    expect(searchableText("Chapter 12: 3.14 and 2,000 (n = 40)")).toBe("Chapter 12: 3.14 and 2,000 (n = 40)");
+    expect(searchableText("IL6 with TNFα and NFkB")).toBe("IL 6 with TNF alpha  and NF kappa B NFkB");
+    expect(searchableText("Καλημέρα 2 κόσμε3")).toBe("Καλημέρα 2 κόσμε 3");
+  });
+
   it("leaves plain words alone and still cuts Chinese", () => {
     expect(searchableText("The heron waits.")).toBe("The heron waits.");
     expect(words("在北京开会")).toContain("北京");

@@ -30,17 +30,22 @@ const GREEK_NAMES: Record<string, string> = {
   σ: "sigma", ς: "sigma", τ: "tau", υ: "upsilon", φ: "phi", χ: "chi", ψ: "psi", ω: "omega",
 };
 
+const GREEK = /\p{Script=Greek}/u;
 const LONE_GREEK = /(?<!\p{Script=Greek})\p{Script=Greek}(?!\p{Script=Greek})/gu;
+/** A letter beside a digit: cheap to look for, where LETTER_DIGIT's look-behinds are tried at every position. */
+const LETTER_BESIDE_DIGIT = /\p{L}\p{N}|\p{N}\p{L}/u;
 const LETTER_DIGIT = /(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/gu;
-const NEEDS_WORK = /[\p{Script=Greek}\p{N}]/u;
 const HANGUL_LONG_WORD = /\p{Script=Hangul}{3,}/gu;
 
 /** Latin letters that stand for Greek ones in biomedical names (NFkB, TNFa, IFNg, PKCd, IKKb). */
 const GREEK_STAND_INS: Record<string, string> = { a: "alpha", b: "beta", g: "gamma", d: "delta", k: "kappa" };
 /** Text that may hold a camelCase word or a stand-in: a capital after a lower-case letter, or a lower-case letter after two capitals. */
 const MIXED_CASE = /[a-z][A-Z]|[A-Z]{2}[a-z]/;
-/** A word of ASCII letters only (a word with other letters, "façadeBuilder", is left whole). */
-const LATIN_WORD = /(?<!\p{L})[A-Za-z]{2,}(?!\p{L})/gu;
+/**
+ * A word of ASCII letters only (a word with other letters, "façadeBuilder", is left whole) that
+ * holds MIXED_CASE: the only words identifierWords changes, so the others are not visited.
+ */
+const MIXED_CASE_WORD = /(?<!\p{L})(?=[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{2}[a-z]))[A-Za-z]{2,}(?!\p{L})/gu;
 const GREEK_STAND_IN = /(?<=[A-Z]{2})[abgdk](?=[A-Z]|$)/g;
 /** parse|Query; HTML|Parser (a capital followed by two lower-case letters starts a word: "URLs" stays whole). */
 const CASE_BOUNDARY = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})/g;
@@ -63,16 +68,21 @@ function hangulPairs(run: string): string {
   return syllables.slice(1).map((syllable, index) => `${syllables[index]}${syllable}`).join(" ");
 }
 
+/**
+ * Each step runs only where a quick test finds something for it to change (decision 093: the
+ * keyword index calls this for every chunk written, and the steps' look-behinds visited every
+ * position and every word of a chunk that had a digit or one mixed-case word).
+ */
 export function searchableText(text: string): string {
   let result = text;
-  if (NEEDS_WORK.test(result)) {
+  if (GREEK.test(result)) {
     result = result.replace(LONE_GREEK, (letter) => {
       const name = GREEK_NAMES[letter.toLowerCase()];
       return name === undefined ? letter : ` ${name} `;
     });
-    result = result.replace(LETTER_DIGIT, " ");
   }
-  if (MIXED_CASE.test(result)) result = result.replace(LATIN_WORD, (word) => identifierWords(word));
+  if (LETTER_BESIDE_DIGIT.test(result)) result = result.replace(LETTER_DIGIT, " ");
+  if (MIXED_CASE.test(result)) result = result.replace(MIXED_CASE_WORD, (word) => identifierWords(word));
   result = result.replace(HANGUL_LONG_WORD, (run) => ` ${hangulPairs(run)} `);
   return spaceCjkWords(result);
 }
