@@ -12,12 +12,11 @@ import { createLiveSettings } from "./settings/live-settings.js";
 import { processFolder, type ProcessReport } from "./process/process-folder.js";
 import { forgetFolder, recordFolder } from "./process/folder-registry.js";
 import type { SearchReadiness, SearchService } from "./search/search-service.js";
+import { archiveVerbs } from "./archive/archive-verbs.js";
 import type { AnswerService } from "./answer/ask-service.js";
 import type { EmbedService } from "./embed/embed-service.js";
-import type { EmbedReport } from "./embed/embed-selected.js";
 import { findAddedFolder, folderNotAdded } from "./folder-lookup.js";
 import { checkOwner, claimFolder, folderOwner, folderOwnership, foldersWithOwners, otherOwner, thisMachine, type Machine } from "./folder-owner.js";
-import type { ModelIdentity } from "./embed/embedder-setup.js";
 import type { WarmEmbedders } from "./daemon/daemon.js";
 import { findLiveServer } from "./daemon/server-registry.js";
 import { parseChunkRef } from "../core/chunk-ref.js";
@@ -89,6 +88,8 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
     return chunking;
   };
 
+  const chunkingFor = async (folderId: string) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined);
+
   // One writer per folder across processes (CLI, server, watcher), through the store's lease; reads never take it.
   const pickLockOptions = ({ wait, onWaiting, signal }: FolderLockOptions): FolderLockOptions => ({
     ...(wait === undefined ? {} : { wait }),
@@ -140,7 +141,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       // Step 1 before embedding, so hand edits of chunk files are what gets embedded.
       // embed holds every folder's lock already (see embed below).
       syncFolder: (rootPath, syncOptions) => runProcessFolder(rootPath, syncOptions),
-      chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined),
+      chunkingFor,
       setConfig: (key, value) => void facade.setConfig(key, value),
       otherOwner: async (folderId) => otherOwner(getStore(), folderId, machine()),
       ...(await viaServer()),
@@ -272,59 +273,7 @@ export function openChunkpad(options: OpenChunkpadOptions = {}): Chunkpad {
       ),
     sync: async (folder, syncOptions) =>
       (await import("./sync/sync.js")).syncFolders({ store: getStore(), processFolder: (folderPath, processOptions) => facade.processFolder(folderPath, processOptions), embed: (embedOptions) => facade.embed(embedOptions) }, folder, syncOptions),
-    async exportArchive(file, exportOptions = {}) {
-      const folderIds: string[] = [];
-      for (const spec of exportOptions.folders ?? []) {
-        const folder = await findAddedFolder(getStore(), spec);
-        if (!folder) throw folderNotAdded(spec, "export");
-        folderIds.push(folder.id);
-      }
-      // Loaded when used: the archive's manifest schema brings zod, which a search never needs.
-      const { exportArchive } = await import("./archive/export.js");
-      return exportArchive({ store: getStore(), chunkingFor: async (folderId) => folderChunking(await getStore().getFolder(folderId) ?? undefined, undefined) }, file, {
-        ...(folderIds.length > 0 ? { folderIds } : {}),
-        ...(exportOptions.withSources ? { withSources: true } : {}),
-        ...(exportOptions.onProgress ? { onProgress: exportOptions.onProgress } : {}),
-      });
-    },
-    async importArchive(file, importOptions = {}) {
-      // A user who never chose a model gets the archive's, so its vectors fit; a chosen one is never changed.
-      const adoptModel = (embedder: Record<string, unknown>): Array<{ key: string; value: string }> | null => {
-        if (embedder.provider !== config().embedding.provider || typeof embedder.model !== "string" || setting("embedding.model").source !== "default") return null;
-        const changes = [{ key: "embedding.model", value: embedder.model }];
-        if (typeof embedder.dtype === "string" && embedder.dtype !== config().embedding.dtype) {
-          if (setting("embedding.dtype").source !== "default") return null;
-          changes.push({ key: "embedding.dtype", value: embedder.dtype });
-        }
-        for (const change of changes) facade.setConfig(change.key, change.value);
-        return changes;
-      };
-      let configuredIdentity: ModelIdentity | null = null;
-      const { embedderConfigFor, modelIdentity } = await import("./embed/embedder-setup.js");
-      try {
-        configuredIdentity = modelIdentity(embedderConfigFor(config(), paths, env));
-      } catch {
-        // A model spec the config cannot resolve here: the archive's vectors are judged by the database alone.
-      }
-      const { importArchive } = await import("./archive/import.js");
-      const target = importOptions.into === undefined ? [] : [importOptions.into];
-      const report = await withFolderLocks(target, { ...pickLockOptions(importOptions), purpose: "importing" }, () =>
-        importArchive({ store: getStore(), configuredIdentity, fallbackChunksRoot: (folderId) => path.join(paths.dataDir, "chunks", folderId), adoptModel, checkOwner: (folder) => checkOwner(getStore(), folder, machine(), "import into") }, file, importOptions),
-      );
-      // An imported folder is this machine's: its files were just restored here.
-      for (const folder of report.folders) await claimFolder(getStore(), folder.folderId, machine());
-      for (const folder of report.folders) await recordFolder(paths.dataDir, { rootPath: folder.rootPath, chunksRootPath: (await getStore().getFolder(folder.folderId))?.chunksRootPath ?? folder.rootPath });
-      let embedded: EmbedReport | null = null;
-      if (importOptions.reembed && report.folders.length > 0) {
-        embedded = await facade.embed({
-          ...(report.folders.length === 1 ? { folder: report.folders[0]?.folderId } : {}),
-          ...(importOptions.consent ? { consent: importOptions.consent } : {}),
-          ...(importOptions.onProgress ? { onProgress: importOptions.onProgress } : {}),
-          ...pickLockOptions(importOptions),
-        });
-      }
-      return { report, embedded };
-    },
+    ...archiveVerbs({ getStore, config, setting, paths, env, machine, chunkingFor, pickLockOptions, withFolderLocks, facade: { setConfig: (key, value) => facade.setConfig(key, value), embed: (embedOptions) => facade.embed(embedOptions) } }),
     watch: async (folders, watchOptions) =>
       (await import("./watch/watch.js")).watchFolders({ store: getStore(), sync: (folder, syncOptions) => facade.sync(folder, syncOptions), privateDirectories: [paths.dataDir, paths.configDir, paths.cacheDir], otherOwner: async (id) => otherOwner(getStore(), id, machine()) }, folders, watchOptions),
     // No model is loaded before the first request that makes the warm embedders.

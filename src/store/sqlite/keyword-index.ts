@@ -226,7 +226,7 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
    */
   function fold(): void {
     const next = new Map<string, Postings>();
-    for (const [word, old] of main) next.set(word, merged(old, changedLists.get(word)));
+    for (const [word, old] of main) next.set(word, builder.merged(old, changedLists.get(word), dead));
     for (const [word, added] of changedLists) if (!main.has(word) && covered(word)) next.set(word, added);
     dead.fill(0);
     deadCount = 0;
@@ -235,28 +235,6 @@ export function createMemoryKeywordIndex({ db, table, weights, background = true
     prefixWords = new Map();
     changed.clear();
     changedLists = new Map();
-  }
-
-  /** A main list without its dead rows, with the changed rows' entries merged in (ids ascending). */
-  function merged(old: Postings, added: Postings | undefined): Postings {
-    const addedRows: number[] = [];
-    const addedCounts: number[] = [];
-    if (added !== undefined)
-      forEachRow(added, (row, count) => {
-        addedRows.push(row);
-        addedCounts.push(count);
-      });
-    let at = 0;
-    const addChanged = (upTo: number) => {
-      while (at < addedRows.length && (addedRows[at] as number) < upTo) builder.add(addedRows[at] as number, addedCounts[at++] as number);
-    };
-    forEachRow(old, (doc, count) => {
-      if (dead[doc] === 1) return;
-      addChanged(doc);
-      builder.add(doc, count);
-    });
-    addChanged(Number.POSITIVE_INFINITY);
-    return builder.take();
   }
 
   /** Reads what other writes changed since the index last looked; builds again when the log no longer reaches back. */

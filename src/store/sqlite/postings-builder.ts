@@ -1,4 +1,4 @@
-import { bitCount, RANK_BLOCK_WORDS, type Postings } from "./keyword-rank.js";
+import { bitCount, forEachRow, RANK_BLOCK_WORDS, type Postings } from "./keyword-rank.js";
 
 /**
  * Builds a word's list as the keyword index reads it (FTS5's pages or fts5vocab rows): rows in
@@ -45,6 +45,31 @@ export class PostingsBuilder {
     }
     this.rows[this.length] = row;
     this.freqs[this.length++] = freq;
+  }
+
+  /**
+   * `old` without the rows `dead` marks (1), with `added`'s rows merged in, ids ascending: a main
+   * list with the changed chunks folded in (keyword-index.ts).
+   */
+  merged(old: Postings, added: Postings | undefined, dead: Uint8Array): Postings {
+    const addedRows: number[] = [];
+    const addedCounts: number[] = [];
+    if (added !== undefined)
+      forEachRow(added, (row, count) => {
+        addedRows.push(row);
+        addedCounts.push(count);
+      });
+    let at = 0;
+    const addChanged = (upTo: number) => {
+      while (at < addedRows.length && (addedRows[at] as number) < upTo) this.add(addedRows[at] as number, addedCounts[at++] as number);
+    };
+    forEachRow(old, (doc, count) => {
+      if (dead[doc] === 1) return;
+      addChanged(doc);
+      this.add(doc, count);
+    });
+    addChanged(Number.POSITIVE_INFINITY);
+    return this.take();
   }
 
   take(): Postings {
