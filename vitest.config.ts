@@ -79,7 +79,7 @@ export default defineConfig({
       // CI host the first passed its 60 s and stopped the run (decision 092).
       { extends: true, test: { name: "corpus", include: CORPUS_TESTS, testTimeout: 180_000 } },
       { extends: true, test: { name: "integration", include: ["test/**/*.test.ts"], exclude: PACKAGE_TESTS, isolate: false } },
-      { extends: true, test: { name: "integration-postgres", include: ["test/**/*.test.ts"], exclude: NOT_ON_POSTGRES, isolate: false, globalSetup: ["test/global-setup.ts", "test/global-setup-postgres.ts"] } },
+      { extends: true, test: { name: "integration-postgres", include: ["test/**/*.test.ts"], exclude: NOT_ON_POSTGRES, isolate: false, globalSetup: ["test/global-setup.ts", "test/global-setup-postgres.ts"], setupFiles: ["test/setup-postgres.ts"] } },
       // npm pack, then a global install from the registry (nothing compiles, decision 071): a minute or two on a busy machine.
       // Its local-model test installs the ONNX runtime into the prefix and embeds: 40 s idle, 79 s at load 14.
       { extends: true, test: { name: "package", include: PACKAGE_TESTS, testTimeout: 300_000, hookTimeout: 1_200_000 } },

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { releaseDatabases } from "./helpers/cli.js";
 import { startPgliteDatabases, type PgliteDatabases } from "./helpers/pglite-databases.js";
 
 /**
@@ -106,5 +107,39 @@ describe("the PostgreSQL run's test databases", () => {
     expect((await again.query("SELECT text FROM notes ORDER BY id")).rows).toEqual([{ text: "from the template" }, { text: "still mine" }]);
     await again.end();
     await home.end();
+  });
+});
+
+describe("a test file's end", () => {
+  it("recycles its homes' databases as soon as their last connection closes, not when they have been idle a while", async () => {
+    // Idle for ten minutes before recycling: only the release can put a database back in this test.
+    const databases = await startPgliteDatabases({ idleMs: 600_000, spare: 2 });
+    const connect = async (name: string) => {
+      const client = new pg.Client({ connectionString: `${databases.url}/${name}` });
+      client.on("error", () => undefined);
+      await client.connect();
+      return client;
+    };
+    try {
+      const home = await connect("home_of_a_file");
+      // Released while a server of the file still holds a connection: kept until it lets go.
+      await releaseDatabases(databases.url, ["home_of_a_file", "never_opened"]);
+      expect(databases.stats()).toMatchObject({ putBack: 0, live: 1 });
+      expect((await home.query("SELECT 1 AS still")).rows).toEqual([{ still: 1 }]);
+      await home.end();
+      await expect.poll(() => databases.stats().putBack).toBe(1);
+
+      const started = databases.stats().started;
+      const next = await connect("next_files_home");
+      expect(databases.stats()).toMatchObject({ started, reused: 1 });
+      await next.end();
+      await expect(connect("home_of_a_file")).rejects.toThrow(/was recycled for another test/);
+      // The name it went to keeps it between connections: its own file has not ended.
+      const again = await connect("next_files_home");
+      expect(databases.stats()).toMatchObject({ putBack: 1, reused: 1 });
+      await again.end();
+    } finally {
+      await databases.stop();
+    }
   });
 });

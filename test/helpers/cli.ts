@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
@@ -21,9 +22,47 @@ export interface CliResult {
 export const TEST_POSTGRES = process.env.CHUNKPAD_TEST_POSTGRES;
 export const ON_POSTGRES = TEST_POSTGRES !== undefined;
 
+/** The database names this test file's homes were given (released when the file ends). */
+const databasesInUse = new Set<string>();
+/** The database name that asks the test server to recycle `<name>` (test/helpers/pglite-databases.ts). */
+export const RELEASE_PREFIX = "release_";
+
 /** The database a home's Chunkpad uses on the test PostgreSQL server (one per home, as one per machine). */
 export function databaseUrlFor(home: string): string {
-  return `${TEST_POSTGRES as string}/h${createHash("sha256").update(path.resolve(home)).digest("hex").slice(0, 20)}?pool_size=1`;
+  const name = `h${createHash("sha256").update(path.resolve(home)).digest("hex").slice(0, 20)}`;
+  databasesInUse.add(name);
+  return `${TEST_POSTGRES as string}/${name}?pool_size=1`;
+}
+
+/**
+ * Tells the test PostgreSQL server that this file's homes are done with (test/setup-postgres.ts,
+ * after each file): it recycles each database once its last connection closes, instead of a
+ * minute later, for the next files' homes.
+ */
+export async function releaseTestDatabases(): Promise<void> {
+  const names = [...databasesInUse];
+  databasesInUse.clear();
+  if (TEST_POSTGRES !== undefined) await releaseDatabases(TEST_POSTGRES, names);
+}
+
+/** Asks the server at `serverUrl` to recycle each database: a startup message for `release_<name>`, answered with an error and a close. */
+export async function releaseDatabases(serverUrl: string, names: string[]): Promise<void> {
+  const { hostname, port } = new URL(serverUrl);
+  await Promise.all(
+    names.map(
+      (name) =>
+        new Promise<void>((resolve) => {
+          const fields = Buffer.from(`user\0postgres\0database\0${RELEASE_PREFIX}${name}\0\0`);
+          const header = Buffer.alloc(8);
+          header.writeInt32BE(8 + fields.length, 0);
+          header.writeInt32BE(196_608, 4); // protocol 3.0
+          const socket = net.connect(Number(port), hostname, () => socket.write(Buffer.concat([header, fields])));
+          socket.on("error", () => resolve());
+          socket.on("close", () => resolve());
+          socket.resume();
+        }),
+    ),
+  );
 }
 
 /** The environment a CLI child process runs in: nothing of the caller's but PATH, all state under `home`. */

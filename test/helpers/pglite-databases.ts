@@ -5,13 +5,15 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { pgliteShared, pgliteTemplate } from "../../src/store/postgres/pglite-server.js";
+import { RELEASE_PREFIX } from "./cli.js";
 
 /**
  * Many PostgreSQL databases behind one port, for running the integration tests against the
  * PostgreSQL store: PGlite (+ pgvector) holds one database per instance and one session for all
  * its connections, so each database name a client asks for (in the startup message) gets its own
  * PGlite, served over the wire protocol by pglite-socket, and the connection is piped to it.
- * A new database is a copy of a template folder (initdb once, ~1.5 s a database after that); a
+ * A new database is a copy of a template folder (~1.5 s a database); a
  * database nobody has been connected to for a while is closed (its folder stays, so the next
  * connection reopens it). Test-only: PGlite is a devDependency.
  *
@@ -28,6 +30,9 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
  * which it answers no other database; recycling one costs ≈ 0.05 s. A name that was recycled is
  * refused with an error that says so, never answered with an empty database. A PGlite that cannot
  * be put back (a test dropped a table, say) is closed instead, as are idle ones beyond `spare`.
+ * A client that asks for the database `release_<name>` says `<name>` is done with (its test file
+ * has ended, `releaseTestDatabases`): it is recycled as soon as it has no connection, not `idleMs`
+ * later, so the next files' homes take it instead of starting PGlites of their own.
  */
 export interface PgliteDatabasesOptions {
   /** Run once on the template (at its URL) before any database is copied from it: Chunkpad's migrations. */
@@ -74,6 +79,8 @@ interface Database {
   folder: string;
   connections: number;
   idle: NodeJS.Timeout | undefined;
+  /** Its test file has ended (`release_<name>`): recycled as soon as its last connection closes. */
+  released?: boolean;
 }
 
 const SSL_REQUEST = 80877103;
@@ -92,7 +99,6 @@ const SCHEMA = "public";
 const PRISTINE = "chunkpad_test_pristine";
 /** And where the template left each sequence. */
 const PRISTINE_SEQUENCES = "chunkpad_test_pristine_sequences";
-const PGLITE_PACKAGE = path.join(import.meta.dirname, "..", "..", "node_modules", "@electric-sql", "pglite");
 
 /** Reads the startup packet's `database` (after answering an SSL request with "no"). */
 function readStartup(socket: net.Socket): Promise<{ database: string; packet: Buffer }> {
@@ -123,29 +129,10 @@ function readStartup(socket: net.Socket): Promise<{ database: string; packet: Bu
   });
 }
 
-/** What every PGlite of the run shares: its WebAssembly compiled once, and its file bundle. */
-type Shared = { pgliteWasmModule: WebAssembly.Module; fsBundle: Blob; relaxedDurability: true };
-
-async function loadShared(): Promise<Shared> {
-  const dist = path.join(PGLITE_PACKAGE, "dist");
-  const [wasm, bundle] = await Promise.all([fs.promises.readFile(path.join(dist, "pglite.wasm")), fs.promises.readFile(path.join(dist, "pglite.data"))]);
-  return { pgliteWasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([bundle]), relaxedDurability: true };
-}
-
+/** A data folder with an empty database and pgvector: PGlite's template tarball, unpacked. */
 async function makeTemplate(folder: string): Promise<void> {
-  if (fs.existsSync(path.join(folder, "PG_VERSION"))) return;
-  // Left half-made by something else (a finished template is renamed into place whole).
-  fs.rmSync(folder, { recursive: true, force: true });
-  const building = `${folder}.${process.pid}`;
-  const db = await PGlite.create({ dataDir: building, extensions: { vector } });
-  await db.exec("CREATE EXTENSION IF NOT EXISTS vector");
+  const db = await PGlite.create({ dataDir: folder, loadDataDir: await pgliteTemplate(), extensions: { vector }, ...(await pgliteShared()) });
   await db.close();
-  try {
-    fs.renameSync(building, folder);
-  } catch {
-    // Another run (CI runs two test processes at once) made it first: theirs is as good.
-    fs.rmSync(building, { recursive: true, force: true });
-  }
 }
 
 /** What a recycled database must match: the tables, columns, types and indexes of the application's schema. */
@@ -199,14 +186,11 @@ function fatal(message: string): Buffer {
 
 export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, spare = SPARE }: PgliteDatabasesOptions = {}): Promise<PgliteDatabases> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-pglite-dbs-"));
-  // The empty template survives runs on one machine (initdb in WebAssembly takes ~10 s).
-  const version = (JSON.parse(fs.readFileSync(path.join(PGLITE_PACKAGE, "package.json"), "utf8")) as { version: string }).version;
-  const empty = path.join(os.tmpdir(), `chunkpad-pglite-template-${version}`);
-  const [shared] = await Promise.all([loadShared(), makeTemplate(empty)]);
-  // This run's template: the empty one, with Chunkpad's schema when `prepare` makes it (from this
+  // This run's template: an empty database (unpacked from the tarball kept beside node_modules,
+  // not made by initdb, decision 099), with Chunkpad's schema when `prepare` makes it (from this
   // checkout's code, so never kept), and its rows copied aside for recycling.
   const template = path.join(root, "_template");
-  fs.cpSync(empty, template, { recursive: true });
+  const [shared] = await Promise.all([pgliteShared(), makeTemplate(template)]);
   fs.appendFileSync(path.join(template, "postgresql.auto.conf"), SETTINGS);
   const db = await PGlite.create({ dataDir: template, extensions: { vector }, ...shared });
   if (prepare !== undefined) {
@@ -244,7 +228,7 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
     let opening = databases.get(name);
     if (opening === undefined) {
       if (recycledNames.has(name)) {
-        return Promise.reject(new Error(`database "${name}" had no connection for ${idleMs} ms and was recycled for another test (test/helpers/pglite-databases.ts); a test that comes back to a home later must keep a connection open, or the idle time must grow`));
+        return Promise.reject(new Error(`database "${name}" was recycled for another test (test/helpers/pglite-databases.ts): its test file had ended, or it had no connection for ${idleMs} ms; a test that comes back to a home later must keep a connection open, or the idle time must grow`));
       }
       const recycled = spares.pop();
       if (recycled !== undefined) {
@@ -269,6 +253,8 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
   /** No connection for `idleMs`: recycled for the next new name while there is room, else closed (its folder stays). */
   const retire = async (name: string, database: Database) => {
     databases.delete(name);
+    // The next name it is handed to keeps it until its own file ends.
+    database.released = false;
     if (spares.length < spare && shape !== undefined) {
       recycledNames.add(name);
       try {
@@ -286,6 +272,16 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
     await close(database);
   };
 
+  /** A database whose test file has ended: recycled now if nothing is connected, else when the last connection closes. */
+  const releaseDatabase = async (name: string) => {
+    const database = await databases.get(name)?.catch(() => undefined);
+    if (database === undefined || databases.get(name) === undefined) return;
+    database.released = true;
+    if (database.connections > 0) return;
+    clearTimeout(database.idle);
+    await retire(name, database);
+  };
+
   const sockets = new Set<net.Socket>();
   const front = net.createServer((socket) => {
     sockets.add(socket);
@@ -294,6 +290,11 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
     void (async () => {
       const { database: name, packet } = await readStartup(socket);
       if (!/^[A-Za-z0-9][A-Za-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
+      if (name.startsWith(RELEASE_PREFIX)) {
+        await releaseDatabase(name.slice(RELEASE_PREFIX.length));
+        socket.end(fatal("released"));
+        return;
+      }
       const database = await open(name).catch((error: unknown) => {
         // Said here too: the client's error may end up in a server's log the test never shows.
         console.error(`test PostgreSQL: ${(error as Error).message}`);
@@ -310,7 +311,7 @@ export async function startPgliteDatabases({ prepare, reset, idleMs = IDLE_MS, s
         socket.destroy();
         backend.destroy();
         database.connections -= 1;
-        if (database.connections === 0) database.idle = setTimeout(() => void retire(name, database), idleMs);
+        if (database.connections === 0) database.idle = setTimeout(() => void retire(name, database), database.released === true ? 0 : idleMs);
       };
       backend.on("error", release);
       backend.on("close", release);
