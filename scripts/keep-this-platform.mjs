@@ -68,7 +68,10 @@ const UNUSED_HERE = {
   // Its builds are packages of their own beside it (@node-llama-cpp/<platform>-<arch>[-gpu]), all
   // installed on Linux x64 (their cpu fields list x64 too): 650 MB of CUDA, Vulkan and ARM builds.
   // Chunkpad asks for the CPU build only (getLlama({ gpu: false, build: "never" }) in
-  // llm/llama-cpp-engine.ts), which is @node-llama-cpp/<platform>-<arch>.
+  // llm/llama-cpp-engine.ts), which is @node-llama-cpp/<platform>-<arch>. package.json's
+  // overrides point Linux x64's CUDA and Vulkan builds (320 MB of tarballs) at the RISC-V build,
+  // which npm skips on any other CPU, so npm no longer unpacks them only for this to delete them
+  // (decision 099); what is left here is the ARM builds and other platforms' GPU builds.
   "node-llama-cpp": (folder) => {
     const builds = path.join(folder, "..", "@node-llama-cpp");
     const here = `${process.platform}-${process.arch}`;
