@@ -122,11 +122,12 @@ describe("parse runner", () => {
 
   it("reports a real parser stopped by its time limit as a timeout (retried later), and honours a longer limit per job", async () => {
     runner = createParseRunner({ workers: 1, timeoutMs: 20, maxHeapMb: 512 });
-    const book = path.resolve("../shared/corpus/pdf.js/pdfs/freeculture.pdf");
-    const stopped = await chunkpadRejection(runner.parse({ path: book, limits: DEFAULT_PARSE_LIMITS }));
+    // A 14-page paper: far more than 20 ms of work (≈ 0.3 s warm), a second or so in all.
+    const paper = path.resolve("../shared/corpus/pdf.js/pdfs/tracemonkey.pdf");
+    const stopped = await chunkpadRejection(runner.parse({ path: paper, limits: DEFAULT_PARSE_LIMITS }));
     expect(stopped.code).toBe("PARSE_TIMEOUT");
     expect(stopped.message).toMatch(/--timeout/);
-    await expect(runner.parse({ path: book, limits: DEFAULT_PARSE_LIMITS, timeoutMs: 60_000 })).resolves.toMatchObject({ pageCount: 352 });
+    await expect(runner.parse({ path: paper, limits: DEFAULT_PARSE_LIMITS, timeoutMs: 60_000 })).resolves.toMatchObject({ pageCount: 14 });
   });
 
   it("parses real files through the real worker, with classified errors", async () => {
