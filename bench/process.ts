@@ -4,8 +4,9 @@
 // flight over the run (the parse pool's use of both cores); then does the same for a generated
 // 600-page PDF on its own (skipped with --no-big). With --per-file it then parses and chunks each
 // file of the corpus on its own, one after the other in this process, and prints the CPU per
-// format, the slowest files, and the idle wall estimate beside issue 22's target (≤ 25 s on 2 idle
-// cores): the longer of the critical path (the slowest file) and total CPU / 2. Prints figures
+// format, the slowest files, when the run's start order would end on 2 idle cores at these costs
+// (the tail), and the idle wall estimate beside issue 22's target (≤ 25 s on 2 idle cores): the
+// longer of the critical path (the slowest file) and total CPU / 2. Prints figures
 // only; asserts nothing. The machine is shared: read CPU, and compare builds in interleaved pairs.
 import fs from "node:fs";
 import os from "node:os";
@@ -16,6 +17,7 @@ import { keepOcrEnginesBetweenFiles } from "../src/ingest/ocr.js";
 import { isTextFile, supportedExtensions } from "../src/ingest/registry.js";
 import { walkFolder } from "../src/ingest/walk.js";
 import { chunkDocument } from "../src/chunking/chunker.js";
+import { startOrder } from "../src/app/process/process-folder.js";
 import { fillerPage, makeTextPdf } from "./make-pdf.js";
 
 const args = process.argv.slice(2);
@@ -94,7 +96,7 @@ async function perFile(folder: string): Promise<void> {
   // As in a parse worker, which reads file after file: one OCR engine for them all.
   keepOcrEnginesBetweenFiles();
   const loadBefore = load();
-  const rows: Array<{ file: string; format: string; cpu: number; wall: number; outcome: string }> = [];
+  const rows: Array<{ file: string; format: string; size: number; cpu: number; wall: number; outcome: string }> = [];
   for (const file of walk.files) {
     const cpuStarted = cpuSeconds();
     const started = performance.now();
@@ -111,7 +113,7 @@ async function perFile(folder: string): Promise<void> {
       clearTimeout(timer);
     }
     const format = path.extname(file.relativePath).toLowerCase() || "(none)";
-    rows.push({ file: file.relativePath, format, cpu: cpuSeconds() - cpuStarted, wall: (performance.now() - started) / 1000, outcome });
+    rows.push({ file: file.relativePath, format, size: file.size, cpu: cpuSeconds() - cpuStarted, wall: (performance.now() - started) / 1000, outcome });
   }
   const total = rows.reduce((sum, row) => sum + row.cpu, 0);
   const byFormat = new Map<string, { files: number; cpu: number }>();
@@ -121,6 +123,9 @@ async function perFile(folder: string): Promise<void> {
     entry.cpu += row.cpu;
     byFormat.set(row.format, entry);
   }
+  // The run's own start order on two workers, each file taking its CPU here: how long the run would take idle, the tail included.
+  const scheduled = startOrder(rows.map((row) => ({ ...row, relativePath: row.file })));
+  const finishes = twoWorkerFinishes(scheduled.map((row) => row.cpu));
   rows.sort((first, second) => second.cpu - first.cpu);
   console.log(`each file alone, in turn (${rows.length} files, load ${loadBefore} → ${load()}): ${total.toFixed(1)} CPU-s`);
   console.log(`  CPU by format: ${[...byFormat].sort((first, second) => second[1].cpu - first[1].cpu).map(([format, entry]) => `${format} ${entry.cpu.toFixed(1)} s (${entry.files})`).join(", ")}`);
@@ -128,7 +133,25 @@ async function perFile(folder: string): Promise<void> {
   for (const row of rows.slice(0, 15)) console.log(`    ${row.cpu.toFixed(2).padStart(6)} ${row.wall.toFixed(2).padStart(6)}  ${row.file} (${row.outcome})`);
   const criticalPath = rows[0]?.cpu ?? 0;
   const estimate = Math.max(criticalPath, total / CORES);
+  console.log(`  the run's start order on ${CORES} workers at these costs: the last file ends at ${finishes.end.toFixed(1)} s, the other worker idles ${finishes.idleTail.toFixed(1)} s before it (starts last at ${finishes.lastStart.toFixed(1)} s: ${scheduled.at(finishes.lastIndex)?.relativePath ?? "none"})`);
   console.log(`  estimated idle wall on ${CORES} cores: ${estimate.toFixed(1)} s = max(slowest file ${criticalPath.toFixed(1)} s, ${total.toFixed(1)} CPU-s / ${CORES}) — target ≤ ${TARGET_IDLE_WALL_S} s: ${estimate <= TARGET_IDLE_WALL_S ? "met" : "not met"}`);
+}
+
+/** Each cost taken in turn by whichever of the workers comes free first (as the run's queue does). */
+function twoWorkerFinishes(costs: readonly number[]): { end: number; idleTail: number; lastStart: number; lastIndex: number } {
+  const free = Array.from({ length: CORES }, () => 0);
+  let lastStart = 0;
+  let lastIndex = -1;
+  for (const [index, cost] of costs.entries()) {
+    const worker = free.indexOf(Math.min(...free));
+    if (free[worker]! + cost >= Math.max(...free)) {
+      lastStart = free[worker]!;
+      lastIndex = index;
+    }
+    free[worker]! += cost;
+  }
+  const end = Math.max(...free);
+  return { end, idleTail: end - Math.min(...free), lastStart, lastIndex };
 }
 
 function totalBytes(folder: string): number {

@@ -51,6 +51,30 @@ function languageDirectory(): string {
   return join(root, "4.0.0_best_int");
 }
 
+/**
+ * tesseract.js's own thread, started on the wasm core without the legacy engine, which the
+ * LSTM-only model never uses. tesseract.js 7 would pick that core for OEM.LSTM_ONLY but passes
+ * a boolean where its `getCore` compares OEM numbers, so it always loads the full core (3.5 MB
+ * of wasm against 2.9). The same text and confidence on every page the corpus sends to OCR;
+ * an engine starts on half the CPU (decision 097). The thread is tesseract.js's worker script,
+ * with this `getCore`; a data: URL, since the built code and the tests run from different folders.
+ */
+function lstmCoreWorker(): URL {
+  const workerScript = createRequire(import.meta.url).resolve("tesseract.js/src/worker-script/node/index.js");
+  const source = `
+    import { createRequire } from "node:module";
+    import { parentPort } from "node:worker_threads";
+    const require = createRequire(${JSON.stringify(workerScript)});
+    const worker = require("..");
+    const { relaxedSimd, simd } = require("wasm-feature-detect");
+    let core;
+    const getCore = async () => core ??= require("tesseract.js-core/tesseract-core-" + ((await relaxedSimd()) ? "relaxedsimd-" : (await simd()) ? "simd-" : "") + "lstm");
+    parentPort.on("message", (packet) => worker.dispatchHandlers(packet, (answer) => parentPort.postMessage(answer)));
+    worker.setAdapter({ getCore, gunzip: require("./gunzip"), fetch: globalThis.fetch, ...require("./cache") });
+  `;
+  return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
+}
+
 /** A kept engine is closed after this long without a page to read (a server's parse worker waits between runs). */
 const KEPT_ENGINE_IDLE_MS = 30_000;
 
@@ -104,7 +128,7 @@ async function startOcrEngine(): Promise<StartedEngine> {
   const { createWorker, OEM } = await import("tesseract.js");
   let worker: TesseractWorker;
   try {
-    worker = await createWorker("eng", OEM.LSTM_ONLY, { langPath: languageDirectory(), gzip: true, cacheMethod: "none" });
+    worker = await createWorker("eng", OEM.LSTM_ONLY, { langPath: languageDirectory(), gzip: true, cacheMethod: "none", workerPath: lstmCoreWorker() as unknown as string });
   } catch (error) {
     throw new ChunkpadError("PARSE_FAILED", `OCR could not start (${String(error)}); reinstall Chunkpad, or turn OCR off`, { cause: error, nextSteps: [{ action: "change-setting", key: OCR_SETTING, value: "off" }] });
   }
