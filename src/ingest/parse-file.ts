@@ -1,7 +1,7 @@
-import fs from "node:fs/promises";
 import { ChunkpadError, isChunkpadError } from "../core/errors.js";
 import type { ParsedDocument, ParseLimits } from "../core/types.js";
 import { loadParserFor } from "./registry.js";
+import { readWholeFile } from "../core/whole-file-read.js";
 import { checkTextQuality, looksLikeEbcdic } from "./text-quality.js";
 
 export interface ParseFileOptions {
@@ -16,7 +16,9 @@ export interface ParseFileOptions {
  * code; a parser's unexpected exception becomes PARSE_FAILED with its message.
  */
 export async function parseFile(filePath: string, options: ParseFileOptions): Promise<ParsedDocument> {
-  const data = new Uint8Array(await fs.readFile(filePath));
+  // A note is read in one synchronous call: this is the parse worker's thread, and the runner's time
+  // limit stops it from outside (parse-runner.ts) should a read ever hang.
+  const data = new Uint8Array(await readWholeFile(filePath));
   if (data.byteLength === 0) throw new ChunkpadError("PARSE_EMPTY", "empty file (0 bytes)");
   const parserPromise = loadParserFor(filePath, data);
   if (!parserPromise) throw new ChunkpadError("PARSE_UNSUPPORTED", `No parser reads ${filePath}: it is neither a known document format nor text.`);

@@ -3,26 +3,22 @@ import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-
-/** Files up to this size are hashed from one read; larger ones are streamed. */
-const ONE_READ_HASH_BYTES = 1024 * 1024;
+import { withOpenFile } from "../../core/whole-file-read.js";
 
 /**
- * sha256 of a file's bytes. A note is read in one synchronous call: from the kernel's cache it
- * takes microseconds, while open, stat, read and close through the thread pool cost ≈ 0.1 ms of
- * CPU a file, twice per parsed file (decision 080). A large file is streamed (little memory, the
- * event loop never waits on its reads).
+ * sha256 of a file's bytes. A note is read in one synchronous call (withOpenFile), twice per parsed
+ * file; a large file is streamed (little memory, the event loop never waits on its reads).
  */
-export async function hashFile(filePath: string): Promise<string> {
+export function hashFile(filePath: string): Promise<string> {
   const hash = createHash("sha256");
-  const descriptor = fsSync.openSync(filePath, "r");
-  try {
-    if (fsSync.fstatSync(descriptor).size <= ONE_READ_HASH_BYTES) return hash.update(fsSync.readFileSync(descriptor)).digest("hex");
-    for await (const chunk of fsSync.createReadStream("", { fd: descriptor, autoClose: false })) hash.update(chunk as Buffer);
-    return hash.digest("hex");
-  } finally {
-    fsSync.closeSync(descriptor);
-  }
+  return withOpenFile(
+    filePath,
+    (descriptor) => hash.update(fsSync.readFileSync(descriptor)).digest("hex"),
+    async (descriptor) => {
+      for await (const chunk of fsSync.createReadStream("", { fd: descriptor, autoClose: false })) hash.update(chunk as Buffer);
+      return hash.digest("hex");
+    },
+  );
 }
 
 const READ_ONLY_CODES = new Set(["EROFS", "EACCES", "EPERM"]);
