@@ -9,9 +9,10 @@
  * /work/shared/MEASUREMENTS.md: `qmd collection add` 9.7 CPU-s per 5,000 files (1.94 ms a file),
  * `qmd update` with nothing changed 0.87 CPU-s per 5,000.
  * Nothing is stubbed: the real walk, parse workers, chunk files (fsync'd) and database.
- * Build first (`npm run build`): `npx tsx bench/step1-markdown.ts [files=1000] [--keep] [--bin=path]`.
- * `--bin` runs another build's CLI on the same files (e.g. main's, checked out elsewhere), so two
- * builds can be measured back to back; the load average is printed beside each figure.
+ * Build first (`npm run build`): `npx tsx bench/step1-markdown.ts [files=1000] [--rounds=N] [--keep] [--bin=path[,path]]`.
+ * `--bin` runs another build's CLI on the same files (e.g. main's, checked out elsewhere); with two
+ * builds and `--rounds`, they take turns (ABBA…) on copies all made before the first run, and the
+ * medians are printed beside the anchors; the load average is printed beside each figure.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -22,13 +23,14 @@ import { seededRandom } from "./vectors.js";
 
 const FILES = Number(process.argv.slice(2).find((argument) => /^\d+$/.test(argument)) ?? 1000);
 const KEEP = process.argv.includes("--keep");
+const ROUNDS = Number(process.argv.find((argument) => argument.startsWith("--rounds="))?.slice("--rounds=".length) ?? 1);
 const QMD_ADD_CPU_MS_PER_FILE = 9_700 / 5_000;
 const QMD_UPDATE_CPU_MS_PER_FILE = 870 / 5_000;
-const bin = path.resolve(process.argv.find((argument) => argument.startsWith("--bin="))?.slice("--bin=".length) ?? "bin/chunkpad.js");
+const bins = (process.argv.find((argument) => argument.startsWith("--bin="))?.slice("--bin=".length) ?? "bin/chunkpad.js").split(",").map((bin) => path.resolve(bin));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "chunkpad-step1-bench-"));
-const env = { PATH: process.env.PATH, HOME: work, CHUNKPAD_HOME: path.join(work, "home") };
 
-function run(args: string[]): { cpuMs: number; wallMs: number; peakMb: number; stdout: string } {
+function run(bin: string, home: string, args: string[]): { cpuMs: number; wallMs: number; peakMb: number; stdout: string } {
+  const env = { PATH: process.env.PATH, HOME: work, CHUNKPAD_HOME: home };
   const started = performance.now();
   const result = spawnSync("/usr/bin/time", ["-f", "%U %S %M", process.execPath, bin, ...args], { env, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
   const wallMs = performance.now() - started;
@@ -36,7 +38,6 @@ function run(args: string[]): { cpuMs: number; wallMs: number; peakMb: number; s
   const [user, system, peakKb] = (result.stderr.trim().split("\n").at(-1) ?? "0 0 0").split(" ").map(Number);
   return { cpuMs: ((user ?? 0) + (system ?? 0)) * 1000, wallMs, peakMb: (peakKb ?? 0) / 1024, stdout: result.stdout };
 }
-
 function makeFolder(folder: string): number {
   const abstracts = parseSmartDocuments(fs.readFileSync(path.resolve("../shared/ir/cisi/CISI.ALL"), "utf8"));
   const random = seededRandom(22);
@@ -61,31 +62,54 @@ function makeFolder(folder: string): number {
   return bytes;
 }
 
-const folder = path.join(work, "notes");
-const bytes = makeFolder(folder);
+const template = path.join(work, "notes");
+const bytes = makeFolder(template);
 const load = () => `load ${os.loadavg()[0]?.toFixed(1)}`;
-console.log(`step1-markdown: ${FILES.toLocaleString("en")} markdown files, ${(bytes / 1024 / 1024).toFixed(1)} MB (${(bytes / FILES / 1024).toFixed(1)} KB a file), ${os.cpus().length} cores, ${load()}; ${bin}`);
-
-const first = run(["add", folder, "--json"]);
-const report = JSON.parse(first.stdout) as { processed: unknown[]; failed: unknown[]; chunksWritten: number };
-const again = run(["add", folder, "--json"]);
-const second = JSON.parse(again.stdout) as { processed: unknown[]; unchanged: unknown[] };
+console.log(`step1-markdown: ${FILES.toLocaleString("en")} markdown files, ${(bytes / 1024 / 1024).toFixed(1)} MB (${(bytes / FILES / 1024).toFixed(1)} KB a file), ${os.cpus().length} cores, ${load()}`);
+// Every run's copy of the notes is made before the first run: a copy made (and another run's files
+// deleted) just before a run left the kernel recycling inodes during it, ±2.5 s of CPU (decision 098).
+const runs = Array.from({ length: ROUNDS }, (_, round) => (round % 2 === 0 ? bins : [...bins].reverse()).map((bin) => ({ bin, round }))).flat();
+const folders = runs.map((_, index) => {
+  const folder = path.join(work, `run-${index}`, "notes");
+  fs.cpSync(template, folder, { recursive: true });
+  return folder;
+});
 
 const perFile = (ms: number) => ms / FILES;
 const verdict = (met: boolean) => (met ? "met" : "NOT met");
-console.log(`\nchunkpad add (first run): ${report.processed.length} processed, ${report.failed.length} failed, ${report.chunksWritten} chunks`);
-console.log(`  CPU ${(first.cpuMs / 1000).toFixed(2)} s (${perFile(first.cpuMs).toFixed(2)} ms a file), wall ${(first.wallMs / 1000).toFixed(2)} s, peak RSS ${first.peakMb.toFixed(0)} MB, ${load()}`);
-const addRatio = perFile(first.cpuMs) / QMD_ADD_CPU_MS_PER_FILE;
-console.log(`  anchor qmd collection add ${QMD_ADD_CPU_MS_PER_FILE.toFixed(2)} ms a file (9.7 CPU-s per 5,000): ${addRatio.toFixed(2)}×   target ≤ 2×: ${verdict(addRatio <= 2)}`);
-console.log(`\nchunkpad add (nothing changed): ${second.unchanged.length} unchanged, ${second.processed.length} processed`);
-console.log(`  CPU ${(again.cpuMs / 1000).toFixed(2)} s (${perFile(again.cpuMs).toFixed(3)} ms a file), wall ${(again.wallMs / 1000).toFixed(2)} s, ${load()}`);
-const updateRatio = perFile(again.cpuMs) / QMD_UPDATE_CPU_MS_PER_FILE;
-console.log(`  anchor qmd update ${QMD_UPDATE_CPU_MS_PER_FILE.toFixed(3)} ms a file (0.87 CPU-s per 5,000): ${updateRatio.toFixed(2)}×   target ≤ 1×: ${verdict(updateRatio <= 1)}`);
-const empty = path.join(work, "empty");
-fs.mkdirSync(empty);
-run(["add", empty, "--json"]);
-const fixed = run(["add", empty, "--json"]);
-console.log(`  fixed cost of a run (add of an empty folder already added): ${fixed.cpuMs.toFixed(0)} ms CPU; beyond it ${((again.cpuMs - fixed.cpuMs) / FILES).toFixed(3)} ms a file`);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+const results = new Map<string, { first: number[]; again: number[] }>(bins.map((bin) => [bin, { first: [], again: [] }]));
+for (const [index, { bin, round }] of runs.entries()) {
+  const home = path.join(work, `run-${index}`, "home");
+  const folder = folders[index] as string;
+  const first = run(bin, home, ["add", folder, "--json"]);
+  const report = JSON.parse(first.stdout) as { processed: unknown[]; failed: unknown[]; chunksWritten: number };
+  const again = run(bin, home, ["add", folder, "--json"]);
+  const second = JSON.parse(again.stdout) as { processed: unknown[]; unchanged: unknown[] };
+  results.get(bin)?.first.push(first.cpuMs);
+  results.get(bin)?.again.push(again.cpuMs);
+  console.log(`\nround ${round + 1}, ${bin}`);
+  console.log(`  chunkpad add (first run): ${report.processed.length} processed, ${report.failed.length} failed, ${report.chunksWritten} chunks`);
+  console.log(`  CPU ${(first.cpuMs / 1000).toFixed(2)} s (${perFile(first.cpuMs).toFixed(2)} ms a file), wall ${(first.wallMs / 1000).toFixed(2)} s, peak RSS ${first.peakMb.toFixed(0)} MB, ${load()}`);
+  console.log(`  chunkpad add (nothing changed): ${second.unchanged.length} unchanged, ${second.processed.length} processed; CPU ${(again.cpuMs / 1000).toFixed(2)} s, wall ${(again.wallMs / 1000).toFixed(2)} s`);
+  if (!KEEP) fs.rmSync(path.join(work, `run-${index}`), { recursive: true, force: true });
+}
+
+for (const bin of bins) {
+  const { first, again } = results.get(bin) ?? { first: [], again: [] };
+  const addRatio = perFile(median(first)) / QMD_ADD_CPU_MS_PER_FILE;
+  const updateRatio = perFile(median(again)) / QMD_UPDATE_CPU_MS_PER_FILE;
+  const empty = path.join(work, "empty");
+  fs.mkdirSync(empty, { recursive: true });
+  const home = path.join(work, "empty-home");
+  fs.rmSync(home, { recursive: true, force: true });
+  run(bin, home, ["add", empty, "--json"]);
+  const fixed = run(bin, home, ["add", empty, "--json"]);
+  console.log(`\n${bin}: the median of ${first.length} run${first.length === 1 ? "" : "s"}`);
+  console.log(`  first add ${(median(first) / 1000).toFixed(2)} CPU-s; anchor qmd collection add ${QMD_ADD_CPU_MS_PER_FILE.toFixed(2)} ms a file (9.7 CPU-s per 5,000): ${addRatio.toFixed(2)}×   target ≤ 2×: ${verdict(addRatio <= 2)}`);
+  console.log(`  nothing changed ${(median(again) / 1000).toFixed(2)} CPU-s; anchor qmd update ${QMD_UPDATE_CPU_MS_PER_FILE.toFixed(3)} ms a file (0.87 CPU-s per 5,000): ${updateRatio.toFixed(2)}×   target ≤ 1×: ${verdict(updateRatio <= 1)}`);
+  console.log(`  fixed cost of a run (add of an empty folder already added): ${fixed.cpuMs.toFixed(0)} ms CPU; beyond it ${((median(again) - fixed.cpuMs) / FILES).toFixed(3)} ms a file`);
+}
 
 if (KEEP) console.log(`\nkept: ${work}`);
 else fs.rmSync(work, { recursive: true, force: true });
