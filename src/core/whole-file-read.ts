@@ -1,7 +1,7 @@
 import fs from "node:fs";
 
 /** Files up to this size are read with one synchronous call; larger ones through the thread pool. */
-export const ONE_READ_BYTES = 1024 * 1024;
+const ONE_READ_BYTES = 1024 * 1024;
 
 /**
  * Opens a file and hands its descriptor to `small` when the file holds at most ONE_READ_BYTES,
