@@ -1,6 +1,6 @@
 /**
  * Vector search at scale (issues 12, 22): the store's vectorSearch through the approximate index
- * (usearch HNSW, float16; decision 089 measured an int8 graph with re-scored candidates) next to exact search (sqlite-vec brute
+ * (an inverted file since decision 100; before it usearch HNSW, float16; decision 089 measured an int8 graph with re-scored candidates) next to exact search (sqlite-vec brute
  * force, the same store opened with the index off), on clustered synthetic vectors: a mixture
  * of 2,000 Gaussian centres on the unit sphere, each vector a centre plus noise (random unit
  * vectors would be the worst case of any graph index and say nothing about real text).
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
       const searchUsed = process.cpuUsage(searchCpu);
       const searchCpuMs = (searchUsed.user + searchUsed.system) / 1000 / queries.length;
       ann.close();
-      const indexBytes = fs.readdirSync(directory).filter((name) => name.includes(".usearch-")).reduce((sum, name) => sum + fs.statSync(path.join(directory, name)).size, 0);
+      const indexBytes = fs.readdirSync(directory).filter((name) => (name.includes(".usearch-") || name.includes(".ivf-"))).reduce((sum, name) => sum + fs.statSync(path.join(directory, name)).size, 0);
       const rss = process.memoryUsage().rss / 1e6;
 
       const exact = openSqliteMainStore({ path: file, annThreshold: Number.POSITIVE_INFINITY });

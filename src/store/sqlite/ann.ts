@@ -6,7 +6,7 @@ import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
 
 import type { ExactSearch, IvfBuilt, IvfShape, IvfSource } from "./ivf.js";
-import { buildIvf, probedLists, fileSource, listOrder, memorySource, nearestRows, quantize, readIvfShape, searchLists, toHalf, unit, dot, writeIvfFile } from "./ivf.js";
+import { buildIvf, fileSource, listOrder, memorySource, nearestRows, quantize, readIvfShape, searchLists, toHalf, unit, dot, writeIvfFile } from "./ivf.js";
 
 /**
  * The approximate nearest-neighbour index beside the database: an inverted file (ivf.ts: k-means
@@ -401,9 +401,9 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       const query = unit(embedding);
       const order = listOrder(exactSearch(), current, query);
       searches += 1;
-      const found = withSource((source) => searchLists(exactSearch(), current, source, query, count, order, (id) => removed.has(id), removed.size), searches > 1);
-      // Vectors added since, in the lists a search scans (a few at most: they are merged at the next save).
-      const probed = new Set(order.slice(0, probedLists(current.nprobe, count)));
+      const { hits: found, lists } = withSource((source) => searchLists(exactSearch(), current, source, query, count, order, (id) => removed.has(id), removed.size), searches > 1);
+      // Vectors added since, in the lists the search scanned (a few at most: they are merged at the next save).
+      const probed = new Set(order.slice(0, lists));
       for (const [id, entry] of added) if (probed.has(entry.list)) found.push({ id, distance: 1 - dot(entry.vector, query) });
       return found.sort((a, b) => a.distance - b.distance).slice(0, count);
     },

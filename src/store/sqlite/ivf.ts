@@ -130,13 +130,12 @@ export function nearestRows(exactSearch: ExactSearch, dataset: Float32Array | In
 }
 
 /**
- * Lists a search for `count` candidates scans: nprobe is measured for the 64 candidates a top 10
- * is asked with (ann-search.ts); more candidates lie further out, in proportionally more lists
- * (100 of 400 vectors in 20 lists: 73 % found with 8 lists, all with 20).
+ * Vectors a search scans at least, as a multiple of the candidates asked: nprobe is measured for
+ * a top 10, and a search for many more (100 of 400 vectors in 20 lists) would otherwise stop at
+ * lists that hold just that many (73 % found). Lists in proportion to the candidates instead cost
+ * `serve` 2.5× the CPU at 1M, where search asks for 100–400 and nprobe's lists hold 128,000.
  */
-export function probedLists(nprobe: number, count: number): number {
-  return Math.ceil(nprobe * Math.max(1, count / 64));
-}
+const SCANNED_PER_CANDIDATE = 4;
 
 /** Lists in the order a query probes them, nearest centroid first. */
 export function listOrder(exactSearch: ExactSearch, shape: IvfShape, query: Float32Array): number[] {
@@ -149,15 +148,15 @@ export function listOrder(exactSearch: ExactSearch, shape: IvfShape, query: Floa
  * re-scored from the float16 copies: the `nprobe` nearest lists, more while they hold fewer than
  * the candidates asked. `skip` drops positions whose vector was removed or replaced since.
  */
-export function searchLists(exactSearch: ExactSearch, shape: IvfShape, source: IvfSource, query: Float32Array, count: number, order: number[], skip: (id: number) => boolean, skipped: number): Array<{ id: number; distance: number }> {
+export function searchLists(exactSearch: ExactSearch, shape: IvfShape, source: IvfSource, query: Float32Array, count: number, order: number[], skip: (id: number) => boolean, skipped: number): { hits: Array<{ id: number; distance: number }>; lists: number } {
   const { dimensions, starts, ids } = shape;
   const code = new Int8Array(dimensions);
   quantize(query, code);
   const wanted = Math.max(count, RESCORED_CANDIDATES);
   const found: Array<{ position: number; distance: number }> = [];
   let scanned = 0;
-  const probes = probedLists(shape.nprobe, count);
-  for (let rank = 0; rank < order.length && (rank < probes || scanned < wanted + skipped); rank++) {
+  let rank = 0;
+  for (; rank < order.length && (rank < shape.nprobe || scanned < SCANNED_PER_CANDIDATE * (wanted + skipped)); rank++) {
     const list = order[rank] as number;
     const first = starts[list] as number;
     const size = (starts[list + 1] as number) - first;
@@ -170,7 +169,7 @@ export function searchLists(exactSearch: ExactSearch, shape: IvfShape, source: I
     }
   }
   found.sort((a, b) => a.distance - b.distance);
-  return found.slice(0, wanted).map(({ position }) => ({ id: ids[position] as number, distance: 1 - dotHalf(source.half(position), query) }));
+  return { hits: found.slice(0, wanted).map(({ position }) => ({ id: ids[position] as number, distance: 1 - dotHalf(source.half(position), query) })), lists: rank };
 }
 
 function memorySource(built: IvfBuilt): IvfSource {
@@ -285,7 +284,7 @@ function chooseNprobe(exactSearch: ExactSearch, built: IvfBuilt, units: Float32A
     const order = listOrder(exactSearch, built, query);
     for (const [probe, nprobe] of probes.entries()) {
       const found = searchLists(exactSearch, { ...built, nprobe }, source, query, 11, order, () => false, 0)
-        .sort((a, b) => a.distance - b.distance).map((hit) => hit.id).filter((id) => id !== self).slice(0, 10);
+        .hits.sort((a, b) => a.distance - b.distance).map((hit) => hit.id).filter((id) => id !== self).slice(0, 10);
       hits[probe] = (hits[probe] as number) + found.filter((id) => expected.has(id)).length;
     }
   }
