@@ -16,16 +16,9 @@ import os from "node:os";
 import path from "node:path";
 import usearch from "usearch";
 const { Index } = usearch;
-function rng(seed){ let s=seed>>>0; return ()=>{ s=(Math.imul(s,1664525)+1013904223)>>>0; return s/4294967296; }; }
-function gauss(r){ const u=r()||1e-9, v=r(); return Math.sqrt(-2*Math.log(u))*Math.cos(2*Math.PI*v); }
-function norm(v){ let s=0; for (const x of v) s+=x*x; s=Math.sqrt(s); for (let i=0;i<v.length;i++) v[i]/=s; return v; }
-const N=+process.argv[2], D=+(process.argv[4] ?? 384), BATCH=+(process.argv[5] ?? 0), C=2000, noise=0.8;
-const r=rng(42);
-const centres=Array.from({length:C},()=>norm(Float32Array.from({length:D},()=>gauss(r))));
-const data=new Float32Array(N*D);
-const draw=(out,off)=>{ const c=centres[Math.floor(r()*C)]; for(let j=0;j<D;j++) out[off+j]=c[j]+noise*gauss(r)/Math.sqrt(D); norm(out.subarray(off,off+D)); };
-for(let i=0;i<N;i++) draw(data,i*D);
-const Q=50; const queries=new Float32Array(Q*D); for(let i=0;i<Q;i++) draw(queries,i*D);
+import { annData } from "./ann-data.mjs";
+const N=+process.argv[2], D=+(process.argv[4] ?? 384), BATCH=+(process.argv[5] ?? 0);
+const Q=50; const { data, queries }=annData(N, D, Q);
 const truths=[]; for(let q=0;q<Q;q++){ const v=queries.subarray(q*D,(q+1)*D); const sims=new Float32Array(N); for(let i=0;i<N;i++){ let s=0; const o=i*D; for(let j=0;j<D;j++) s+=data[o+j]*v[j]; sims[i]=s; } const idx=Array.from(sims.keys()).sort((a,b)=>sims[b]-sims[a]).slice(0,10); truths.push(new Set(idx.map(i=>BigInt(i+1)))); }
 for (const [conn, ea, es, candidates, quantization="f16"] of JSON.parse(process.argv[3])) {
   const idx=new Index({metric:"cos",dimensions:D,quantization,connectivity:conn,expansion_add:ea,expansion_search:es,multi:false});

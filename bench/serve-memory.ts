@@ -3,7 +3,8 @@
  * starts the server, waits for its log to say search is ready, sends keyword, vector and hybrid
  * requests over HTTP, and prints the peak RSS (/proc's VmHWM) beside the target, with the peaks of
  * anonymous and file-backed pages sampled every 100 ms (and the anonymous peak of each phase: the
- * reading, then each kind of request) and what the HNSW file's mapping holds at the end. The
+ * reading, then each kind of request) and what a mapped vector index file holds at the end (the HNSW
+ * file before decision 100; the inverted file is read, not mapped, so 0). The
  * server's own CPU time comes from /proc too.
  *
  * `npx tsx bench/serve-memory.ts <home> [--bin path/to/chunkpad.js]` (default: this checkout's
@@ -42,7 +43,7 @@ function cpuSeconds(): number {
   const fields = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
-/** Resident kilobytes of the mappings whose path contains `name` (the HNSW file), from smaps. */
+/** Resident kilobytes of the mappings whose path contains `name` (a vector index file), from smaps. */
 function mappedRss(name: string): number {
   let total = 0;
   let inside = false;
@@ -90,7 +91,7 @@ try {
     console.log(`${mode}: ${count} requests, p50 ${(times[count >> 1] as number).toFixed(1)} ms, server CPU ${(((cpuSeconds() - cpuBefore) * 1000) / count).toFixed(1)} ms per request; anon peak ${phaseAnon.toFixed(0)} MB`);
   }
   const end = status();
-  console.log(`HNSW file resident: ${mappedRss(".usearch-").toFixed(0)} MB`);
+  console.log(`vector index file resident (mapped): ${(mappedRss(".usearch-") + mappedRss(".ivf-")).toFixed(0)} MB`);
   console.log(`peak RSS (VmHWM) ${end.hwm.toFixed(0)} MB (target ≤ ${TARGET_MB} MB); sampled peaks anon ${peakAnon.toFixed(0)} MB, file-backed ${peakFile.toFixed(0)} MB; at the end anon ${end.anon.toFixed(0)} + file ${end.file.toFixed(0)} MB`);
 } finally {
   clearInterval(sampler);

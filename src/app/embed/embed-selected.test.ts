@@ -151,12 +151,14 @@ describe("embedSelected", () => {
     expect(model.closed).toBe(1);
   });
 
-  it("adds the vectors to the approximate index batch by batch, so none is left to build when the run ends", async () => {
+  it("leaves the approximate index holding every vector of the run once it is next searched", async () => {
     const words = ["heron", "kestrel", "wren", "oak", "ash", "elm", "yew", "fir", "owl", "jay", "tit", "rook"];
     const { store, run } = await setup({ "many.md": words.map((word) => `The ${word} and its habits.`) }, { annThreshold: 4 });
     const report = await run(fakeModel("test-org/fake", 8));
     expect(report.embedded).toBe(12);
-    // Already up to date: asking again takes nothing in (before, the whole index was built at close).
+    // The run's vectors outgrew the lists built at the threshold: they are built once more, by the
+    // next search (or the run's save), not at every doubling during the run (decision 100).
+    expect(await store.vectorSearch(Float32Array.from({ length: 8 }, (_, index) => index + 1), { k: 3 })).toHaveLength(3);
     expect(await store.updateVectorIndex?.()).toEqual({ vectors: 12, added: 0 });
   });
 

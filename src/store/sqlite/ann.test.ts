@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { embedTextHash } from "../../core/chunk-ref.js";
 import type { SqliteMainStore, OpenSqliteMainStoreOptions } from "./main-store.js";
@@ -67,6 +68,16 @@ function seed(store: SqliteMainStore, vectors: Float32Array[]) {
 
 const refs = (store: SqliteMainStore, query: Float32Array, options: Record<string, unknown> = {}) => store.vectorSearch(query, { k: 10, ...options }).map((hit) => hit.chunk.ref);
 
+/** The share of exact search's top 10 that `store` finds, over `queries`. */
+function recall(exact: SqliteMainStore, store: SqliteMainStore, queries: Float32Array[]): number {
+  let same = 0;
+  for (const query of queries) {
+    const truth = new Set(refs(exact, query));
+    same += refs(store, query).filter((ref) => truth.has(ref)).length;
+  }
+  return same / (queries.length * 10);
+}
+
 /** The approximate top 10 shares at least 9 with the exact one (the graph is built on several threads, so ties may differ). */
 function expectNearlySame(found: string[], exact: string[]): void {
   expect(found).toHaveLength(exact.length);
@@ -82,15 +93,10 @@ describe("the approximate vector index", () => {
     const store = open(file);
     seed(store, vectors);
     const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
-    let same = 0;
-    for (const query of queries) {
-      const truth = new Set(refs(exact, query));
-      same += refs(store, query).filter((ref) => truth.has(ref)).length;
-    }
-    expect(same / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+    expect(recall(exact, store, queries)).toBeGreaterThanOrEqual(0.95);
     expect(store.vectorIndexInfo().loaded).toBe(400);
     expect(exact.vectorIndexInfo().loaded).toBe(0);
-    // The index keeps float16 vectors: its distances agree with exact ones to about 1e-3.
+    // Candidates are re-scored from float16 copies: distances agree with exact ones to about 1e-3.
     const [hit] = store.vectorSearch(queries[0] as Float32Array, { k: 1 });
     const [truthHit] = exact.vectorSearch(queries[0] as Float32Array, { k: 1 });
     expect(Math.abs((hit?.distance ?? 0) - (truthHit?.distance ?? 1))).toBeLessThan(2e-3);
@@ -127,7 +133,7 @@ describe("the approximate vector index", () => {
     const first = open(file);
     const { chunks } = seed(first, vectors);
     first.close();
-    expect(fs.readdirSync(path.dirname(file)).some((name) => name.includes(".usearch-"))).toBe(true);
+    expect(fs.readdirSync(path.dirname(file)).some((name) => name.includes(".ivf-"))).toBe(true);
 
     // Another process changes vectors and "crashes": it never closes, so the index file is behind.
     const writer = openSqliteMainStore({ path: file, annThreshold: THRESHOLD });
@@ -149,12 +155,7 @@ describe("the approximate vector index", () => {
     writer.close();
     const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
     const again = open(file);
-    let same = 0;
-    for (const query of queries) {
-      const truth = new Set(refs(exact, query));
-      same += refs(again, query).filter((ref) => truth.has(ref)).length;
-    }
-    expect(same / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+    expect(recall(exact, again, queries)).toBeGreaterThanOrEqual(0.95);
   });
 
   it("searches a saved index without building it, and still follows changes another process makes afterwards", () => {
@@ -186,7 +187,7 @@ describe("the approximate vector index", () => {
     writer.upsertVectors([{ ref: changed.ref, embedHash: embedTextHash(changed), embedding: queries[0] as Float32Array }], "model");
     writer.close();
     const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
-    const indexFile = () => path.join(path.dirname(file), fs.readdirSync(path.dirname(file)).find((name) => name.includes(".usearch-")) as string);
+    const indexFile = () => path.join(path.dirname(file), fs.readdirSync(path.dirname(file)).find((name) => name.includes(".ivf-")) as string);
 
     fs.writeFileSync(indexFile(), "not an index");
     const damaged = open(file);
@@ -216,7 +217,7 @@ describe("the approximate vector index", () => {
     const { folders } = seed(store, vectors);
     store.close();
     const reopened = open(file);
-    const indexFiles = () => fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".usearch"));
+    const indexFiles = () => fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".ivf"));
     expect(indexFiles().length).toBeGreaterThan(0);
     reopened.removeFolder(folders[0] as string);
     expect(indexFiles()).toEqual([]);
@@ -232,6 +233,76 @@ describe("the approximate vector index", () => {
     expect(indexFiles()).toEqual([]);
   });
 
+  it("finds at least 99 % of exact search's top 10 on clustered vectors", () => {
+    const file = databaseFile();
+    const store = open(file);
+    seed(store, vectors);
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    const many = clustered(200, 2024);
+    expect(recall(exact, store, many)).toBeGreaterThanOrEqual(0.99);
+  });
+
+  it("follows adds and removes made in the same process between saves, and keeps them once saved", () => {
+    const file = databaseFile();
+    const store = open(file);
+    const { chunks } = seed(store, vectors);
+    store.close();
+    const writer = open(file);
+    refs(writer, queries[0] as Float32Array);
+    const moved = chunks[30] as (typeof chunks)[number];
+    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: queries[6] as Float32Array }], "model");
+    const gone = chunks[31] as (typeof chunks)[number];
+    writer.deleteVectors([gone.ref]);
+    expect(refs(writer, queries[6] as Float32Array)[0]).toBe(moved.ref);
+    expect(refs(writer, vectors[31] as Float32Array)).not.toContain(gone.ref);
+    expect(writer.vectorIndexInfo()).toMatchObject({ loaded: 399, builds: 0 });
+    writer.close();
+    const reopened = open(file);
+    expect(refs(reopened, queries[6] as Float32Array)[0]).toBe(moved.ref);
+    expect(refs(reopened, vectors[31] as Float32Array)).not.toContain(gone.ref);
+    expect(reopened.vectorIndexInfo()).toMatchObject({ loaded: 399, builds: 0 });
+  });
+
+  it("builds its lists again when the vectors have more than doubled since they were made", () => {
+    const file = databaseFile();
+    const store = open(file);
+    const { chunks } = seed(store, vectors);
+    // Start from 120 vectors: the index is built on those.
+    store.deleteVectors(chunks.slice(120).map((chunk) => chunk.ref));
+    store.close();
+    const grower = open(file);
+    refs(grower, queries[0] as Float32Array);
+    const builtBefore = grower.vectorIndexInfo().builds;
+    grower.upsertVectors(chunks.slice(120).map((chunk, index) => ({ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding: vectors[120 + index] as Float32Array })), "model");
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    expect(recall(exact, grower, queries)).toBeGreaterThanOrEqual(0.95);
+    expect(grower.vectorIndexInfo()).toMatchObject({ loaded: 400, builds: builtBefore + 1 });
+  });
+
+  it("rebuilds an index file of the earlier format (an HNSW graph) once, and removes it", () => {
+    const file = databaseFile();
+    const store = open(file);
+    const { chunks } = seed(store, vectors);
+    store.close();
+    const directory = path.dirname(file);
+    for (const name of fs.readdirSync(directory)) if (name.includes(".ivf")) fs.rmSync(path.join(directory, name));
+    // What the earlier build left: a usearch graph file named by a sidecar of its own.
+    const { Index } = createRequire(import.meta.url)("usearch") as { Index: new (config: object) => { add(keys: BigUint64Array, vectors: Float32Array): void; save(file: string): void } };
+    const graph = new Index({ metric: "cos", dimensions: DIMENSIONS, quantization: "f16", connectivity: 24, expansion_add: 128, expansion_search: 128, multi: false });
+    graph.add(BigUint64Array.from(chunks, (_, index) => BigInt(index + 1)), Float32Array.from(vectors.flatMap((vector) => [...vector])));
+    graph.save(`${file}.usearch-0123456789ab`);
+    fs.writeFileSync(`${file}.usearch.json`, JSON.stringify({ file: "chunkpad.db.usearch-0123456789ab", appliedSeq: 0, dimensions: DIMENSIONS, bytes: 1, sample: "x", vectors: 400 }));
+    const upgraded = open(file);
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    expectNearlySame(refs(upgraded, queries[1] as Float32Array), refs(exact, queries[1] as Float32Array));
+    expect(upgraded.vectorIndexInfo()).toMatchObject({ loaded: 400, builds: 1 });
+    upgraded.close();
+    expect(fs.readdirSync(directory).filter((name) => name.includes(".usearch"))).toEqual([]);
+    const next = open(file);
+    expectNearlySame(refs(next, queries[2] as Float32Array), refs(exact, queries[2] as Float32Array));
+    expect(next.vectorIndexInfo().builds).toBe(0);
+  });
+
   it("stays exact below the threshold", () => {
     const file = databaseFile();
     const store = open(file, { annThreshold: 10_000 });
@@ -239,6 +310,6 @@ describe("the approximate vector index", () => {
     expect(refs(store, queries[0] as Float32Array)).toHaveLength(10);
     expect(store.vectorIndexInfo().loaded).toBe(0);
     store.close();
-    expect(fs.readdirSync(path.dirname(file)).some((name) => name.includes(".usearch"))).toBe(false);
+    expect(fs.readdirSync(path.dirname(file)).some((name) => name.includes(".ivf"))).toBe(false);
   });
 });

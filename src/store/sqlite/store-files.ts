@@ -14,7 +14,7 @@ export function sqliteStoreFiles(databasePath: string): string[] {
   const directory = path.dirname(databasePath);
   const name = path.basename(databasePath);
   const beside = fs.existsSync(directory) ? fs.readdirSync(directory) : [];
-  for (const entry of beside.filter((item) => item.startsWith(`${name}.usearch`)).sort()) files.push(path.join(directory, entry));
+  for (const entry of beside.filter((item) => item.startsWith(`${name}.ivf`) || item.startsWith(`${name}.usearch`)).sort()) files.push(path.join(directory, entry));
   return files;
 }
 
