@@ -176,6 +176,31 @@ describe("the approximate vector index", () => {
     expect(reader.vectorIndexInfo()).toMatchObject({ loaded: chunks.length, builds: 0 });
   });
 
+  it("keeps answering from the file it loaded after another process saves a newer one and deletes it", () => {
+    const file = databaseFile();
+    const first = open(file);
+    const { chunks } = seed(first, vectors);
+    first.close();
+    // `serve` has the saved file loaded and has searched (it holds some lists, reads the rest by position).
+    const reader = open(file);
+    refs(reader, queries[0] as Float32Array);
+    refs(reader, queries[1] as Float32Array);
+    const loaded = fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".ivf-"));
+    // An embed run in another terminal moves a vector; the reader sees the change in the log...
+    const writer = openSqliteMainStore({ path: file, annThreshold: THRESHOLD });
+    const moved = chunks[30] as (typeof chunks)[number];
+    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: queries[4] as Float32Array }], "model");
+    expect(refs(reader, queries[4] as Float32Array)[0]).toBe(moved.ref);
+    // ...then the run ends: it saves its own file, removes the one the reader loaded, and prunes the log.
+    writer.close();
+    const now = fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".ivf-"));
+    expect(now.some((name) => loaded.includes(name))).toBe(false);
+    // Every query still answers, with every list of the file it loaded, and the moved vector is found.
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    expect(recall(exact, reader, queries)).toBeGreaterThanOrEqual(0.99);
+    expect(refs(reader, queries[4] as Float32Array)[0]).toBe(moved.ref);
+  });
+
   it("rebuilds from the rows when the index file is missing or damaged", () => {
     const file = databaseFile();
     const store = open(file);

@@ -60,21 +60,16 @@ interface Sidecar {
 
 const SAMPLE_BYTES = 64 * 1024;
 
-/** Size and sampled hash of a file, cheap even for a large index. */
-function fingerprintFile(file: string): { bytes: number; sample: string } {
-  const handle = fs.openSync(file, "r");
-  try {
-    const bytes = fs.fstatSync(handle).size;
-    const hash = createHash("sha256");
-    const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, bytes));
-    fs.readSync(handle, buffer, 0, buffer.length, 0);
-    hash.update(buffer);
-    fs.readSync(handle, buffer, 0, buffer.length, Math.max(0, bytes - buffer.length));
-    hash.update(buffer);
-    return { bytes, sample: hash.digest("hex") };
-  } finally {
-    fs.closeSync(handle);
-  }
+/** Size and sampled hash of an open file, cheap even for a large index. */
+function fingerprint(handle: number): { bytes: number; sample: string } {
+  const bytes = fs.fstatSync(handle).size;
+  const hash = createHash("sha256");
+  const buffer = Buffer.alloc(Math.min(SAMPLE_BYTES, bytes));
+  fs.readSync(handle, buffer, 0, buffer.length, 0);
+  hash.update(buffer);
+  fs.readSync(handle, buffer, 0, buffer.length, Math.max(0, bytes - buffer.length));
+  hash.update(buffer);
+  return { bytes, sample: hash.digest("hex") };
 }
 
 export interface AnnOptions {
@@ -106,6 +101,8 @@ export interface AnnIndex {
   catchUp(): { vectors: number; added: number } | null;
   /** Deletes the index files (a removed folder, reset): the next search rebuilds from the rows. */
   discard(): void;
+  /** Closes the index file this process reads its lists from (the store closes; call after persist). */
+  release(): void;
   /** Vectors in the loaded index (0 when none is loaded). */
   loadedSize(): number;
   /** Times this process built the index from the rows (a missing, damaged or outdated file). */
@@ -143,7 +140,11 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
   /** The lists: built in memory (`built`), or a saved file read by position (`file`). */
   let shape: IvfShape | null = null;
   let built: IvfBuilt | null = null;
-  let file: string | null = null;
+  /**
+   * The saved file the lists are read from, open while they are: another process's save deletes
+   * it (and may have pruned no log row this one still needs), so it is never opened by name again.
+   */
+  let file: number | null = null;
   /** Chunk ids of the lists whose vectors were removed or replaced since (skipped by a search). */
   const removed = new Set<number>();
   /** Vectors added since the lists were made, each in its nearest centroid's list. */
@@ -180,10 +181,14 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
   const exactSearch = () => (module as UsearchModule).exactSearch;
   const size = () => (shape === null ? 0 : shape.ids.length - removed.size + added.size);
 
+  const closeFile = () => {
+    if (file !== null) fs.closeSync(file);
+    file = null;
+  };
   const forget = () => {
     shape = null;
     built = null;
-    file = null;
+    closeFile();
     removed.clear();
     added.clear();
     sortedIds = null;
@@ -229,21 +234,23 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     const sidecar = readSidecar();
     if (sidecar === null || directory === null || sidecar.dimensions !== dimensions || !active()) return false;
     if (sidecar.appliedSeq < Number(meta(PRUNED_KEY) ?? 0)) return false;
+    let handle: number | null = null;
     try {
-      const found = path.join(directory, sidecar.file);
-      const fingerprint = fingerprintFile(found);
-      if (fingerprint.bytes !== sidecar.bytes || fingerprint.sample !== sidecar.sample) return false;
+      handle = fs.openSync(path.join(directory, sidecar.file), "r");
+      const found = fingerprint(handle);
+      if (found.bytes !== sidecar.bytes || found.sample !== sidecar.sample) throw new Error("not the file the sidecar names");
       // Only the centroids, list starts and ids are read; a search reads the lists it scans.
-      const loaded = readIvfShape(found, dimensions);
+      const loaded = readIvfShape(handle, dimensions);
       forget();
       shape = loaded;
-      file = found;
+      file = handle;
       trainedOn = sidecar.trainedOn;
       changedBefore = sidecar.changed;
       appliedSeq = sidecar.appliedSeq;
       unsavedChanges = 0;
       return true;
     } catch {
+      if (handle !== null) fs.closeSync(handle);
       return false;
     }
   };
@@ -305,14 +312,9 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
   /** Runs `work` with the lists' source (the open file, or memory). */
   const withSource = <T>(work: (source: IvfSource) => T, keep = false): T => {
     if (built !== null || file === null) return work(memorySource(built as IvfBuilt));
-    const handle = fs.openSync(file, "r");
-    try {
-      const source = fileSource(handle, shape as IvfShape);
-      if (!keep) return work(source);
-      return work({ ...source, list: (list) => (heldLists[list] ??= source.list(list)) });
-    } finally {
-      fs.closeSync(handle);
-    }
+    const source = fileSource(file, shape as IvfShape);
+    if (!keep) return work(source);
+    return work({ ...source, list: (list) => (heldLists[list] ??= source.list(list)) });
   };
 
   /** Removes files of the HNSW index this one replaced (decision 100), once. */
@@ -370,10 +372,16 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     });
     const previous = readSidecar();
     const changed = changedBefore + removed.size + added.size;
-    const sidecar: Sidecar = { format: FORMAT, file: name, appliedSeq, dimensions, vectors: next.ids.length, nprobe: next.nprobe, trainedOn, changed, ...fingerprintFile(target) };
-    const temporary = `${sidecarPath}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, JSON.stringify(sidecar), { mode: 0o600 });
-    fs.renameSync(temporary, sidecarPath);
+    const written = fs.openSync(target, "r");
+    try {
+      const sidecar: Sidecar = { format: FORMAT, file: name, appliedSeq, dimensions, vectors: next.ids.length, nprobe: next.nprobe, trainedOn, changed, ...fingerprint(written) };
+      const temporary = `${sidecarPath}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, JSON.stringify(sidecar), { mode: 0o600 });
+      fs.renameSync(temporary, sidecarPath);
+    } catch (error) {
+      fs.closeSync(written);
+      throw error;
+    }
     if (previous && previous.file !== name) fs.rmSync(path.join(directory, previous.file), { force: true });
     removeEarlierFormat();
     // Rows this file includes are no longer needed by anyone who can load it.
@@ -383,7 +391,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
     });
     forget();
     shape = next;
-    file = target;
+    file = written;
     changedBefore = changed;
     unsavedChanges = 0;
   };
@@ -466,6 +474,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       for (const name of fs.readdirSync(directory)) if (name.startsWith(`${databaseName}.ivf-`)) fs.rmSync(path.join(directory, name), { force: true });
       removeEarlierFormat();
     },
+    release: () => forget(),
     loadedSize: () => size(),
     builds: () => builds,
   };

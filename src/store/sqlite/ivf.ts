@@ -392,26 +392,21 @@ function readAt(handle: number, into: ArrayBufferView, position: number): void {
   if (fs.readSync(handle, bytes, 0, bytes.length, position) !== bytes.length) throw new Error("the index file is shorter than its header says");
 }
 
-/** The header, centroids, starts and ids of a file (its codes and copies stay on disk); throws on a foreign or short file. */
-export function readIvfShape(file: string, dimensions: number): IvfShape {
-  const handle = fs.openSync(file, "r");
-  try {
-    const header = Buffer.alloc(HEADER_BYTES);
-    readAt(handle, header, 0);
-    if (header.toString("latin1", 0, 8) !== MAGIC || header.readUInt32LE(8) !== dimensions) throw new Error("not an index of these vectors");
-    const lists = header.readUInt32LE(12);
-    const vectors = header.readUInt32LE(16);
-    const at = layout(dimensions, lists, vectors);
-    if (fs.fstatSync(handle).size !== at.end || lists === 0) throw new Error("the index file's size does not match its header");
-    const shape: IvfShape = { dimensions, centroids: new Float32Array(lists * dimensions), starts: new Uint32Array(lists + 1), ids: new Float64Array(vectors), nprobe: header.readUInt32LE(20) };
-    readAt(handle, shape.centroids, at.centroids);
-    readAt(handle, shape.starts, at.starts);
-    readAt(handle, shape.ids, at.ids);
-    if (shape.starts[lists] !== vectors) throw new Error("the index file's lists do not add up");
-    return shape;
-  } finally {
-    fs.closeSync(handle);
-  }
+/** The header, centroids, starts and ids of an open file (its codes and copies stay on disk); throws on a foreign or short file. */
+export function readIvfShape(handle: number, dimensions: number): IvfShape {
+  const header = Buffer.alloc(HEADER_BYTES);
+  readAt(handle, header, 0);
+  if (header.toString("latin1", 0, 8) !== MAGIC || header.readUInt32LE(8) !== dimensions) throw new Error("not an index of these vectors");
+  const lists = header.readUInt32LE(12);
+  const vectors = header.readUInt32LE(16);
+  const at = layout(dimensions, lists, vectors);
+  if (fs.fstatSync(handle).size !== at.end || lists === 0) throw new Error("the index file's size does not match its header");
+  const shape: IvfShape = { dimensions, centroids: new Float32Array(lists * dimensions), starts: new Uint32Array(lists + 1), ids: new Float64Array(vectors), nprobe: header.readUInt32LE(20) };
+  readAt(handle, shape.centroids, at.centroids);
+  readAt(handle, shape.starts, at.starts);
+  readAt(handle, shape.ids, at.ids);
+  if (shape.starts[lists] !== vectors) throw new Error("the index file's lists do not add up");
+  return shape;
 }
 
 /** Reads lists and copies from an open file (the caller closes `handle`). */

@@ -143,6 +143,7 @@ function composeMainStore(
       if (db.open && db.inTransaction) db.exec("COMMIT");
       if (purgePending) purge();
       ann?.persist();
+      ann?.release();
       keyword.closeKeywordIndex();
       if (db.open) db.close();
     },
