@@ -86,21 +86,34 @@ export function toHalf(value: number): number {
   const sign = (bits >>> 16) & 0x8000;
   const exponent = ((bits >>> 23) & 0xff) - 112;
   const mantissa = bits & 0x7fffff;
-  if (exponent <= 0) return exponent < -10 ? sign : sign | ((mantissa | 0x800000) >>> (14 - exponent));
+  // Below 2^-14, a subnormal float16, rounded to the nearest step (a carry makes the smallest normal).
+  if (exponent <= 0) return exponent < -10 ? sign : sign | (((mantissa | 0x800000) + (1 << (13 - exponent))) >>> (14 - exponent));
   if (exponent >= 31) return sign | 0x7c00;
   return sign | Math.min((exponent << 10) + ((mantissa + 0x1000) >>> 13), 0x7bff);
 }
 let halfTable: Float32Array | null = null;
+/**
+ * Every float16 value as a float32, made with integer operations on the bits (a one-off search
+ * builds it once: with `2 ** exponent` arithmetic it cost ≈ 5 ms of a 350 ms CLI run).
+ */
 function halves(): Float32Array {
   if (halfTable) return halfTable;
   halfTable = new Float32Array(65536);
+  const bits = new Uint32Array(halfTable.buffer);
   for (let half = 0; half < 65536; half++) {
-    const sign = half & 0x8000 ? -1 : 1;
+    const sign = (half & 0x8000) << 16;
     const exponent = (half >>> 10) & 0x1f;
     const mantissa = half & 0x3ff;
-    halfTable[half] = exponent === 0 ? sign * mantissa * 2 ** -24 : exponent === 31 ? sign * Infinity : sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+    if (exponent === 31) bits[half] = sign | 0x7f800000 | (mantissa << 13);
+    else if (exponent !== 0) bits[half] = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    else halfTable[half] = (sign ? -1 : 1) * mantissa * 2 ** -24;
   }
   return halfTable;
+}
+
+/** A float16 value (its 16 bits) as a number. */
+export function fromHalf(half: number): number {
+  return halves()[half & 0xffff] as number;
 }
 
 function dotHalf(half: Uint16Array, query: Float32Array): number {
