@@ -277,7 +277,8 @@ async function embedPlans(store: MainStore, embedder: Embedder, plans: readonly 
         stamp as string,
       );
       report.embedded += written.written;
-      // Into the approximate index as they come, so the last batch is not followed by a build of them all.
+      // Into the approximate index as they come; once they outgrow the lists made at the threshold,
+      // the index is built once more at the run's end (its save), not at every doubling (decision 100).
       await store.updateVectorIndex?.();
       done += refs.length;
       report.chunksPerSecond = throughput();
