@@ -176,20 +176,27 @@ describe("the approximate vector index", () => {
     expect(reader.vectorIndexInfo()).toMatchObject({ loaded: chunks.length, builds: 0 });
   });
 
-  it("keeps answering from the file it loaded after another process saves a newer one and deletes it", () => {
+  /** A database whose index is saved, and a reader (`serve`) that has searched it: it holds some lists and reads the rest by position. */
+  function savedAndSearched() {
     const file = databaseFile();
     const first = open(file);
     const { chunks } = seed(first, vectors);
     first.close();
-    // `serve` has the saved file loaded and has searched (it holds some lists, reads the rest by position).
     const reader = open(file);
     refs(reader, queries[0] as Float32Array);
     refs(reader, queries[1] as Float32Array);
+    return { file, chunks, reader };
+  }
+  const moveVector = (store: SqliteMainStore, chunk: { ref: string; title: string; content: string }, embedding: Float32Array) =>
+    store.upsertVectors([{ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding }], "model");
+
+  it("keeps answering from the file it loaded after another process saves a newer one and deletes it", () => {
+    const { file, chunks, reader } = savedAndSearched();
     const loaded = fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".ivf-"));
     // An embed run in another terminal moves a vector; the reader sees the change in the log...
     const writer = openSqliteMainStore({ path: file, annThreshold: THRESHOLD });
     const moved = chunks[30] as (typeof chunks)[number];
-    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: queries[4] as Float32Array }], "model");
+    moveVector(writer, moved, queries[4] as Float32Array);
     expect(refs(reader, queries[4] as Float32Array)[0]).toBe(moved.ref);
     // ...then the run ends: it saves its own file, removes the one the reader loaded, and prunes the log.
     writer.close();
@@ -199,6 +206,27 @@ describe("the approximate vector index", () => {
     const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
     expect(recall(exact, reader, queries)).toBeGreaterThanOrEqual(0.99);
     expect(refs(reader, queries[4] as Float32Array)[0]).toBe(moved.ref);
+  });
+
+  it("scores given chunks as exact search does, from the index once it is loaded, with vectors changed or removed since its save", () => {
+    const { file, chunks, reader } = savedAndSearched();
+    const writer = openSqliteMainStore({ path: file, annThreshold: THRESHOLD });
+    const moved = chunks[12] as (typeof chunks)[number];
+    const gone = chunks[13] as (typeof chunks)[number];
+    moveVector(writer, moved, queries[6] as Float32Array);
+    writer.deleteVectors([gone.ref]);
+    writer.close();
+    const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
+    const asked = [...chunks.slice(0, 40).map((chunk) => chunk.ref), "nowhere:x.md#1"];
+    for (const query of [queries[6], queries[2]] as Float32Array[]) {
+      const scored = reader.vectorDistances(query, asked);
+      const truth = exact.vectorDistances(query, asked);
+      expect([...scored.keys()].sort()).toEqual([...truth.keys()].sort());
+      expect(scored.has(gone.ref)).toBe(false);
+      // Float16 copies: the same distance to 3 digits.
+      for (const [ref, distance] of truth) expect(scored.get(ref)).toBeCloseTo(distance, 3);
+    }
+    expect(reader.vectorDistances(queries[6] as Float32Array, [moved.ref]).get(moved.ref)).toBeCloseTo(0, 3);
   });
 
   it("rebuilds from the rows when the index file is missing or damaged", () => {

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { SqliteDatabase } from "./database.js";
 import { writeTransaction } from "./database.js";
 import type { ExactSearch, IvfBuilt, IvfShape, IvfSource } from "./ivf.js";
-import { buildIvf, listOrder, memorySource, nearestRows, searchLists, unit, dot } from "./ivf.js";
+import { buildIvf, copyVector, dot, dotHalf, listOrder, memorySource, nearestRows, positionsOf, searchLists, sortedIncludes, unit } from "./ivf.js";
 import { fileSource, readIvfShape, writeMergedIvfFile } from "./ivf-file.js";
 import { fingerprint, readSidecarFile, removeFilesStartingWith, SIDECAR_FORMAT, writeSidecarFile } from "./ivf-sidecar.js";
 
@@ -53,6 +53,11 @@ export interface AnnIndex {
   readonly unavailableReason: string | null;
   /** Candidate chunk ids nearest first with their cosine distances, or null when search should stay exact (few vectors, no usearch). */
   candidates(embedding: Float32Array, dimensions: number, count: number): Array<{ id: number; distance: number }> | null;
+  /**
+   * Cosine distances of these chunks' vectors from the index's float16 copies (a hybrid search
+   * scoring its keyword hits), for those it holds; null when no index is loaded (ask the rows).
+   */
+  distances(embedding: Float32Array, dimensions: number, chunkIds: readonly number[]): Map<number, number> | null;
   /** Records vector changes (call inside the write transaction that makes them). */
   logAdd(chunkIds: readonly number[]): void;
   logRemove(chunkIds: readonly number[]): void;
@@ -79,17 +84,6 @@ export interface AnnIndex {
 
 const ACTIVE_KEY = "ann.active";
 const PRUNED_KEY = "ann.prunedThrough";
-
-/**
- * Copies a stored vector (a sqlite-vec float32 blob) into slot `position` of `into`, as bytes:
- * a blob need not be aligned for a Float32Array view. False (nothing copied) when it is missing
- * or not `dimensions` floats long.
- */
-function copyVector(into: Float32Array, position: number, blob: Uint8Array | undefined, dimensions: number): boolean {
-  if (blob === undefined || blob.byteLength !== dimensions * 4) return false;
-  new Uint8Array(into.buffer, into.byteOffset).set(blob, position * dimensions * 4);
-  return true;
-}
 
 export function createAnnIndex(options: AnnOptions): AnnIndex {
   const { db } = options;
@@ -214,16 +208,7 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
   const inLists = (id: number): boolean => {
     if (shape === null) return false;
     sortedIds ??= shape.ids.slice().sort();
-    let low = 0;
-    let high = sortedIds.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      const value = sortedIds[middle] as number;
-      if (value === id) return true;
-      if (value < id) low = middle + 1;
-      else high = middle - 1;
-    }
-    return false;
+    return sortedIncludes(sortedIds, id);
   };
 
   /**
@@ -330,6 +315,20 @@ export function createAnnIndex(options: AnnOptions): AnnIndex {
       const probed = new Set(order.slice(0, lists));
       for (const [id, entry] of added) if (probed.has(entry.list)) found.push({ id, distance: 1 - dot(entry.vector, query) });
       return found.sort((a, b) => a.distance - b.distance).slice(0, count);
+    },
+    distances(embedding, dimensions, chunkIds) {
+      if (module === null || shape === null || shape.dimensions !== dimensions) return null;
+      upToDate(dimensions);
+      const current = shape as IvfShape;
+      const query = unit(embedding);
+      const [found, inFile] = [new Map<number, number>(), [] as number[]];
+      for (const id of chunkIds) {
+        const entry = added.get(id);
+        if (entry !== undefined) found.set(id, 1 - dot(entry.vector, query));
+        else if (!removed.has(id)) inFile.push(id);
+      }
+      withSource((source) => positionsOf(current.ids, inFile).forEach((position, id) => found.set(id, 1 - dotHalf(source.half(position), query))));
+      return found;
     },
     logAdd: (chunkIds) => log(chunkIds, "add"),
     logRemove: (chunkIds) => log(chunkIds, "remove"),

@@ -114,7 +114,7 @@ export function fromHalf(half: number): number {
   return halves()[half & 0xffff] as number;
 }
 
-function dotHalf(half: Uint16Array, query: Float32Array): number {
+export function dotHalf(half: Uint16Array, query: Float32Array): number {
   const table = halves();
   let sum = 0;
   for (let index = 0; index < query.length; index++) sum += (table[half[index] as number] as number) * (query[index] as number);
@@ -341,6 +341,55 @@ function chooseNprobe(exactSearch: ExactSearch, built: IvfBuilt, units: Float32A
   }
   const chosen = probes.findIndex((_, probe) => (hits[probe] as number) >= TARGET_RECALL * possible);
   return chosen < 0 ? lists : Math.min(lists, (probes[chosen] as number) * NPROBE_MARGIN);
+}
+
+/**
+ * Copies a stored vector (a sqlite-vec float32 blob) into slot `position` of `into`, as bytes:
+ * a blob need not be aligned for a Float32Array view. False (nothing copied) when it is missing
+ * or not `dimensions` floats long.
+ */
+export function copyVector(into: Float32Array, position: number, blob: Uint8Array | undefined, dimensions: number): boolean {
+  if (blob === undefined || blob.byteLength !== dimensions * 4) return false;
+  new Uint8Array(into.buffer, into.byteOffset).set(blob, position * dimensions * 4);
+  return true;
+}
+
+/** Whether `sorted` (ascending) holds `value`. */
+export function sortedIncludes(sorted: Float64Array, value: number): boolean {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = sorted[middle] as number;
+    if (at === value) return true;
+    if (at < value) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
+}
+
+/**
+ * Where `wanted` chunk ids sit in `ids` (one pass, the ids marked in a bitmap: ≈ 1 ns a vector,
+ * no index kept beside the lists). Ids not in the lists are left out.
+ */
+export function positionsOf(ids: Float64Array, wanted: readonly number[]): Map<number, number> {
+  const positions = new Map<number, number>();
+  let largest = 0;
+  for (const id of wanted) largest = Math.max(largest, id);
+  // Row ids past 2^31 (never made by SQLite's counting up, but possible) are looked up one by one.
+  if (largest > 0x7fffffff) {
+    const set = new Set(wanted);
+    for (let position = 0; position < ids.length; position++) if (set.has(ids[position] as number)) positions.set(ids[position] as number, position);
+    return positions;
+  }
+  if (wanted.length === 0) return positions;
+  const marks = new Uint8Array((largest >> 3) + 1);
+  for (const id of wanted) marks[id >> 3] = (marks[id >> 3] as number) | (1 << (id & 7));
+  for (let position = 0; position < ids.length; position++) {
+    const id = ids[position] as number;
+    if (id <= largest && ((marks[id >> 3] as number) & (1 << (id & 7))) !== 0) positions.set(id, position);
+  }
+  return positions;
 }
 
 export { memorySource };

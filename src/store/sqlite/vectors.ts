@@ -89,6 +89,7 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
     ON CONFLICT (chunk_ref) DO UPDATE SET content_hash = excluded.content_hash, fingerprint = excluded.fingerprint, embedded_at = excluded.embedded_at`);
   const forgetEmbed = db.prepare("DELETE FROM embedded_chunk_refs WHERE chunk_ref = ?");
   const anyVector = db.prepare<[], number>("SELECT EXISTS (SELECT 1 FROM embedded_chunk_refs)").pluck();
+  const chunkIdsOf = db.prepare<[string], { id: number; ref: ChunkRef }>("SELECT id, ref FROM chunks WHERE ref IN (SELECT value FROM json_each(?))");
 
   function requireVectors(): void {
     if (!support.available) throw vectorUnavailableError(support);
@@ -328,10 +329,20 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       const dimensions = vectorDimensions();
       if (!support.available || dimensions === null || refs.length === 0) return distances;
       if (embedding.length !== dimensions) throw mismatch(dimensions, embedding.length);
-      // One lookup by primary key per chunk: a few hundred candidates, never a scan.
+      const asked = new Set(refs);
+      // From the approximate index's float16 copies once a search has loaded it: a sqlite-vec
+      // point lookup reads the whole block of vectors it sits in (decision 102).
+      if (ann?.loadedSize()) {
+        const ids = new Map(chunkIdsOf.all(JSON.stringify([...asked])).map((row) => [row.id, row.ref]));
+        for (const [id, distance] of ann.distances(embedding, dimensions, [...ids.keys()]) ?? []) {
+          distances.set(ids.get(id) as ChunkRef, distance);
+          asked.delete(ids.get(id) as ChunkRef);
+        }
+      }
+      // The rest, one lookup by primary key per chunk: a few hundred candidates, never a scan.
       const distance = db.prepare<[Buffer, string], number>("SELECT vec_distance_cosine(embedding, ?) FROM vec_chunks WHERE chunk_ref = ?").pluck();
       const blob = toBlob(embedding);
-      for (const ref of new Set(refs)) {
+      for (const ref of asked) {
         const value = distance.get(blob, ref);
         if (value !== undefined && value !== null) distances.set(ref, value);
       }
