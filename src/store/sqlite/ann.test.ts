@@ -88,6 +88,18 @@ describe("the approximate vector index", () => {
   const vectors = clustered(400, 7);
   const queries = clustered(20, 99);
 
+  /** A database seeded and closed, so its index is saved beside it. */
+  function saved() {
+    const file = databaseFile();
+    const store = open(file);
+    const seeded = seed(store, vectors);
+    store.close();
+    return { file, ...seeded };
+  }
+  /** Gives one chunk another vector, as an embed run would. */
+  const moveVector = (store: SqliteMainStore, chunk: { ref: string; title: string; content: string }, embedding: Float32Array) =>
+    store.upsertVectors([{ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding }], "model");
+
   it("finds what exact search finds, and is used above the threshold", () => {
     const file = databaseFile();
     const store = open(file);
@@ -129,17 +141,14 @@ describe("the approximate vector index", () => {
   });
 
   it("follows changes made by other processes, and after a crash before the index was saved", () => {
-    const file = databaseFile();
-    const first = open(file);
-    const { chunks } = seed(first, vectors);
-    first.close();
+    const { file, chunks } = saved();
     expect(fs.readdirSync(path.dirname(file)).some((name) => name.includes(".ivf-"))).toBe(true);
 
     // Another process changes vectors and "crashes": it never closes, so the index file is behind.
     const writer = openSqliteMainStore({ path: file, annThreshold: THRESHOLD });
     const target = queries[5] as Float32Array;
     const moved = chunks[10] as (typeof chunks)[number];
-    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: target }], "model");
+    moveVector(writer, moved, target);
     const gone = chunks[11] as (typeof chunks)[number];
     writer.deleteVectors([gone.ref]);
     // Many at once, as an embed run leaves them: a hundred chunks get other vectors.
@@ -159,10 +168,7 @@ describe("the approximate vector index", () => {
   });
 
   it("searches a saved index without building it, and still follows changes another process makes afterwards", () => {
-    const file = databaseFile();
-    const first = open(file);
-    const { chunks } = seed(first, vectors);
-    first.close();
+    const { file, chunks } = saved();
     const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
     // A one-off search maps the saved file (nothing to apply from the log) and answers from it.
     const reader = open(file);
@@ -171,24 +177,19 @@ describe("the approximate vector index", () => {
     // Then another process moves a chunk's vector: the mapped index cannot change, so the reader takes a copy and applies it.
     const writer = open(file);
     const moved = chunks[7] as (typeof chunks)[number];
-    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: queries[3] as Float32Array }], "model");
+    moveVector(writer, moved, queries[3] as Float32Array);
     expect(refs(reader, queries[3] as Float32Array)[0]).toBe(moved.ref);
     expect(reader.vectorIndexInfo()).toMatchObject({ loaded: chunks.length, builds: 0 });
   });
 
   /** A database whose index is saved, and a reader (`serve`) that has searched it: it holds some lists and reads the rest by position. */
   function savedAndSearched() {
-    const file = databaseFile();
-    const first = open(file);
-    const { chunks } = seed(first, vectors);
-    first.close();
+    const { file, chunks } = saved();
     const reader = open(file);
     refs(reader, queries[0] as Float32Array);
     refs(reader, queries[1] as Float32Array);
     return { file, chunks, reader };
   }
-  const moveVector = (store: SqliteMainStore, chunk: { ref: string; title: string; content: string }, embedding: Float32Array) =>
-    store.upsertVectors([{ ref: chunk.ref, embedHash: embedTextHash(chunk), embedding }], "model");
 
   it("keeps answering from the file it loaded after another process saves a newer one and deletes it", () => {
     const { file, chunks, reader } = savedAndSearched();
@@ -230,14 +231,11 @@ describe("the approximate vector index", () => {
   });
 
   it("rebuilds from the rows when the index file is missing or damaged", () => {
-    const file = databaseFile();
-    const store = open(file);
-    const { chunks } = seed(store, vectors);
-    store.close();
+    const { file, chunks } = saved();
     // A later change, saved into the index file and pruned from the log.
     const writer = open(file);
     const changed = chunks[7] as (typeof chunks)[number];
-    writer.upsertVectors([{ ref: changed.ref, embedHash: embedTextHash(changed), embedding: queries[0] as Float32Array }], "model");
+    moveVector(writer, changed, queries[0] as Float32Array);
     writer.close();
     const exact = open(file, { annThreshold: Number.POSITIVE_INFINITY });
     const indexFile = () => path.join(path.dirname(file), fs.readdirSync(path.dirname(file)).find((name) => name.includes(".ivf-")) as string);
@@ -265,10 +263,7 @@ describe("the approximate vector index", () => {
   });
 
   it("leaves no index file behind when a folder is removed or the vectors are dropped", () => {
-    const file = databaseFile();
-    const store = open(file);
-    const { folders } = seed(store, vectors);
-    store.close();
+    const { file, folders } = saved();
     const reopened = open(file);
     const indexFiles = () => fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".ivf"));
     expect(indexFiles().length).toBeGreaterThan(0);
@@ -296,14 +291,11 @@ describe("the approximate vector index", () => {
   });
 
   it("follows adds and removes made in the same process between saves, and keeps them once saved", () => {
-    const file = databaseFile();
-    const store = open(file);
-    const { chunks } = seed(store, vectors);
-    store.close();
+    const { file, chunks } = saved();
     const writer = open(file);
     refs(writer, queries[0] as Float32Array);
     const moved = chunks[30] as (typeof chunks)[number];
-    writer.upsertVectors([{ ref: moved.ref, embedHash: embedTextHash(moved), embedding: queries[6] as Float32Array }], "model");
+    moveVector(writer, moved, queries[6] as Float32Array);
     const gone = chunks[31] as (typeof chunks)[number];
     writer.deleteVectors([gone.ref]);
     expect(refs(writer, queries[6] as Float32Array)[0]).toBe(moved.ref);
@@ -333,10 +325,7 @@ describe("the approximate vector index", () => {
   });
 
   it("rebuilds an index file of the earlier format (an HNSW graph) once, and removes it", () => {
-    const file = databaseFile();
-    const store = open(file);
-    const { chunks } = seed(store, vectors);
-    store.close();
+    const { file, chunks } = saved();
     const directory = path.dirname(file);
     for (const name of fs.readdirSync(directory)) if (name.includes(".ivf")) fs.rmSync(path.join(directory, name));
     // What the earlier build left: a usearch graph file named by a sidecar of its own.
