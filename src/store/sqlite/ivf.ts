@@ -376,13 +376,8 @@ export function positionsOf(ids: Float64Array, wanted: readonly number[]): Map<n
   const positions = new Map<number, number>();
   let largest = 0;
   for (const id of wanted) largest = Math.max(largest, id);
-  // Row ids past 2^31 (never made by SQLite's counting up, but possible) are looked up one by one.
-  if (largest > 0x7fffffff) {
-    const set = new Set(wanted);
-    for (let position = 0; position < ids.length; position++) if (set.has(ids[position] as number)) positions.set(ids[position] as number, position);
-    return positions;
-  }
-  if (wanted.length === 0) return positions;
+  // Row ids past 2^31 do not fit the bitmap's arithmetic: none found, so the caller asks the rows.
+  if (wanted.length === 0 || largest > 0x7fffffff) return positions;
   const marks = new Uint8Array((largest >> 3) + 1);
   for (const id of wanted) marks[id >> 3] = (marks[id >> 3] as number) | (1 << (id & 7));
   for (let position = 0; position < ids.length; position++) {

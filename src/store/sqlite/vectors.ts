@@ -335,8 +335,9 @@ export function createVectorStore(db: SqliteDatabase, support: VectorSupport, no
       if (ann?.loadedSize()) {
         const ids = new Map(chunkIdsOf.all(JSON.stringify([...asked])).map((row) => [row.id, row.ref]));
         for (const [id, distance] of ann.distances(embedding, dimensions, [...ids.keys()]) ?? []) {
-          distances.set(ids.get(id) as ChunkRef, distance);
-          asked.delete(ids.get(id) as ChunkRef);
+          const ref = ids.get(id) as ChunkRef;
+          distances.set(ref, distance);
+          asked.delete(ref);
         }
       }
       // The rest, one lookup by primary key per chunk: a few hundred candidates, never a scan.
